@@ -1,0 +1,176 @@
+"""The ``blue-nb`` command line. Each command parses its options, calls one library function
+and prints. Exit status: 0 success, 1 a check found errors, 2 bad input or usage (a message on
+stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import secrets
+import sys
+from pathlib import Path
+
+import click
+
+from blue_nb.errors import BlueNbError
+
+__all__ = ["main", "cli"]
+
+
+class CliError(click.ClickException):
+    """Bad input: a clear message, exit 2."""
+
+    exit_code = 2
+
+    def show(self, file=None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True)
+
+
+def handles_errors(fn):
+    """Turn blue_nb errors (and interrupts) into a message and exit status 2, without a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except BlueNbError as e:
+            raise CliError(str(e)) from e
+        except KeyboardInterrupt:
+            click.echo("interrupted: nothing was changed", err=True)
+            sys.exit(130)
+
+    return wrapper
+
+
+def format_option(fn):
+    return click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+                        help="text for people, json for machines")(fn)
+
+
+def echo_json(obj) -> None:
+    click.echo(json.dumps(obj, ensure_ascii=False, default=str))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="blue_nb")
+def cli():
+    """Design DynamoDB single-table schemas (ADR 0018) before committing to one."""
+
+
+@cli.command()
+@click.argument("domain")
+@click.option("--scale", type=click.IntRange(min=1), default=5000, show_default=True,
+              help="about how many rows (= items) to write, over all sources")
+@click.option("--seed", type=int, default=18, show_default=True, help="same seed, same files")
+@click.option("--out", "out", type=click.Path(file_okay=False), required=True, help="folder to write the source files to")
+@click.option("--progress/--no-progress", default=True, help="show a progress bar")
+@format_option
+@handles_errors
+def sample(domain, scale, seed, out, progress, fmt):
+    """Generate relational sample rows for DOMAIN (dialogue or document)."""
+    from blue_nb.sources import generate_sample
+
+    counts = generate_sample(domain, scale=scale, seed=seed, out_dir=out, progress=progress)
+    if fmt == "json":
+        echo_json({"domain": domain, "out": out, "rows": counts})
+    else:
+        for source, n in counts.items():
+            click.echo(f"{n:>10,}  {source}")
+        click.echo(f"{sum(counts.values()):>10,}  rows written to {out}")
+
+
+@cli.command()
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("--data", "data_dir", type=click.Path(file_okay=False), required=True,
+              help="folder with one file per entity source (.csv, .parquet or .jsonl)")
+@click.option("--sqlite", type=click.Path(dir_okay=False), help="SQLite file to load into")
+@click.option("--duckdb", type=click.Path(dir_okay=False), help="DuckDB file to load into")
+@click.option("--mode", type=click.Choice(["replace", "upsert"]), default="replace", show_default=True,
+              help="replace: the table mirrors the data; upsert: keep other items")
+@click.option("--progress/--no-progress", default=True, help="show a progress bar")
+@format_option
+@handles_errors
+def load(spec, data_dir, sqlite, duckdb, mode, progress, fmt):
+    """Turn the rows under --data into items by SPEC's templates and load them into the stores."""
+    from blue_nb.workflows import load_data
+
+    if not sqlite and not duckdb:
+        raise CliError("nothing to load into: give --sqlite FILE and/or --duckdb FILE")
+    results = load_data(spec, data_dir, sqlite=sqlite, duckdb=duckdb, mode=mode, progress=progress)
+    targets = [t for t in (("sqlite", sqlite), ("duckdb", duckdb)) if t[1]]
+    if fmt == "json":
+        echo_json([{"backend": b, "path": p, "table": r.table, "items_written": r.items_written,
+                    "items": r.items_after, "per_entity": r.per_entity, "replaced": r.replaced}
+                   for (b, p), r in zip(targets, results)])
+        return
+    for (backend, path), r in zip(targets, results):
+        click.echo(f"{backend} {path}: {r}")
+
+
+@cli.command()
+@click.argument("file", required=False, default="-")
+@format_option
+@handles_errors
+def size(file, fmt):
+    """Size DynamoDB JSON items (one per line; FILE or stdin) and what one read or write costs."""
+    from blue_nb.sizing import item_costs, wire_item_size
+    from blue_nb.values import parse_item_line
+
+    name = "<stdin>" if file == "-" else file
+    try:
+        stream = sys.stdin if file == "-" else open(file, encoding="utf-8")
+    except OSError as e:
+        raise CliError(f"{file}: cannot read: {e.strerror}") from e
+    with stream:
+        if fmt == "text":
+            click.echo(f"{'line':>6} {'bytes':>8} {'RCU strong':>10} {'eventual':>8} {'transact':>8} "
+                       f"{'WCU':>5} {'transact':>8}")
+        for n, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            costs = item_costs(wire_item_size(parse_item_line(line, where=f"{name}:{n}")))
+            if fmt == "json":
+                echo_json(costs)
+            else:
+                click.echo(f"{n:>6} {costs['size']:>8} {costs['rcu_strong']:>10} {costs['rcu_eventual']:>8} "
+                           f"{costs['rcu_transactional']:>8} {costs['wcu']:>5} {costs['wcu_transactional']:>8}")
+
+
+@cli.command()
+@click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="the project folder")
+@handles_errors
+def prepare(root):
+    """Generate the example domains' sample data under data/sample/ where it is missing."""
+    from blue_nb.sources import prepare_samples
+
+    for domain, (path, made) in prepare_samples(Path(root) / "data" / "sample").items():
+        click.echo(f"{domain}: {'generated' if made else 'present'} in {path}")
+
+
+@cli.command()
+@click.option("--port", type=int, default=8888, show_default=True)
+@click.option("--notebook", default="notebooks/00_quickstart.ipynb", show_default=True)
+@click.option("--browser/--no-browser", default=True, help="open a browser tab")
+@handles_errors
+def lab(port, notebook, browser):
+    """Start JupyterLab on 127.0.0.1 with the quickstart notebook open, and print its URL."""
+    if not Path(notebook).is_file():
+        raise CliError(f"{notebook}: no such notebook; run this from the project folder")
+    token = os.environ.get("BLUE_NB_LAB_TOKEN") or secrets.token_hex(16)
+    click.echo(f"JupyterLab: http://127.0.0.1:{port}/lab/tree/{notebook}?token={token}", err=True)
+    args = [sys.executable, "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", notebook]
+    if not browser:
+        args.append("--no-browser")
+    sys.stdout.flush()
+    os.execv(sys.executable, args)
+
+
+def main() -> None:
+    cli(prog_name="blue-nb")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""Items and store summaries <-> pandas DataFrames, for notebooks.
+
+Layer 1: pandas plus the pure layers. Frames are for looking at a bounded number of rows;
+whole tables stream through the stores instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+import pandas as pd
+
+from blue_nb.sizing import item_costs, item_size
+from blue_nb.values import item_from_wire, item_to_wire
+
+__all__ = ["items_to_frame", "frame_to_items", "entity_frame", "largest_items_frame", "partitions_frame"]
+
+
+def items_to_frame(items: Iterable[Mapping[str, Any]], *, sizes: bool = True) -> pd.DataFrame:
+    """Items (Python values) -> one row per item, one column per attribute, plus size and costs."""
+    rows = []
+    for item in items:
+        row = dict(item)
+        if sizes:
+            c = item_costs(item_size(item))
+            row.update({"_size": c["size"], "_rcu": c["rcu_strong"], "_wcu": c["wcu"]})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def frame_to_items(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The inverse of :func:`items_to_frame`: missing cells are absent attributes; sizes are dropped."""
+    out = []
+    for rec in frame.to_dict("records"):
+        item = {k: v for k, v in rec.items() if not k.startswith("_") and not _is_missing(v)}
+        out.append(item_from_wire(item_to_wire(item)))      # validates every value
+    return out
+
+
+def _is_missing(v: Any) -> bool:
+    try:
+        return v is None or (not isinstance(v, (list, dict, set, frozenset, bytes, str)) and bool(pd.isna(v)))
+    except (TypeError, ValueError):
+        return False
+
+
+def entity_frame(counts: Mapping[str, tuple[int, int, int, int]]) -> pd.DataFrame:
+    """entity -> (items, bytes, p50, max) as a frame with the mean size."""
+    df = pd.DataFrame([{"entity": e, "items": n, "bytes": b, "p50_bytes": p50, "max_bytes": mx}
+                       for e, (n, b, p50, mx) in counts.items()])
+    if not df.empty:
+        df["mean_bytes"] = (df["bytes"] / df["items"]).round(1)
+    return df
+
+
+def largest_items_frame(rows: Iterable[tuple[str, str, str, int]]) -> pd.DataFrame:
+    recs = []
+    for pk, sk, entity, size in rows:
+        c = item_costs(size)
+        recs.append({"pk": pk, "sk": sk, "entity": entity, "size": size, "rcu_strong": c["rcu_strong"],
+                     "rcu_eventual": c["rcu_eventual"], "wcu": c["wcu"]})
+    return pd.DataFrame(recs, columns=["pk", "sk", "entity", "size", "rcu_strong", "rcu_eventual", "wcu"])
+
+
+def partitions_frame(rows: Iterable[tuple[str, int, int]]) -> pd.DataFrame:
+    return pd.DataFrame([{"pk": pk, "items": n, "bytes": b} for pk, n, b in rows], columns=["pk", "items", "bytes"])

@@ -1,0 +1,23 @@
+"""The design model: dataclasses, key templates, spec file read/write, JSON Schema.
+
+Layer 0: imports nothing heavier than the standard library and PyYAML.
+"""
+
+from blue_nb.spec.io import check_spec_dict, dump_spec, dumps_spec, load_spec, loads_spec, spec_from_dict
+from blue_nb.spec.model import (ATTRIBUTE_TYPES, KEY_TYPES, OPERATIONS, READ_OPERATIONS, SK_OPERATORS,
+                                WRITE_OPERATIONS, AccessPattern, Entity, Index, Join, KeyCondition, Spec, Table)
+from blue_nb.spec.schema import json_schema
+from blue_nb.spec.templates import SEPARATOR, KeyTemplate, Placeholder
+
+__all__ = [
+    "ATTRIBUTE_TYPES", "KEY_TYPES", "OPERATIONS", "READ_OPERATIONS", "SK_OPERATORS", "WRITE_OPERATIONS",
+    "AccessPattern", "Entity", "Index", "Join", "KeyCondition", "KeyTemplate", "Placeholder", "SEPARATOR",
+    "Spec", "Table", "check_spec_dict", "dump_spec", "dumps_spec", "json_schema", "load_spec", "loads_spec",
+    "spec_from_dict", "schema_path",
+]
+
+
+def schema_path():
+    """Path of the JSON Schema file shipped in the package."""
+    from pathlib import Path
+    return Path(__file__).with_name("spec.schema.json")

@@ -1,0 +1,226 @@
+"""The design model: one domain's single table, its entities and access patterns.
+
+Plain dataclasses built by :mod:`blue_nb.spec.io` from a validated spec file, and turned back
+into the file's mapping by :meth:`Spec.to_dict`. The names follow ``spec-format.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any
+
+from blue_nb.spec.templates import KeyTemplate
+
+__all__ = [
+    "READ_OPERATIONS", "WRITE_OPERATIONS", "OPERATIONS", "SK_OPERATORS", "ATTRIBUTE_TYPES", "KEY_TYPES",
+    "Index", "Table", "Entity", "KeyCondition", "Join", "AccessPattern", "Spec",
+]
+
+READ_OPERATIONS = ("get_item", "query", "scan")
+WRITE_OPERATIONS = ("put_item", "update_item", "delete_item")
+OPERATIONS = READ_OPERATIONS + WRITE_OPERATIONS
+SK_OPERATORS = ("sk", "sk_begins_with", "sk_between", "sk_lt", "sk_lte", "sk_gt", "sk_gte")
+ATTRIBUTE_TYPES = ("S", "N", "B", "BOOL", "NULL", "L", "M", "SS", "NS", "BS")
+KEY_TYPES = ("S", "N", "B")
+
+
+def _drop_defaults(d: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if k not in defaults or v != defaults[k]}
+
+
+@dataclass
+class Index:
+    """A GSI (own partition key) or an LSI (the table's partition key, another sort key)."""
+
+    name: str
+    type: str = "global"
+    partition_key: str | None = None
+    sort_key: str | None = None
+    projection: str | list[str] = "all"
+    partition_key_type: str = "S"
+    sort_key_type: str = "S"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"type": self.type, "partition_key": self.partition_key, "sort_key": self.sort_key,
+             "projection": list(self.projection) if isinstance(self.projection, list) else self.projection,
+             "partition_key_type": self.partition_key_type, "sort_key_type": self.sort_key_type}
+        return _drop_defaults(d, {"partition_key": None, "sort_key": None,
+                                  "partition_key_type": "S", "sort_key_type": "S"})
+
+
+@dataclass
+class Table:
+    partition_key: str = "pk"
+    sort_key: str | None = "sk"
+    name: str | None = None
+    partition_key_type: str = "S"
+    sort_key_type: str = "S"
+    billing_mode: str = "PAY_PER_REQUEST"
+    read_capacity: int | None = None
+    write_capacity: int | None = None
+    indexes: dict[str, Index] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"name": self.name, "partition_key": self.partition_key, "sort_key": self.sort_key,
+             "partition_key_type": self.partition_key_type, "sort_key_type": self.sort_key_type,
+             "billing_mode": self.billing_mode, "read_capacity": self.read_capacity,
+             "write_capacity": self.write_capacity,
+             "indexes": {n: i.to_dict() for n, i in self.indexes.items()}}
+        return _drop_defaults(d, {"name": None, "sort_key": None, "partition_key_type": "S", "sort_key_type": "S",
+                                  "read_capacity": None, "write_capacity": None, "indexes": {}})
+
+
+@dataclass
+class Entity:
+    name: str
+    key: dict[str, str]
+    attributes: dict[str, str] = field(default_factory=dict)
+    source: str | None = None
+    writer: str | None = None
+    description: str = ""
+
+    @cached_property
+    def templates(self) -> dict[str, KeyTemplate]:
+        """Key attribute name -> its parsed template."""
+        return {attr: KeyTemplate(text, where=f"entities.{self.name}.key.{attr}") for attr, text in self.key.items()}
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"description": self.description, "source": self.source, "key": dict(self.key),
+             "attributes": dict(self.attributes), "writer": self.writer}
+        return _drop_defaults(d, {"description": "", "source": None, "writer": None, "attributes": {}})
+
+
+@dataclass
+class KeyCondition:
+    """``pk`` equality plus at most one sort-key condition, on the table or on an index."""
+
+    pk: str
+    sk_op: str | None = None          # one of SK_OPERATORS, or None
+    sk_value: str | list[str] | None = None
+
+    @property
+    def pk_template(self) -> KeyTemplate:
+        return KeyTemplate(self.pk)
+
+    @property
+    def sk_templates(self) -> list[KeyTemplate]:
+        if self.sk_value is None:
+            return []
+        values = self.sk_value if isinstance(self.sk_value, list) else [self.sk_value]
+        return [KeyTemplate(v) for v in values]
+
+    @property
+    def placeholders(self) -> list[str]:
+        names: dict[str, None] = {}
+        for t in [self.pk_template, *self.sk_templates]:
+            for n in t.placeholders:
+                names.setdefault(n)
+        return list(names)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"pk": self.pk}
+        if self.sk_op:
+            d[self.sk_op] = list(self.sk_value) if isinstance(self.sk_value, list) else self.sk_value
+        return d
+
+
+@dataclass
+class Join:
+    pattern: str
+    params: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"pattern": self.pattern, "params": dict(self.params)}
+
+
+@dataclass
+class AccessPattern:
+    name: str
+    operation: str
+    entities: list[str]
+    description: str = ""
+    index: str = "table"
+    key_condition: KeyCondition | None = None
+    consistent_read: bool = False
+    limit: int | None = None
+    scan_forward: bool = True
+    hot: bool = False
+    rate_per_second: float = 0
+    key_distribution: str = "uniform"
+    joins: list[Join] = field(default_factory=list)
+
+    @property
+    def is_read(self) -> bool:
+        return self.operation in READ_OPERATIONS
+
+    @property
+    def parameters(self) -> list[str]:
+        """Names of the values a caller must supply to run the pattern."""
+        return self.key_condition.placeholders if self.key_condition else []
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"name": self.name, "description": self.description, "operation": self.operation,
+             "entities": list(self.entities), "index": self.index,
+             "key_condition": self.key_condition.to_dict() if self.key_condition else None,
+             "consistent_read": self.consistent_read, "limit": self.limit, "scan_forward": self.scan_forward,
+             "hot": self.hot, "rate_per_second": self.rate_per_second, "key_distribution": self.key_distribution,
+             "joins": [j.to_dict() for j in self.joins]}
+        return _drop_defaults(d, {"description": "", "index": "table", "key_condition": None,
+                                  "consistent_read": False, "limit": None, "scan_forward": True, "hot": False,
+                                  "key_distribution": "uniform", "joins": []})
+
+
+@dataclass
+class Spec:
+    domain: str
+    table: Table
+    entities: dict[str, Entity]
+    access_patterns: list[AccessPattern] = field(default_factory=list)
+    description: str = ""
+    spec_version: int = 1
+    source_path: str | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def table_name(self) -> str:
+        return self.table.name or f"blue_{self.domain}"
+
+    def pattern(self, name: str) -> AccessPattern:
+        for p in self.access_patterns:
+            if p.name == name:
+                return p
+        from blue_nb.errors import SpecError
+        raise SpecError(f"no access pattern named {name!r}", where="access_patterns",
+                        hint="known patterns: " + ", ".join(p.name for p in self.access_patterns))
+
+    def key_attributes(self, index: str = "table") -> tuple[str, str | None]:
+        """(partition key, sort key) attribute names of the table or of one index."""
+        if index in ("table", None):
+            return self.table.partition_key, self.table.sort_key
+        idx = self.table.indexes[index]
+        pk = self.table.partition_key if idx.type == "local" else idx.partition_key
+        return pk, idx.sort_key  # type: ignore[return-value]
+
+    def index_key_attributes(self) -> dict[str, tuple[str, str | None]]:
+        return {name: self.key_attributes(name) for name in self.table.indexes}
+
+    def entity_for_key(self, pk: str, sk: str | None) -> str | None:
+        """The entity whose table key templates match this item key, if exactly one does."""
+        pk_attr, sk_attr = self.table.partition_key, self.table.sort_key
+        found = [e.name for e in self.entities.values()
+                 if e.templates.get(pk_attr) and e.templates[pk_attr].matches(pk)
+                 and (sk_attr is None or (e.templates.get(sk_attr) and e.templates[sk_attr].matches(sk or "")))]
+        return found[0] if len(found) == 1 else None
+
+    def with_changes(self, **changes: Any) -> "Spec":
+        """A copy with fields replaced (the model is mutable, but notebooks prefer copies)."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"spec_version": self.spec_version, "domain": self.domain}
+        if self.description:
+            d["description"] = self.description
+        d["table"] = self.table.to_dict()
+        d["entities"] = {n: e.to_dict() for n, e in self.entities.items()}
+        d["access_patterns"] = [p.to_dict() for p in self.access_patterns]
+        return d

@@ -1,0 +1,221 @@
+"""The spec file's structure, declared once.
+
+The same declaration drives the validator (:func:`structure_problems`, which collects every
+problem with its spec path and rejects unknown fields by name) and the JSON Schema that ships
+as ``spec.schema.json`` for editors (:func:`json_schema`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from blue_nb.errors import Problem
+from blue_nb.spec.model import ATTRIBUTE_TYPES, KEY_TYPES, OPERATIONS
+
+__all__ = ["SPEC", "json_schema", "structure_problems", "DOMAIN_RE", "NAME_RE", "ATTR_NAME_RE"]
+
+DOMAIN_RE = r"^[a-z][a-z0-9_]*$"
+NAME_RE = r"^[A-Za-z0-9_.-]{3,255}$"            # table and index names (DynamoDB)
+ENTITY_RE = r"^[A-Za-z_][A-Za-z0-9_]*$"
+ATTR_NAME_RE = r"^[^\s]{1,255}$"                # key / attribute names used by blue_nb
+DISTRIBUTION_RE = r"^(uniform|sample|zipf:[0-9]+(\.[0-9]+)?)$"
+
+
+@dataclass
+class T:
+    """A node of the declaration: JSON type(s) plus constraints."""
+
+    kind: str                                   # str int num bool null obj map list any-of
+    pattern: str | None = None
+    enum: tuple | None = None
+    minimum: float | None = None
+    fields: dict[str, tuple["T", bool]] = field(default_factory=dict)  # obj: name -> (type, required)
+    items: "T | None" = None                    # map values / list items
+    key_pattern: str | None = None              # map keys
+    options: tuple["T", ...] = ()               # any-of
+    min_items: int | None = None
+    max_items: int | None = None
+    description: str = ""
+
+
+def S(pattern=None, enum=None, d=""): return T("str", pattern=pattern, enum=enum, description=d)
+def OBJ(d="", **fields): return T("obj", fields=fields, description=d)
+def REQ(t): return (t, True)
+def OPT(t): return (t, False)
+def NULLABLE(t): return T("any-of", options=(t, T("null")))
+
+
+KEY_TYPE = S(enum=KEY_TYPES)
+INDEX = OBJ(
+    "A global or local secondary index",
+    type=REQ(S(enum=("global", "local"))),
+    partition_key=OPT(S(ATTR_NAME_RE, d="global: required; local: omit (the table's partition key)")),
+    sort_key=OPT(S(ATTR_NAME_RE)),
+    partition_key_type=OPT(KEY_TYPE), sort_key_type=OPT(KEY_TYPE),
+    projection=OPT(T("any-of", options=(S(enum=("all", "keys_only")),
+                                        T("list", items=S(ATTR_NAME_RE), min_items=1)))),
+)
+TABLE = OBJ(
+    "The domain's single table",
+    name=OPT(NULLABLE(S(NAME_RE))),
+    partition_key=REQ(S(ATTR_NAME_RE)), sort_key=OPT(NULLABLE(S(ATTR_NAME_RE))),
+    partition_key_type=OPT(KEY_TYPE), sort_key_type=OPT(KEY_TYPE),
+    billing_mode=OPT(S(enum=("PAY_PER_REQUEST", "PROVISIONED"))),
+    read_capacity=OPT(NULLABLE(T("int", minimum=1))), write_capacity=OPT(NULLABLE(T("int", minimum=1))),
+    indexes=OPT(T("map", items=INDEX, key_pattern=NAME_RE)),
+)
+ENTITY = OBJ(
+    "One kind of item",
+    description=OPT(S()), source=OPT(NULLABLE(S())),
+    key=REQ(T("map", items=S(d="key template"), key_pattern=ATTR_NAME_RE)),
+    attributes=OPT(T("map", items=S(enum=ATTRIBUTE_TYPES), key_pattern=ATTR_NAME_RE)),
+    writer=OPT(NULLABLE(S())),
+)
+_SK_VALUE = S(d="key template")
+KEY_CONDITION = OBJ(
+    "pk equality and at most one sort-key condition",
+    pk=REQ(S()), sk=OPT(_SK_VALUE), sk_begins_with=OPT(_SK_VALUE),
+    sk_between=OPT(T("list", items=_SK_VALUE, min_items=2, max_items=2)),
+    sk_lt=OPT(_SK_VALUE), sk_lte=OPT(_SK_VALUE), sk_gt=OPT(_SK_VALUE), sk_gte=OPT(_SK_VALUE),
+)
+JOIN = OBJ("An application-level join", pattern=REQ(S()), params=OPT(T("map", items=S())))
+PATTERN = OBJ(
+    "One access pattern",
+    name=REQ(S(ENTITY_RE)), description=OPT(S()), operation=REQ(S(enum=OPERATIONS)),
+    entities=REQ(T("list", items=S(ENTITY_RE), min_items=1)),
+    index=OPT(S()), key_condition=OPT(NULLABLE(KEY_CONDITION)),
+    consistent_read=OPT(T("bool")), limit=OPT(NULLABLE(T("int", minimum=1))), scan_forward=OPT(T("bool")),
+    hot=OPT(T("bool")), rate_per_second=OPT(T("num", minimum=0)),
+    key_distribution=OPT(S(DISTRIBUTION_RE)), joins=OPT(T("list", items=JOIN)),
+)
+SPEC = OBJ(
+    "A blue_nb schema spec, version 1",
+    spec_version=REQ(T("int", enum=(1,))), domain=REQ(S(DOMAIN_RE)), description=OPT(S()),
+    table=REQ(TABLE), entities=REQ(T("map", items=ENTITY, key_pattern=ENTITY_RE)),
+    access_patterns=OPT(T("list", items=PATTERN)),
+)
+
+_JSON_TYPES = {"str": "string", "int": "integer", "num": "number", "bool": "boolean", "null": "null",
+               "obj": "object", "map": "object", "list": "array"}
+
+
+def _type_ok(t: T, value: Any) -> bool:
+    if t.kind == "str":
+        return isinstance(value, str)
+    if t.kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if t.kind == "num":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if t.kind == "bool":
+        return isinstance(value, bool)
+    if t.kind == "null":
+        return value is None
+    if t.kind in ("obj", "map"):
+        return isinstance(value, dict)
+    return isinstance(value, list)
+
+
+def _describe(t: T) -> str:
+    if t.kind == "any-of":
+        return " or ".join(_describe(o) for o in t.options)
+    if t.enum:
+        return "one of " + ", ".join(map(str, t.enum))
+    return {"str": "a string", "int": "an integer", "num": "a number", "bool": "true or false", "null": "null",
+            "obj": "a mapping", "map": "a mapping", "list": "a list"}[t.kind]
+
+
+def _join(path: str, key: Any) -> str:
+    return f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else str(key))
+
+
+def structure_problems(value: Any, t: T = SPEC, path: str = "") -> list[Problem]:
+    """Every structural problem of ``value`` against the declaration, with its spec path."""
+    if t.kind == "any-of":
+        for option in t.options:
+            if not structure_problems(value, option, path):
+                return []
+        matching = [o for o in t.options if _type_ok(o, value)]
+        if matching:
+            return structure_problems(value, matching[0], path)
+        return [Problem(path, f"expected {_describe(t)}, got {value!r}")]
+    if not _type_ok(t, value):
+        return [Problem(path, f"expected {_describe(t)}, got {value!r}")]
+    if t.enum is not None and value not in t.enum:
+        close = difflib.get_close_matches(str(value), [str(e) for e in t.enum], n=1)
+        return [Problem(path, f"{value!r} is not {_describe(t)}", f"did you mean {close[0]!r}?" if close else "")]
+    if t.pattern and not re.match(t.pattern, value):
+        return [Problem(path, f"{value!r} does not match {t.pattern}")]
+    if t.minimum is not None and value < t.minimum:
+        return [Problem(path, f"{value!r} is below the minimum {t.minimum:g}")]
+    if t.kind == "obj":
+        return _object_problems(value, t, path)
+    if t.kind == "map":
+        out = []
+        for k, v in value.items():
+            if t.key_pattern and not (isinstance(k, str) and re.match(t.key_pattern, k)):
+                out.append(Problem(_join(path, k), f"name {k!r} does not match {t.key_pattern}"))
+            out += structure_problems(v, t.items, _join(path, k))
+        return out
+    if t.kind == "list":
+        out = []
+        if t.min_items is not None and len(value) < t.min_items or t.max_items is not None and len(value) > t.max_items:
+            n = t.min_items if t.min_items == t.max_items else f"at least {t.min_items}"
+            out.append(Problem(path, f"expected {n} elements, got {len(value)}"))
+        for i, v in enumerate(value):
+            out += structure_problems(v, t.items, _join(path, i))
+        return out
+    return []
+
+
+def _object_problems(value: dict, t: T, path: str) -> list[Problem]:
+    out = []
+    for name, (ft, required) in t.fields.items():
+        if name in value:
+            out += structure_problems(value[name], ft, _join(path, name))
+        elif required:
+            out.append(Problem(_join(path, name), f"required field {name!r} is missing"))
+    for name in value:
+        if name not in t.fields:
+            close = difflib.get_close_matches(str(name), list(t.fields), n=1)
+            hint = f"did you mean {close[0]!r}?" if close else "known fields: " + ", ".join(t.fields)
+            out.append(Problem(_join(path, name), f"unknown field {name!r}", hint))
+    return out
+
+
+def _schema(t: T) -> dict[str, Any]:
+    if t.kind == "any-of":
+        return {"anyOf": [_schema(o) for o in t.options]}
+    s: dict[str, Any] = {"type": _JSON_TYPES[t.kind]}
+    if t.description:
+        s["description"] = t.description
+    if t.enum is not None:
+        s["enum"] = list(t.enum)
+    if t.pattern:
+        s["pattern"] = t.pattern
+    if t.minimum is not None:
+        s["minimum"] = t.minimum
+    if t.kind == "obj":
+        s["properties"] = {n: _schema(ft) for n, (ft, _) in t.fields.items()}
+        s["required"] = [n for n, (_, req) in t.fields.items() if req]
+        s["additionalProperties"] = False
+    elif t.kind == "map":
+        s["additionalProperties"] = _schema(t.items)
+        if t.key_pattern:
+            s["propertyNames"] = {"pattern": t.key_pattern}
+    elif t.kind == "list":
+        s["items"] = _schema(t.items)
+        if t.min_items is not None:
+            s["minItems"] = t.min_items
+        if t.max_items is not None:
+            s["maxItems"] = t.max_items
+    return s
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a spec file, as shipped in ``spec.schema.json``."""
+    s = _schema(SPEC)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "blue_nb schema spec", **s}

@@ -1,0 +1,204 @@
+"""Key templates: ``PERSP#{round:03d}#{expert}#{seq}``.
+
+``{name}`` inserts the value of column ``name`` of a source row, ``{name:fmt}`` applies a Python
+format spec, everything else is literal and ``#`` separates the parts of a composite key
+(ADR 0018, principle 5). A template renders a row into a key and parses a key back into values.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from functools import cached_property
+from typing import Any, Mapping
+
+from blue_nb.errors import TemplateError
+
+__all__ = ["KeyTemplate", "Placeholder", "SEPARATOR"]
+
+SEPARATOR = "#"
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_INT_TYPES = set("bcdoxXn")
+_FLOAT_TYPES = set("eEfFgG%")
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    """One ``{name:fmt}`` of a template."""
+
+    name: str
+    fmt: str = ""
+
+    @property
+    def is_integer(self) -> bool:
+        return bool(self.fmt) and self.fmt[-1] in _INT_TYPES
+
+    @property
+    def is_fixed_width(self) -> bool:
+        """True when the format pads to a width (``03d``, ``>8``), so byte order = value order."""
+        return bool(re.match(r"^.?[<>=^]?[+\- ]?#?0?\d+", self.fmt)) and any(c.isdigit() for c in self.fmt)
+
+    def format(self, value: Any, where: str = "") -> str:
+        if not self.fmt:
+            return _plain(value)
+        try:
+            return format(_coerce(value, self.fmt), self.fmt)
+        except (ValueError, TypeError, InvalidOperation) as e:
+            raise TemplateError(
+                f"value {value!r} of {{{self.name}}} does not fit the format spec {self.fmt!r}",
+                where=where, hint="fix the value in the source data or the format spec in the template", cause=e,
+            ) from e
+
+    def __str__(self) -> str:
+        return "{" + self.name + (":" + self.fmt if self.fmt else "") + "}"
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        raise TypeError("floats are not allowed in keys")
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8")
+    return str(value)
+
+
+def _coerce(value: Any, fmt: str) -> Any:
+    kind = fmt[-1]
+    if kind in _INT_TYPES:
+        if isinstance(value, str):
+            return int(value.strip())
+        if isinstance(value, Decimal):
+            if value != value.to_integral_value():
+                raise ValueError("not an integer")
+            return int(value)
+        return value
+    if kind in _FLOAT_TYPES:
+        return Decimal(str(value).strip()) if isinstance(value, (str, int)) else value
+    return _plain(value) if kind == "s" or not kind.isalpha() else value
+
+
+class KeyTemplate:
+    """A parsed key template; immutable."""
+
+    def __init__(self, text: str, where: str = ""):
+        if not isinstance(text, str) or text == "":
+            raise TemplateError(f"a key template must be a non-empty string, got {text!r}", where=where,
+                                hint='write a template such as "EXPERT#{expert}" or a constant such as "META"')
+        self.text = text
+        self.where = where
+        self.parts: tuple[str | Placeholder, ...] = tuple(self._split(text, where))
+
+    @staticmethod
+    def _split(text: str, where: str):
+        try:
+            pieces = list(string.Formatter().parse(text))
+        except ValueError as e:
+            raise TemplateError(f"malformed key template {text!r}: {e}", where=where,
+                                hint="placeholders look like {name} or {name:03d}; write {{ and }} for literal braces",
+                                cause=e) from e
+        for literal, field, fmt, conversion in pieces:
+            if literal:
+                yield literal
+            if field is None:
+                continue
+            if conversion or not _IDENT.match(field):
+                raise TemplateError(f"bad placeholder {{{field}{'!' + conversion if conversion else ''}}} in {text!r}",
+                                    where=where, hint="a placeholder names one column: {name} or {name:fmt}")
+            if fmt and "{" in fmt:
+                raise TemplateError(f"nested placeholder in the format spec of {{{field}}} in {text!r}", where=where)
+            yield Placeholder(field, fmt or "")
+
+    # -- properties --------------------------------------------------------------------------
+    @cached_property
+    def placeholders(self) -> tuple[str, ...]:
+        """Placeholder names in order of appearance, without repeats."""
+        seen: dict[str, None] = {}
+        for p in self.parts:
+            if isinstance(p, Placeholder):
+                seen.setdefault(p.name)
+        return tuple(seen)
+
+    @property
+    def is_constant(self) -> bool:
+        return not self.placeholders
+
+    @cached_property
+    def prefix(self) -> str:
+        """The literal text before the first placeholder (the whole key for a constant)."""
+        first = self.parts[0] if self.parts else ""
+        return first if isinstance(first, str) else ""
+
+    @cached_property
+    def type_prefix(self) -> str:
+        """``TYPE`` of ``TYPE#...``: the first separator-delimited segment when it is literal."""
+        head = self.prefix.split(SEPARATOR, 1)[0]
+        return head if (SEPARATOR in self.prefix or self.is_constant) else ""
+
+    # -- render / parse ----------------------------------------------------------------------
+    def render(self, row: Mapping[str, Any], where: str = "") -> str:
+        """Row -> key. A missing or empty placeholder value is a TemplateError."""
+        missing = self.missing(row)
+        if missing:
+            raise TemplateError(
+                f"key template {self.text!r} needs {', '.join(missing)}, missing from the row",
+                where=where or self.where, hint="add the column to the source data or change the template",
+            )
+        return "".join(p if isinstance(p, str) else p.format(row[p.name], where or self.where) for p in self.parts)
+
+    def render_optional(self, row: Mapping[str, Any], where: str = "") -> str | None:
+        """Like :meth:`render`, but ``None`` when a placeholder has no value (sparse index keys)."""
+        return None if self.missing(row) else self.render(row, where)
+
+    def missing(self, row: Mapping[str, Any]) -> list[str]:
+        return [n for n in self.placeholders if row.get(n) is None or row.get(n) == ""]
+
+    @cached_property
+    def _regex(self) -> re.Pattern:
+        out, groups = [], {}
+        for i, p in enumerate(self.parts):
+            if isinstance(p, str):
+                out.append(re.escape(p))
+            elif p.name in groups:
+                out.append(f"(?P={groups[p.name]})")
+            else:
+                groups[p.name] = f"g{len(groups)}"
+                nxt = self.parts[i + 1] if i + 1 < len(self.parts) else None
+                bounded = nxt is None or (isinstance(nxt, str) and nxt.startswith(SEPARATOR))
+                out.append(f"(?P<{groups[p.name]}>{'[^#]*' if bounded else '.*?'})")
+        self._groups = groups
+        return re.compile("".join(out) + r"\Z", re.DOTALL)
+
+    def parse(self, key: str) -> dict[str, str] | None:
+        """Key -> placeholder values (as the strings in the key), or None when it does not match."""
+        m = self._regex.match(key)
+        if m is None:
+            return None
+        return {name: m.group(g) for name, g in self._groups.items()}
+
+    def round_trips(self, key: str) -> bool:
+        """True when ``key`` parses and renders back to itself."""
+        values = self.parse(key)
+        if values is None:
+            return False
+        try:
+            return self.render(values) == key
+        except TemplateError:
+            return False
+
+    def matches(self, key: str) -> bool:
+        return self._regex.match(key) is not None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, KeyTemplate) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __repr__(self) -> str:
+        return f"KeyTemplate({self.text!r})"
+
+    def __str__(self) -> str:
+        return self.text

@@ -1,0 +1,125 @@
+"""Semantic checks of a structurally valid spec mapping: cross references, key templates, and
+the combinations the format forbids. These make a spec *invalid* (a :class:`SpecError`);
+design findings about a valid spec belong to :mod:`blue_nb.rules`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from blue_nb.errors import Problem, TemplateError
+from blue_nb.spec.model import SK_OPERATORS
+from blue_nb.spec.templates import KeyTemplate
+
+__all__ = ["semantic_problems"]
+
+
+def semantic_problems(d: dict[str, Any]) -> list[Problem]:
+    """Every cross-reference and template problem of a structurally valid spec mapping."""
+    table = d["table"]
+    out = _table_problems(table)
+    out += _entity_problems(d["entities"], table)
+    out += _pattern_problems(d.get("access_patterns") or [], d["entities"], table)
+    return out
+
+
+def _table_problems(table: dict) -> list[Problem]:
+    out = []
+    if table.get("billing_mode") == "PROVISIONED":
+        for f in ("read_capacity", "write_capacity"):
+            if not table.get(f):
+                out.append(Problem(f"table.{f}", "PROVISIONED billing needs read_capacity and write_capacity",
+                                   "set both, or use billing_mode: PAY_PER_REQUEST"))
+    for name, idx in (table.get("indexes") or {}).items():
+        where = f"table.indexes.{name}"
+        if idx["type"] == "global" and not idx.get("partition_key"):
+            out.append(Problem(f"{where}.partition_key", "a global index needs a partition_key"))
+        if idx["type"] == "local":
+            if idx.get("partition_key") not in (None, table["partition_key"]):
+                out.append(Problem(f"{where}.partition_key", "a local index shares the table's partition key",
+                                   "remove partition_key from the local index"))
+            if not idx.get("sort_key"):
+                out.append(Problem(f"{where}.sort_key", "a local index needs a sort_key"))
+            if not table.get("sort_key"):
+                out.append(Problem(where, "a local index needs a table with a sort key"))
+    return out
+
+
+def _template_problem(text: str, where: str) -> list[Problem]:
+    try:
+        KeyTemplate(text, where)
+    except TemplateError as e:
+        return [Problem(where, e.msg, e.hint)]
+    return []
+
+
+def _entity_problems(entities: dict, table: dict) -> list[Problem]:
+    out = []
+    index_keys = {k for i in (table.get("indexes") or {}).values() for k in (i.get("partition_key"), i.get("sort_key")) if k}
+    table_keys = [k for k in (table["partition_key"], table.get("sort_key")) if k]
+    for name, ent in entities.items():
+        where = f"entities.{name}"
+        for attr in table_keys:
+            if attr not in ent["key"]:
+                out.append(Problem(f"{where}.key", f"entity {name} has no template for the table key {attr!r}",
+                                   f'add {attr}: "..." under key'))
+        for attr, text in ent["key"].items():
+            if attr not in table_keys and attr not in index_keys:
+                out.append(Problem(f"{where}.key.{attr}", f"{attr!r} is not a key of the table or of any index",
+                                   "key templates are for table and index key attributes; declare other values under attributes"))
+            out += _template_problem(text, f"{where}.key.{attr}")
+        for attr in ent.get("attributes") or {}:
+            if attr in ent["key"]:
+                out.append(Problem(f"{where}.attributes.{attr}", f"{attr!r} is already a key attribute",
+                                   "remove it from attributes"))
+    return out
+
+
+def _pattern_problems(patterns: list, entities: dict, table: dict) -> list[Problem]:
+    out, names = [], [p["name"] for p in patterns]
+    indexes = table.get("indexes") or {}
+    for i, p in enumerate(patterns):
+        where = f"access_patterns[{i}]"
+        if names.count(p["name"]) > 1:
+            out.append(Problem(f"{where}.name", f"access pattern name {p['name']!r} is used more than once"))
+        for j, e in enumerate(p["entities"]):
+            if e not in entities:
+                out.append(Problem(f"{where}.entities[{j}]", f"unknown entity {e!r}", "known: " + ", ".join(entities)))
+        index = p.get("index", "table")
+        if index != "table" and index not in indexes:
+            out.append(Problem(f"{where}.index", f"unknown index {index!r}",
+                               "use 'table' or one of: " + (", ".join(indexes) or "(no indexes declared)")))
+        out += _key_condition_problems(p, where, table, indexes.get(index))
+        for j, join in enumerate(p.get("joins") or []):
+            if join["pattern"] not in names:
+                out.append(Problem(f"{where}.joins[{j}].pattern", f"unknown access pattern {join['pattern']!r}"))
+    return out
+
+
+def _key_condition_problems(p: dict, where: str, table: dict, index: dict | None) -> list[Problem]:
+    op, kc = p["operation"], p.get("key_condition")
+    out = []
+    if op == "scan":
+        if kc:
+            out.append(Problem(f"{where}.key_condition", "a scan takes no key condition", "use operation: query"))
+        return out
+    if not kc:
+        return [Problem(f"{where}.key_condition", f"{op} needs a key_condition with at least pk")]
+    sk_ops = [k for k in SK_OPERATORS if k in kc]
+    if len(sk_ops) > 1:
+        out.append(Problem(f"{where}.key_condition", f"at most one sort-key condition, got {', '.join(sk_ops)}"))
+    has_sk = bool(index["sort_key"] if index else table.get("sort_key"))
+    if op != "query":
+        if index is not None:
+            out.append(Problem(f"{where}.index", f"{op} works on the table only; only query and scan read an index"))
+        if has_sk and sk_ops != ["sk"]:
+            out.append(Problem(f"{where}.key_condition", f"{op} needs the full key: pk and sk equality"))
+    if sk_ops and not has_sk:
+        out.append(Problem(f"{where}.key_condition.{sk_ops[0]}", "the table or index has no sort key"))
+    if index is not None and index.get("type", "global") == "global" and p.get("consistent_read"):
+        out.append(Problem(f"{where}.consistent_read", "a global secondary index is read eventually consistent only",
+                           "set consistent_read: false (DynamoDB answers true with a ValidationException)"))
+    for k, v in kc.items():
+        for n, text in enumerate(v if isinstance(v, list) else [v]):
+            out += _template_problem(text, f"{where}.key_condition.{k}" + (f"[{n}]" if isinstance(v, list) else ""))
+    return out

@@ -1,0 +1,66 @@
+"""The DuckDB store: the same items in the same shape, in a DuckDB file (or in memory)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from blue_nb.errors import StoreError
+from blue_nb.stores.base import Store, quote_ident
+
+__all__ = ["DuckDBStore"]
+
+
+class DuckDBStore(Store):
+    kind = "duckdb"
+    chunk_size = 20_000
+
+    def __init__(self, path: str | Path = ":memory:"):
+        self.path = str(path)
+        try:
+            self.con = duckdb.connect(self.path)
+        except duckdb.Error as e:
+            raise StoreError(f"cannot open DuckDB database: {e}", where=self.path,
+                             hint="check the path, and that no other process holds the file open", cause=e) from e
+
+    def execute(self, sql, params=()):
+        try:
+            return self.con.execute(sql, list(params)).fetchall()
+        except duckdb.Error as e:
+            raise StoreError(f"DuckDB: {e}", where=self.path, hint=f"while running: {sql.splitlines()[0][:80]}",
+                             cause=e) from e
+
+    def insert_rows(self, table, columns, rows):
+        if not rows:
+            return
+        arrow = pa.table({c: [r[i] for r in rows] for i, c in enumerate(columns)})
+        cols = ", ".join(quote_ident(c) for c in columns)
+        try:
+            self.con.register("_blue_nb_chunk", arrow)
+            self.con.execute(f"INSERT OR REPLACE INTO {quote_ident(table)} ({cols}) SELECT {cols} FROM _blue_nb_chunk")
+        except duckdb.Error as e:
+            raise StoreError(f"DuckDB insert into {table!r} failed: {e}", where=self.path, cause=e) from e
+        finally:
+            self.con.unregister("_blue_nb_chunk")
+
+    def table_columns(self, table):
+        rows = self.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+                            "ORDER BY ordinal_position", (table,))
+        return [r[0] for r in rows]
+
+    def begin(self):
+        self.execute("BEGIN TRANSACTION")
+
+    def commit(self):
+        self.execute("COMMIT")
+
+    def rollback(self):
+        try:
+            self.con.execute("ROLLBACK")
+        except duckdb.Error:
+            pass  # no transaction was open
+
+    def close(self):
+        self.con.close()

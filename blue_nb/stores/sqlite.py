@@ -1,0 +1,55 @@
+"""The SQLite store: ADR 0018's table in a SQLite file (or ``:memory:``)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from blue_nb.errors import StoreError
+from blue_nb.stores.base import Store, quote_ident
+
+__all__ = ["SQLiteStore"]
+
+
+class SQLiteStore(Store):
+    kind = "sqlite"
+
+    def __init__(self, path: str | Path = ":memory:"):
+        self.path = str(path)
+        try:
+            self.con = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.con.execute("PRAGMA journal_mode=WAL" if self.path != ":memory:" else "PRAGMA journal_mode=MEMORY")
+        except sqlite3.Error as e:
+            raise StoreError(f"cannot open SQLite database: {e}", where=self.path,
+                             hint="check the path and that the folder exists", cause=e) from e
+
+    def execute(self, sql, params=()):
+        try:
+            return self.con.execute(sql, params).fetchall()
+        except sqlite3.Error as e:
+            raise StoreError(f"SQLite: {e}", where=self.path, hint=f"while running: {sql.splitlines()[0][:80]}",
+                             cause=e) from e
+
+    def insert_rows(self, table, columns, rows):
+        cols = ", ".join(quote_ident(c) for c in columns)
+        marks = ", ".join("?" for _ in columns)
+        try:
+            self.con.executemany(f"INSERT OR REPLACE INTO {quote_ident(table)} ({cols}) VALUES ({marks})", rows)
+        except sqlite3.Error as e:
+            raise StoreError(f"SQLite insert into {table!r} failed: {e}", where=self.path, cause=e) from e
+
+    def table_columns(self, table):
+        return [r[1] for r in self.execute(f"PRAGMA table_info({quote_ident(table)})")]
+
+    def begin(self):
+        self.execute("BEGIN IMMEDIATE")
+
+    def commit(self):
+        self.execute("COMMIT")
+
+    def rollback(self):
+        if self.con.in_transaction:
+            self.con.execute("ROLLBACK")
+
+    def close(self):
+        self.con.close()

@@ -1,0 +1,115 @@
+"""Library functions that combine the layer-2 parts: what a notebook cell or a CLI command calls.
+
+Layer 3: may import sources, stores and everything below.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+from blue_nb.errors import SourceError
+from blue_nb.items import ItemBuilder
+from blue_nb.sources.files import count_rows, find_source, iter_rows
+from blue_nb.spec import Spec, load_spec
+from blue_nb.stores import LoadResult, Store, load_items, open_store
+from blue_nb.values import dumps_wire
+
+__all__ = ["as_spec", "compare_stores", "entity_summary", "largest_items", "largest_partitions", "load_data",
+           "open_stores", "source_files", "spec_items"]
+
+
+def as_spec(spec: Spec | str | Path) -> Spec:
+    return spec if isinstance(spec, Spec) else load_spec(spec)
+
+
+def source_files(spec: Spec, data_dir: str | Path) -> dict[str, Path]:
+    """Entity name -> the file holding its source rows; every missing file is reported at once."""
+    found, missing = {}, []
+    for name, entity in spec.entities.items():
+        try:
+            found[name] = find_source(data_dir, entity.source or name)
+        except SourceError as e:
+            missing.append(f"{name}: {e.msg}")
+    if missing:
+        raise SourceError("source files missing:\n  " + "\n  ".join(missing), where=str(data_dir),
+                          hint="each entity reads data/<dir>/<source>.csv|.parquet|.jsonl; set entities.<E>.source")
+    return found
+
+
+def spec_items(spec: Spec, data_dir: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(entity name, item) for every row of every entity's source file, streamed."""
+    builder = ItemBuilder(spec)
+    for name, path in source_files(spec, data_dir).items():
+        entity = spec.entities[name]
+        for item in builder.items(entity, iter_rows(path)):
+            yield name, item
+
+
+def open_stores(sqlite: str | Path | None = None, duckdb: str | Path | None = None) -> list[Store]:
+    stores = []
+    if sqlite:
+        stores.append(open_store("sqlite", sqlite))
+    if duckdb:
+        stores.append(open_store("duckdb", duckdb))
+    return stores
+
+
+def load_data(spec: Spec | str | Path, data_dir: str | Path, *, stores: list[Store] | None = None,
+              sqlite: str | Path | None = None, duckdb: str | Path | None = None, mode: str = "replace",
+              progress: bool = True) -> list[LoadResult]:
+    """Turn the rows under ``data_dir`` into items and load them into the given stores in one pass.
+
+    Pass open ``stores`` (kept open, e.g. in-memory ones in a notebook) or file paths for
+    ``sqlite`` / ``duckdb`` (opened and closed here). A failure leaves every store as it was.
+    """
+    spec = as_spec(spec)
+    files = source_files(spec, data_dir)
+    total = sum(count_rows(p) for p in files.values())
+    opened = open_stores(sqlite, duckdb)
+    targets = list(stores or []) + opened
+    if not targets:
+        raise SourceError("no store to load into", hint="give --sqlite FILE and/or --duckdb FILE")
+    try:
+        return load_items(targets, spec, spec_items(spec, data_dir), mode=mode, total=total, progress=progress)
+    finally:
+        for s in opened:
+            s.close()
+
+
+def entity_summary(store: Store, spec: Spec | str | Path):
+    """Items, bytes and sizes per entity, as a DataFrame."""
+    from blue_nb.frames import entity_frame
+
+    return entity_frame(store.entity_sizes(as_spec(spec).table_name))
+
+
+def largest_items(store: Store, spec: Spec | str | Path, n: int = 10):
+    """The n largest items with what one read or write of each costs, as a DataFrame."""
+    from blue_nb.frames import largest_items_frame
+
+    return largest_items_frame(store.largest_items(as_spec(spec).table_name, n))
+
+
+def largest_partitions(store: Store, spec: Spec | str | Path, n: int = 10):
+    """The n largest item collections (partition key values) by bytes, as a DataFrame."""
+    from blue_nb.frames import partitions_frame
+
+    return partitions_frame(store.largest_partitions(as_spec(spec).table_name, n))
+
+
+def compare_stores(stores: list[Store], spec: Spec | str | Path) -> dict[str, Any]:
+    """Proof that stores hold the same items: count and a digest of every (pk, sk, data) per store."""
+    import hashlib
+
+    table = as_spec(spec).table_name
+    out: dict[str, Any] = {}
+    for s in stores:
+        h = hashlib.sha256()
+        n = 0
+        for w in s.iter_items(table, wire=True):
+            h.update(dumps_wire(w).encode("utf-8") + b"\n")
+            n += 1
+        out[s.kind] = {"items": n, "sha256": h.hexdigest()}
+    out["identical"] = len({(v["items"], v["sha256"]) for k, v in out.items()}) == 1
+    return out
