@@ -13,7 +13,7 @@ import pandas as pd
 from blue_nb.sizing import item_costs, item_size
 from blue_nb.values import item_from_wire, item_to_wire
 
-__all__ = ["items_to_frame", "frame_to_items", "entity_frame", "largest_items_frame", "partitions_frame"]
+__all__ = ["entity_frame", "frame_to_items", "items_to_frame", "largest_items_frame", "partitions_frame", "spec_frame"]
 
 
 def items_to_frame(items: Iterable[Mapping[str, Any]], *, sizes: bool = True) -> pd.DataFrame:
@@ -64,3 +64,16 @@ def largest_items_frame(rows: Iterable[tuple[str, str, str, int]]) -> pd.DataFra
 
 def partitions_frame(rows: Iterable[tuple[str, int, int]]) -> pd.DataFrame:
     return pd.DataFrame([{"pk": pk, "items": n, "bytes": b} for pk, n, b in rows], columns=["pk", "items", "bytes"])
+
+
+def spec_frame(spec) -> pd.DataFrame:
+    """One row per entity: source, key templates, attributes, writer."""
+    t = spec.table
+    rows = []
+    for e in spec.entities.values():
+        rows.append({"entity": e.name, "source": e.source or e.name, t.partition_key: e.key.get(t.partition_key),
+                     **({t.sort_key: e.key.get(t.sort_key)} if t.sort_key else {}),
+                     "index keys": ", ".join(f"{k}={v}" for k, v in e.key.items()
+                                             if k not in (t.partition_key, t.sort_key)),
+                     "attributes": ", ".join(f"{k}:{v}" for k, v in e.attributes.items()), "writer": e.writer})
+    return pd.DataFrame(rows)

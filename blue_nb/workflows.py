@@ -16,7 +16,7 @@ from blue_nb.stores import LoadResult, Store, load_items, open_store
 from blue_nb.values import dumps_wire
 
 __all__ = ["as_spec", "compare_stores", "entity_summary", "largest_items", "largest_partitions", "load_data",
-           "open_stores", "source_files", "spec_items"]
+           "open_stores", "sample_items", "source_files", "spec_items"]
 
 
 def as_spec(spec: Spec | str | Path) -> Spec:
@@ -113,3 +113,12 @@ def compare_stores(stores: list[Store], spec: Spec | str | Path) -> dict[str, An
         out[s.kind] = {"items": n, "sha256": h.hexdigest()}
     out["identical"] = len({(v["items"], v["sha256"]) for k, v in out.items()}) == 1
     return out
+
+
+def sample_items(store: Store, spec: Spec | str | Path, entity: str | None = None, n: int = 10):
+    """The first n items (in key order) of one entity, or of the table, as a DataFrame with sizes."""
+    from itertools import islice
+
+    from blue_nb.frames import items_to_frame
+
+    return items_to_frame(islice(store.iter_items(as_spec(spec).table_name, entity, batch=max(n, 1)), n))

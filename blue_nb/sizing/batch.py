@@ -1,29 +1,37 @@
 """Fast item sizes for many items; results are identical to :func:`item_size` / :func:`wire_item_size`.
 
-Items of one entity share their attribute names and value types. For each distinct
-(names, value types) signature a *plan* is built once: the bytes of the names, the constant
-part (BOOL / NULL = 1 each) and C-level getters that pull out the str, number and binary
-values. Per item, the str values are joined and measured once, numbers are sized through a
-dict keyed by their text, and only nested values (L, M, sets, odd types) take the exact
-recursive walk of :mod:`blue_nb.sizing.items`. If anything looks wrong the item is sized by
-the reference walk, so results and errors are the same as ``[item_size(i) for i in items]``.
+Items of one entity share their attribute names, so the batch is sized *column by column*:
+
+1. items are grouped by a cheap signature (attribute count, first name); inside a group every
+   column is pulled out with ``itemgetter(name)``: a missing name raises, and with equal counts
+   that proves the group has exactly one set of names, whose bytes are counted once;
+2. each column is sized with C-level ``map`` calls: a str column is measured with ``len`` (one
+   ``isascii`` check for the whole column), number columns through a dict keyed by the number's
+   text, BOOL/NULL columns are a constant 1; mixed or nested columns use the exact recursive
+   walk of :mod:`blue_nb.sizing.items` value by value;
+3. column sizes are added per item.
+
+If anything is unusual (different names in a group, a bad value, ...) the group is split by
+exact names, and a group that still fails is sized item by item with the reference walk, so
+results and errors are exactly those of ``[item_size(i) for i in items]``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
-from operator import itemgetter
+from operator import add, itemgetter
 from typing import Any
 
-from blue_nb.sizing.items import b64_raw_length, item_size, value_size, wire_item_size, wire_value_size
+from blue_nb.sizing.items import item_size, str_size, value_size, wire_item_size, wire_value_size
 from blue_nb.sizing.numbers import number_size, text_number_size
 
 __all__ = ["item_sizes", "wire_item_sizes"]
 
 _CACHE_LIMIT = 1 << 17
-_Getter = Callable[[tuple], tuple]
-_Plan = tuple[int, _Getter, _Getter, _Getter, tuple[tuple[int, str], ...]]
+_CHUNK = 512  # items per chunk: small enough for the column passes to hit the CPU cache
+_NONE = type(None)
+_ColumnSizer = Callable[[list, str, "_NumberSizes"], "list[int] | int"]
 
 
 class _NumberSizes(dict):
@@ -36,100 +44,158 @@ class _NumberSizes(dict):
         return size
 
 
-def _getter(indexes: list[int]) -> _Getter:
-    """A C-level function returning the values at ``indexes`` as a tuple."""
-    if not indexes:
-        return lambda vals: ()
-    if len(indexes) == 1:
-        return lambda vals, i=indexes[0]: (vals[i],)
-    return itemgetter(*indexes)
+def _str_column(col: list) -> list[int]:
+    """UTF-8 sizes of a column of str; raises TypeError if one is not a str.
+
+    ``join`` checks the types (str subclasses size like str), one ``isascii`` covers the column.
+    """
+    if "".join(col).isascii():
+        return list(map(len, col))
+    return list(map(len, map(str.encode, col)))  # a lone surrogate raises: the caller falls back
 
 
-def _plan(keys: tuple[str, ...], kinds: tuple, kind_of: dict[Any, str]) -> _Plan:
-    """Build the sizing plan of one (names, kinds) signature; ``kind_of`` maps a kind to s/n/b/1."""
-    groups: dict[str, list[int]] = {"s": [], "n": [], "b": [], "1": [], "x": []}
-    for i, kind in enumerate(kinds):
-        groups[kind_of.get(kind, "x")].append(i)
-    fixed = sum(len(k.encode("utf-8")) for k in keys) + len(groups["1"])
-    others = tuple((i, keys[i]) for i in groups["x"])
-    return fixed, _getter(groups["s"]), _getter(groups["n"]), _getter(groups["b"]), others
+# ---------------------------------------------------------------- Python columns
 
 
-def _text_bytes(strs: Iterable[str]) -> int:
-    """UTF-8 bytes of all strings together."""
-    joined = "".join(strs)
-    return len(joined) if joined.isascii() else len(joined.encode("utf-8"))
+def _py_value(v: Any, name: str, nums: _NumberSizes) -> int:
+    """Size of one value of a mixed column."""
+    t = type(v)
+    if t is str:
+        return len(v) if v.isascii() else str_size(v, name)
+    if t is Decimal or t is int:
+        return nums[str(v)]
+    if v is None or t is bool:
+        return 1
+    return value_size(v, name)
 
 
-_PY_KINDS = {str: "s", int: "n", Decimal: "n", bytes: "b", bool: "1", type(None): "1"}
+def _py_column(col: list, name: str, nums: _NumberSizes) -> list[int] | int:
+    """Sizes of one column of Python values (an int when they are all the same)."""
+    if type(col[0]) is str:
+        try:
+            return _str_column(col)
+        except TypeError:
+            pass
+    kinds = set(map(type, col))
+    if kinds == {int}:
+        return list(map(nums.__getitem__, col))  # int keys hash fast; equal ints have equal sizes
+    if kinds <= {int, Decimal}:
+        return list(map(nums.__getitem__, map(str, col)))
+    if kinds <= {bool, _NONE}:
+        return 1
+    if kinds == {bytes}:
+        return list(map(len, col))
+    return [_py_value(v, name, nums) for v in col]
 
 
-def _py_size(item: Mapping[str, Any], plans: dict, nums: _NumberSizes) -> int:
-    """Size of one Python item by its plan (raises on anything unusual)."""
-    keys = tuple(item)
-    vals = tuple(item.values())
-    kinds = tuple(map(type, vals))
-    plan = plans.get((keys, kinds))
-    if plan is None:
-        if len(plans) > _CACHE_LIMIT:
-            plans.clear()
-        plan = plans[(keys, kinds)] = _plan(keys, kinds, _PY_KINDS)
-    fixed, strs, numbers, binaries, others = plan
-    total = fixed + _text_bytes(strs(vals)) + sum(map(nums.__getitem__, map(str, numbers(vals))))
-    total += sum(map(len, binaries(vals)))
-    for i, name in others:
-        total += value_size(vals[i], name)
-    return total
+# ---------------------------------------------------------------- wire columns
+
+_GET_S, _GET_N = itemgetter("S"), itemgetter("N")
+
+
+def _wire_bodies(col: list, getter: Callable) -> list | None:
+    """The bodies of a column whose values all have exactly the one key of ``getter``, else None."""
+    try:
+        bodies = list(map(getter, col))
+    except (KeyError, TypeError):
+        return None
+    return bodies if set(map(len, col)) == {1} else None
+
+
+def _wire_column(col: list, name: str, nums: _NumberSizes) -> list[int] | int:
+    """Sizes of one column of wire values (an int when they are all the same)."""
+    first = col[0]
+    if type(first) is dict and "S" in first:
+        strs = _wire_bodies(col, _GET_S)
+        if strs is not None:
+            return _str_column(strs)
+    elif type(first) is dict and "N" in first:
+        texts = _wire_bodies(col, _GET_N)
+        if texts is not None:
+            return list(map(nums.__getitem__, texts))
+    elif set(map(type, col)) == {dict} and set(map(len, col)) == {1}:
+        tags = set(map(next, map(iter, col)))
+        if tags <= {"BOOL", "NULL"}:
+            return 1
+    return [wire_value_size(w, name) for w in col]
+
+
+# ---------------------------------------------------------------- groups
+
+
+def _group_sizes(group: Sequence[Mapping], sizer: _ColumnSizer, nums: _NumberSizes) -> list[int]:
+    """Sizes of items that all have the same attribute count and names (KeyError if a name is missing).
+
+    The caller guarantees equal counts (items are grouped by count), so finding every name of
+    the first item in every item proves all items have exactly the same names.
+    """
+    names = tuple(group[0])
+    fixed = sum(str_size(k, k) for k in names)
+    totals: list[int] | None = None
+    for name in names:
+        sizes = sizer(list(map(itemgetter(name), group)), name, nums)
+        if isinstance(sizes, int):
+            fixed += sizes
+        else:
+            totals = sizes if totals is None else list(map(add, totals, sizes))
+    return [fixed] * len(group) if totals is None else list(map(fixed.__add__, totals))
+
+
+def _safe_group_sizes(group: list, sizer: _ColumnSizer, nums: _NumberSizes, exact: Callable) -> list[int]:
+    """Column-wise sizes of a group; split by exact names, then item by item, when that fails."""
+    try:
+        return _group_sizes(group, sizer, nums)
+    except Exception:  # noqa: BLE001 - fall back to exact grouping / the reference walk
+        pass
+    by_names: dict[tuple, list[int]] = {}
+    for i, item in enumerate(group):
+        by_names.setdefault(tuple(item) if isinstance(item, Mapping) else (), []).append(i)
+    out = [0] * len(group)
+    for indexes in by_names.values():
+        part = [group[i] for i in indexes]
+        try:
+            sizes = _group_sizes(part, sizer, nums) if len(by_names) > 1 else None
+        except Exception:  # noqa: BLE001 - the reference walk gives the exact result or error
+            sizes = None
+        for i, size in zip(indexes, sizes or map(exact, part)):
+            out[i] = size
+    return out
+
+
+def _chunk_sizes(items: list, sizer: _ColumnSizer, nums: _NumberSizes, exact: Callable) -> list[int]:
+    """Size one chunk: group by (count, first name), size each group column-wise."""
+    try:
+        signatures = list(zip(map(len, items), map(next, map(iter, items), [None] * len(items))))
+        distinct = len(set(signatures))
+    except Exception:  # noqa: BLE001 - not all mappings: let the reference walk raise
+        return list(map(exact, items))
+    if distinct == 1:
+        return _safe_group_sizes(items, sizer, nums, exact)
+    groups: dict[tuple, list[int]] = {}
+    for i, sig in enumerate(signatures):
+        groups.setdefault(sig, []).append(i)
+    out = [0] * len(items)
+    for indexes in groups.values():
+        for i, size in zip(indexes, _safe_group_sizes([items[i] for i in indexes], sizer, nums, exact)):
+            out[i] = size
+    return out
+
+
+def _sizes(items: Iterable[Mapping], sizer: _ColumnSizer, exact: Callable) -> list[int]:
+    """Size all items, :data:`_CHUNK` at a time (column passes then stay in the CPU cache)."""
+    items = items if isinstance(items, list) else list(items)
+    nums = _NumberSizes()
+    out: list[int] = []
+    for start in range(0, len(items), _CHUNK):
+        out += _chunk_sizes(items[start : start + _CHUNK], sizer, nums, exact)
+    return out
 
 
 def item_sizes(items: Iterable[Mapping[str, Any]]) -> list[int]:
     """Sizes of many Python items, fast; same numbers (and errors) as ``[item_size(i) for i in items]``."""
-    plans: dict = {}
-    nums = _NumberSizes()
-    out: list[int] = []
-    append = out.append
-    for item in items:
-        try:
-            append(_py_size(item, plans, nums))
-        except Exception:  # noqa: BLE001 - the reference walk gives the exact result or error
-            append(item_size(item))
-    return out
-
-
-_WIRE_KINDS = {"S": "s", "N": "n", "B": "b", "BOOL": "1", "NULL": "1"}
-_get_s, _get_n, _get_b = itemgetter("S"), itemgetter("N"), itemgetter("B")
-
-
-def _wire_size(item: Mapping[str, Any], plans: dict, nums: _NumberSizes) -> int:
-    """Size of one wire item by its plan (raises on anything unusual)."""
-    keys = tuple(item)
-    vals = tuple(item.values())
-    if sum(map(len, vals)) != len(vals) or not all(type(w) is dict for w in vals):
-        raise ValueError("not one type key per value")
-    tags = tuple(map(next, map(iter, vals)))
-    plan = plans.get((keys, tags))
-    if plan is None:
-        if len(plans) > _CACHE_LIMIT:
-            plans.clear()
-        plan = plans[(keys, tags)] = _plan(keys, tags, _WIRE_KINDS)
-    fixed, strs, numbers, binaries, others = plan
-    total = fixed + _text_bytes(map(_get_s, strs(vals)))
-    total += sum(map(nums.__getitem__, map(_get_n, numbers(vals))))
-    total += sum(map(b64_raw_length, map(_get_b, binaries(vals))))
-    for i, name in others:
-        total += wire_value_size(vals[i], name)
-    return total
+    return _sizes(items, _py_column, item_size)
 
 
 def wire_item_sizes(wire_items: Iterable[Mapping[str, Any]]) -> list[int]:
     """Sizes of many DynamoDB JSON items, fast; same numbers (and errors) as ``[wire_item_size(i) ...]``."""
-    plans: dict = {}
-    nums = _NumberSizes()
-    out: list[int] = []
-    append = out.append
-    for item in wire_items:
-        try:
-            append(_wire_size(item, plans, nums))
-        except Exception:  # noqa: BLE001 - the reference walk gives the exact result or error
-            append(wire_item_size(item))
-    return out
+    return _sizes(wire_items, _wire_column, wire_item_size)

@@ -96,6 +96,8 @@ def value_size(v: Any, where: str = "") -> int:
 
 def item_size(item: Mapping[str, Any]) -> int:
     """Bytes DynamoDB counts for a Python item: names + values, nested map keys included."""
+    if not isinstance(item, Mapping):
+        raise ItemError(f"an item must be a dict, got {type(item).__name__}", hint="pass a dict of attribute -> value")
     return sum(str_size(k, k) + _value_size(v, k, 0) for k, v in item.items())
 
 
@@ -159,4 +161,7 @@ def wire_value_size(w: Mapping[str, Any], where: str = "") -> int:
 
 def wire_item_size(wire_item: Mapping[str, Any]) -> int:
     """Bytes DynamoDB counts for a DynamoDB JSON item (names + values)."""
+    if not isinstance(wire_item, Mapping):
+        raise ItemError(f"a wire item must be an object, got {type(wire_item).__name__}",
+                        hint='pass a dict such as {"pk": {"S": "x"}}')
     return sum(str_size(k, k) + _wire_size(v, k, 0) for k, v in wire_item.items())

@@ -34,19 +34,41 @@ def _digits_size(digits: str, exp: int, negative: bool, text: str) -> int:
     return min(1 + pairs + negative, MAX_NUMBER_BYTES)
 
 
-def text_number_size(text: str) -> int:
-    """Size of a number given as text, uncached; plain decimals avoid Decimal entirely."""
+def _exponent(text: str) -> int | None:
+    """The int value of an exponent like ``+25`` or ``-3``, or None if malformed."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if digits and digits.isdigit() and digits.isascii():
+        return int(text)
+    return None
+
+
+def _general_size(text: str) -> int:
+    """Size of any number text: sign, plain or fractional mantissa, optional exponent."""
     negative = text.startswith("-")
     body = text[1:] if negative or text.startswith("+") else text
-    if body.isdigit() and body.isascii():
-        return _digits_size(body, 0, negative, text)
-    head, dot, tail = body.partition(".")
+    mantissa, mark, exp_text = body.replace("e", "E", 1).partition("E")
+    exp = _exponent(exp_text) if mark else 0
+    head, _, tail = mantissa.partition(".")
     joined = head + tail
-    if dot and joined and joined.isdigit() and joined.isascii():
-        return _digits_size(joined, -len(tail), negative, text)
-    d = validate_number(text)
-    sign, digits, exp = d.as_tuple()
-    return _digits_size("".join(map(str, digits)), int(exp), bool(sign), text)
+    if exp is None or not joined or not joined.isdigit() or not joined.isascii():
+        validate_number(text)  # raises the precise ItemError
+        raise ItemError(f"{text!r} is not a valid DynamoDB number")  # pragma: no cover
+    return _digits_size(joined, exp - len(tail), negative, text)
+
+
+def text_number_size(text: str) -> int:
+    """Size of a number given as text, uncached and exact; never goes through float."""
+    if text.isdigit() and text.isascii():
+        n = len(text)
+        if n <= MAX_DIGITS and text[0] != "0":  # positive integer, no leading zero: the common case
+            return 2 + (n - 1) // 2 - (n - len(text.rstrip("0"))) // 2
+    head, dot, tail = text.partition(".")
+    if dot and tail.isdigit() and tail.isascii():  # plain fraction such as 12.5 or -0.001
+        negative = head.startswith("-")
+        digits = (head[1:] if negative or head.startswith("+") else head) + tail
+        if digits.isdigit() and digits.isascii():
+            return _digits_size(digits, -len(tail), negative, text)
+    return _general_size(text)
 
 
 _text_size = lru_cache(maxsize=1 << 16)(text_number_size)

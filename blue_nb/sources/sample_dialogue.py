@@ -153,13 +153,13 @@ class _DialogueWriter:
         rs = rng.choices(range(rounds), round_w, k=n)
         rs[:rounds] = range(min(rounds, n))  # every round appears, so the last round is there
         es = rng.choices(range(len(names)), expert_w, k=n)
-        choices, random_ = rng.choices, rng.random
+        random_, choice, labels, content = rng.random, rng.choice, text.labels, text.content
         for (r, e), count in sorted(Counter(zip(rs, es)).items()):
             name = names[e]
             for seq in range(1, count + 1):
                 x = random_()
                 status = "final" if x < 0.70 else "draft" if x < 0.92 else "retracted"
-                write((did, r, name, seq, text.label(), text.content(), status))
+                write((did, r, name, seq, choice(labels), content(), status))
 
     def _tensions(self, did: str, names: list[str], created: int, n: int, n_events: int) -> None:
         rng, text = self.rng, self.text

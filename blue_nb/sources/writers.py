@@ -24,6 +24,7 @@ __all__ = ["FORMATS", "SourceFiles", "jsonl_default", "needs_jsonl"]
 
 FORMATS = ("csv", "jsonl")
 _NESTED = (list, tuple, dict, set, frozenset, bytes, bytearray, memoryview)
+_PLAIN = frozenset((str, int, float, bool, type(None)))  # fast path: cells that need no check
 
 
 def needs_jsonl(value: Any) -> bool:
@@ -62,32 +63,21 @@ class _Sink:
         self.path = directory / f"{source}.{fmt}"
         self.tmp = directory / f".{source}.{fmt}.tmp-{os.getpid()}"
         self.count = 0
-        self._fh = open(self.tmp, "w", encoding="utf-8", newline="")
+        self._fh = open(self.tmp, "w", encoding="utf-8", newline="", buffering=1 << 20)
         if fmt == "csv":
             self._csv = csv.writer(self._fh, lineterminator="\n")
             self._csv.writerow(self.columns)
 
     def write(self, row: Sequence[Any] | Mapping[str, Any]) -> None:
-        if isinstance(row, Mapping):
-            values = tuple(row.get(c) for c in self.columns)
-        else:
-            values = tuple(row)
-            if len(values) != len(self.columns):
-                raise SourceError(
-                    f"row {self.count + 1} of source {self.source!r} has {len(values)} values, "
-                    f"expected {len(self.columns)}",
-                    where=f"{self.path.name}:{self.count + 2}", hint=f"columns: {', '.join(self.columns)}")
+        if type(row) is not tuple or len(row) != len(self.columns):
+            row = self._as_tuple(row)
         if self.fmt == "csv":
-            for col, val in zip(self.columns, values):
-                if isinstance(val, _NESTED):
-                    raise SourceError(
-                        f"column {col!r} of source {self.source!r} holds a {type(val).__name__}, "
-                        "which a CSV cell cannot hold",
-                        where=f"{self.path.name}:{self.count + 2}", hint="write this source as jsonl")
-            self._csv.writerow(["" if v is None else v for v in values])
+            if not _PLAIN.issuperset(map(type, row)):
+                self._check_cells(row)
+            self._csv.writerow(row)  # the csv module writes None as an empty cell
         else:
             try:
-                line = json.dumps(dict(zip(self.columns, values)), ensure_ascii=False,
+                line = json.dumps(dict(zip(self.columns, row)), ensure_ascii=False,
                                   allow_nan=False, default=jsonl_default)
             except (TypeError, ValueError) as e:
                 raise SourceError(f"row {self.count + 1} of source {self.source!r} is not JSON data: {e}",
@@ -97,6 +87,25 @@ class _Sink:
             self._fh.write(line)
             self._fh.write("\n")
         self.count += 1
+
+    def _as_tuple(self, row: Sequence[Any] | Mapping[str, Any]) -> tuple:
+        if isinstance(row, Mapping):
+            return tuple(row.get(c) for c in self.columns)
+        values = tuple(row)
+        if len(values) != len(self.columns):
+            raise SourceError(
+                f"row {self.count + 1} of source {self.source!r} has {len(values)} values, "
+                f"expected {len(self.columns)}",
+                where=f"{self.path.name}:{self.count + 2}", hint=f"columns: {', '.join(self.columns)}")
+        return values
+
+    def _check_cells(self, row: tuple) -> None:
+        for col, val in zip(self.columns, row):
+            if isinstance(val, _NESTED):
+                raise SourceError(
+                    f"column {col!r} of source {self.source!r} holds a {type(val).__name__}, "
+                    "which a CSV cell cannot hold",
+                    where=f"{self.path.name}:{self.count + 2}", hint="write this source as jsonl")
 
     def close(self) -> None:
         if not self._fh.closed:

@@ -57,13 +57,20 @@ def _line_map(node: Any, path: str = "", out: dict[str, int] | None = None) -> d
     return out
 
 
+def _line_of(path: str, lines: dict[str, int]) -> int | None:
+    """The line of a spec path, or of its nearest ancestor that the file has."""
+    while path:
+        if path in lines:
+            return lines[path]
+        cut = max(path.rfind("."), path.rfind("["))
+        path = path[:cut] if cut > 0 else ""
+    return None
+
+
 def _locate(problems: list[Problem], source: str, lines: dict[str, int]) -> list[Problem]:
     located = []
     for p in problems:
-        path = p.where
-        while path and path not in lines:
-            path = path.rsplit(".", 1)[0] if "." in path.rsplit("]", 1)[-1] else path.rsplit("[", 1)[0]
-        line = lines.get(path)
+        line = _line_of(p.where, lines)
         where = f"{source}:{line} {p.where}" if line else f"{source} {p.where}"
         located.append(Problem(where, p.message, p.hint))
     return located

@@ -22,6 +22,8 @@ SEPARATOR = "#"
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _INT_TYPES = set("bcdoxXn")
 _FLOAT_TYPES = set("eEfFgG%")
+_FORMAT_SPEC = re.compile(r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[+\- ])?z?#?(?P<zero>0)?(?P<width>\d+)?"
+                          r"(?P<grouping>[,_])?(?:\.(?P<precision>\d+))?(?P<type>[a-zA-Z%])?\Z")
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,8 @@ class Placeholder:
     @property
     def is_fixed_width(self) -> bool:
         """True when the format pads to a width (``03d``, ``>8``), so byte order = value order."""
-        return bool(re.match(r"^.?[<>=^]?[+\- ]?#?0?\d+", self.fmt)) and any(c.isdigit() for c in self.fmt)
+        m = _FORMAT_SPEC.match(self.fmt)
+        return bool(m and m.group("width"))
 
     def format(self, value: Any, where: str = "") -> str:
         if not self.fmt:

@@ -1,0 +1,39 @@
+"""Shared fixtures: paths, the example specs, and small sample data generated once per session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = ROOT / "data" / "specs"
+
+
+@pytest.fixture(scope="session")
+def root() -> Path:
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def dialogue_spec():
+    from blue_nb.spec import load_spec
+
+    return load_spec(SPECS / "dialogue.yaml")
+
+
+@pytest.fixture(scope="session")
+def document_spec():
+    from blue_nb.spec import load_spec
+
+    return load_spec(SPECS / "document.yaml")
+
+
+@pytest.fixture(scope="session")
+def dialogue_data(tmp_path_factory) -> Path:
+    """A small dialogue sample, generated once for the session."""
+    from blue_nb.sources import generate_sample
+
+    out = tmp_path_factory.mktemp("dialogue")
+    generate_sample("dialogue", scale=1500, seed=3, out_dir=out)
+    return out

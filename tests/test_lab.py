@@ -1,0 +1,155 @@
+"""`make lab`: the Makefile target, and the JupyterLab server that `blue-nb lab` starts.
+
+The server test runs the very command the Makefile runs, on a free port of 127.0.0.1, with every
+Jupyter/IPython directory and HOME inside tmp_path, and talks to it over HTTP with urllib only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BLUE_NB = ROOT / ".venv" / "bin" / "blue-nb"
+NOTEBOOK = "notebooks/00_quickstart.ipynb"
+START_TIMEOUT = 60
+STOP_TIMEOUT = 15
+
+# urllib without proxies (an http_proxy in the environment must not see 127.0.0.1 traffic)
+# and without following redirects (a redirect to the login page is an answer to check).
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect())
+
+
+def get(url: str, timeout: float = 5) -> tuple[int, bytes, dict[str, str]]:
+    """(status, body, headers) of a GET; HTTP errors are answers too."""
+    assert url.startswith("http://127.0.0.1:"), url
+    try:
+        with OPENER.open(url, timeout=timeout) as r:
+            return r.status, r.read(), dict(r.headers)
+    except urllib.error.HTTPError as e:
+        return e.code, e.read(), dict(e.headers)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def port_open(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.settimeout(0.5)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+# ------------------------------------------------------------------------------------ quick checks
+
+def test_make_lab_prepares_sample_data_then_runs_blue_nb_lab():
+    if not shutil.which("make"):
+        pytest.skip("make is not installed")
+    out = subprocess.run(["make", "-n", "lab"], cwd=ROOT, capture_output=True, text=True, timeout=30,
+                         check=True).stdout.splitlines()
+    prepare = [i for i, line in enumerate(out) if re.search(r"\bblue-nb prepare\b", line)]
+    lab = [i for i, line in enumerate(out) if re.search(r"\bblue-nb lab\b", line)]
+    assert prepare and lab, f"make -n lab printed:\n" + "\n".join(out)
+    assert prepare[0] < lab[-1], "the sample data is prepared before JupyterLab starts"
+    assert lab[-1] == len(out) - 1, "starting JupyterLab is the last step"
+    assert "--port" in out[lab[-1]]
+
+
+def test_ci_runs_make_test():
+    lines = [line.split("#", 1)[0].strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
+    assert "make test" in lines
+    assert os.access(ROOT / ".ci" / "run", os.X_OK), ".ci/run must be executable"
+
+
+# ------------------------------------------------------------------------------------ the server
+
+@pytest.fixture
+def lab_env(tmp_path) -> dict[str, str]:
+    env = dict(os.environ)
+    for var, sub in (("JUPYTER_RUNTIME_DIR", "runtime"), ("JUPYTER_CONFIG_DIR", "config"),
+                     ("JUPYTER_DATA_DIR", "data"), ("IPYTHONDIR", "ipython"), ("HOME", "home")):
+        (tmp_path / sub).mkdir()
+        env[var] = str(tmp_path / sub)
+    env.pop("JUPYTER_TOKEN", None)
+    env["BLUE_NB_LAB_TOKEN"] = secrets.token_hex(16)
+    if os.geteuid() == 0:
+        # jupyter_server refuses to run as root ("Use --allow-root"), and `blue-nb lab` does not pass
+        # it; allow it in this test's own config dir only (containers and CI often run as root).
+        (tmp_path / "config" / "jupyter_server_config.json").write_text(
+            json.dumps({"ServerApp": {"allow_root": True}}))
+    return env
+
+
+@pytest.mark.slow
+def test_blue_nb_lab_serves_the_quickstart(lab_env, tmp_path):
+    assert BLUE_NB.exists(), f"{BLUE_NB} is missing: run `make venv`"
+    port, token = free_port(), lab_env["BLUE_NB_LAB_TOKEN"]
+    base = f"http://127.0.0.1:{port}"
+    err_path = tmp_path / "lab.stderr"
+    with open(tmp_path / "lab.stdout", "wb") as out, open(err_path, "wb") as err:
+        proc = subprocess.Popen([str(BLUE_NB), "lab", "--no-browser", "--port", str(port)], cwd=ROOT,
+                                env=lab_env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+    try:
+        status, body = None, b""
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            assert proc.poll() is None, f"blue-nb lab exited with {proc.returncode}:\n{err_path.read_text()}"
+            if port_open(port):
+                status, body, _ = get(f"{base}/api/contents/{NOTEBOOK}?token={token}")
+                if status == 200:
+                    break
+            time.sleep(0.25)
+        assert status == 200, f"no answer within {START_TIMEOUT} s (last status {status}):\n{err_path.read_text()}"
+
+        model = json.loads(body)
+        assert model["type"] == "notebook" and model["name"] == "00_quickstart.ipynb"
+        assert model["path"] == NOTEBOOK
+        tagged = [c for c in model["content"]["cells"] if "parameters" in c["metadata"].get("tags", [])]
+        assert len(tagged) == 1 and tagged[0]["cell_type"] == "code"
+
+        status, page, _ = get(f"{base}/lab?token={token}")
+        assert status == 200 and b"JupyterLab" in page
+
+        # without the token: refused, or sent to the login page
+        status, _, headers = get(f"{base}/api/contents/{NOTEBOOK}")
+        assert status in (401, 403), status
+        status, _, headers = get(f"{base}/lab")
+        assert status in (401, 403) or (status in (302, 303) and "login" in headers.get("Location", "")), status
+        status, _, _ = get(f"{base}/api/contents/{NOTEBOOK}?token={'0' * len(token)}")
+        assert status in (401, 403), status
+
+        urls = re.findall(r"http://\S+", err_path.read_text())
+        assert urls, "blue-nb lab printed no URL on stderr"
+        assert urls[0].startswith(f"http://127.0.0.1:{port}/lab/tree/{NOTEBOOK}"), urls[0]
+        assert urls[0].endswith(f"?token={token}"), urls[0]
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=STOP_TIMEOUT)
+    assert proc.returncode is not None, "the server is still running"
+    assert not port_open(port), f"port {port} still answers after the server stopped"

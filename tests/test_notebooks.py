@@ -1,0 +1,344 @@
+"""The notebooks: committed thin and clean, and each one executed with injected parameters.
+
+Execution tests run a notebook with nbclient on the ``python3`` kernel (this interpreter's
+ipykernel), in ``notebooks/`` as the kernel's working directory, after REPLACING the source of
+the cell tagged ``parameters``. They then compare the values the notebook displayed with what
+the same library functions compute here, in the test process.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+DIALOGUE_SPEC = ROOT / "data" / "specs" / "dialogue.yaml"
+LIBRARY = ROOT / "data" / "examples" / "library"
+LIBRARY_SPEC = LIBRARY / "library.yaml"
+CELL_TIMEOUT = 120
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+def notebook_paths() -> list[Path]:
+    return sorted(NOTEBOOKS.glob("*.ipynb"))
+
+
+def parameters_cell(nb) -> Any:
+    cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    assert len(cells) == 1, f"expected exactly one cell tagged 'parameters', found {len(cells)}"
+    return cells[0]
+
+
+def inject_parameters(source: str, overrides: dict[str, Any]) -> str:
+    """The parameters cell's source with ``overrides`` replacing the named assignments.
+
+    Assignments that are not overridden keep their original text, so a derived value
+    (``SQLITE = f"{OUT_DIR}/library.sqlite"``) follows an overridden ``OUT_DIR``.
+    """
+    tree = ast.parse(source)
+    names = [s.targets[0].id for s in tree.body]
+    unknown = set(overrides) - set(names)
+    assert not unknown, f"no such parameters: {sorted(unknown)} (the cell has {names})"
+    lines = []
+    for stmt, name in zip(tree.body, names):
+        lines.append(f"{name} = {overrides[name]!r}" if name in overrides
+                     else ast.get_source_segment(source, stmt))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture
+def jupyter_env(tmp_path, monkeypatch):
+    """Kernel connection files, IPython profile and user data dirs in tmp_path, not in $HOME.
+
+    Pointing JUPYTER_DATA_DIR away from ~/.local/share/jupyter also keeps a user-level
+    ``python3`` kernelspec from shadowing the one this virtualenv ships.
+    """
+    for var, sub in (("JUPYTER_RUNTIME_DIR", "runtime"), ("JUPYTER_DATA_DIR", "data"),
+                     ("IPYTHONDIR", "ipython"), ("MPLCONFIGDIR", "mpl")):
+        (tmp_path / sub).mkdir()
+        monkeypatch.setenv(var, str(tmp_path / sub))
+    return tmp_path
+
+
+def run_notebook(name: str, overrides: dict[str, Any]):
+    """Execute notebooks/<name> with the parameters replaced; return the executed notebook."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    cell = parameters_cell(nb)
+    cell.source = inject_parameters(cell.source, overrides)
+    NotebookClient(nb, kernel_name="python3", timeout=CELL_TIMEOUT,
+                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    return nb
+
+
+def result(nb, call: str) -> dict[str, str]:
+    """The displayed result (mime type -> text) of the one code cell whose source contains ``call``."""
+    cells = [c for c in nb.cells if c.cell_type == "code" and call in c.source]
+    assert len(cells) == 1, f"expected one code cell calling {call!r}, found {len(cells)}"
+    shown = [o for o in cells[0].outputs if o.output_type == "execute_result"]
+    assert shown, f"the cell calling {call!r} displayed no result"
+    return {k: "".join(v) if isinstance(v, list) else v for k, v in shown[-1].data.items()}
+
+
+def results(nb, call: str) -> list[dict[str, str]]:
+    """Like :func:`result`, for every cell whose source contains ``call`` (in order)."""
+    out = []
+    for c in nb.cells:
+        if c.cell_type == "code" and call in c.source:
+            shown = [o for o in c.outputs if o.output_type == "execute_result"]
+            assert shown, f"a cell calling {call!r} displayed no result"
+            out.append({k: "".join(v) if isinstance(v, list) else v for k, v in shown[-1].data.items()})
+    return out
+
+
+class _Table(HTMLParser):
+    """The header and body rows (cell texts) of a pandas ``DataFrame._repr_html_`` table."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.header: list[str] = []
+        self.rows: list[list[str]] = []
+        self._section = self._row = self._cell = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("thead", "tbody"):
+            self._section = tag
+        elif tag == "tr":
+            self._row = []
+        elif tag in ("td", "th") and self._row is not None:
+            self._cell = []
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self._row.append("".join(self._cell).strip())
+            self._cell = None
+        elif tag == "tr" and self._row is not None:
+            if self._section == "thead" and not self.header:
+                self.header = self._row
+            elif self._section == "tbody":
+                self.rows.append(self._row)
+            self._row = None
+
+
+def html_records(html: str) -> list[dict[str, str]]:
+    """A displayed DataFrame as records of cell texts (the index column dropped)."""
+    t = _Table()
+    t.feed(html)
+    columns = t.header[1:]
+    return [dict(zip(columns, row[1:])) for row in t.rows]
+
+
+def frame_records(df, columns: list[str]) -> list[dict[str, str]]:
+    return [{c: str(rec[c]) for c in columns} for rec in df.to_dict("records")]
+
+
+def stores_dict(data: dict[str, str]) -> dict[str, Any]:
+    """compare_stores' displayed dict, read back from its text/plain repr."""
+    return ast.literal_eval(data["text/plain"])
+
+
+# ------------------------------------------------------------------------------------ static checks
+
+def test_notebooks_exist():
+    names = [p.name for p in notebook_paths()]
+    assert "00_quickstart.ipynb" in names and "01_load_data.ipynb" in names
+
+
+@pytest.mark.parametrize("path", notebook_paths(), ids=lambda p: p.name)
+def test_notebook_is_committed_clean_and_thin(path):
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    assert nb.nbformat == 4
+    assert nb.metadata.get("kernelspec", {}).get("name") == "python3"
+    assert "widgets" not in nb.metadata, "saved widget state: clear it before committing"
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    for c in code:
+        where = f"{path.name} cell {c.get('id')}"
+        assert c.outputs == [], f"{where}: outputs must be stripped before commit"
+        assert c.execution_count is None, f"{where}: execution_count must be null"
+        assert not re.search(r"^\s*(def|class) ", c.source, re.M), f"{where}: no def/class in a notebook"
+        tree = ast.parse(c.source)
+        banned = [type(n).__name__ for n in ast.walk(tree)
+                  if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+                                    ast.For, ast.While))]
+        assert not banned, f"{where}: logic belongs in blue_nb, found {banned}"
+    # an import cell, then the parameters cell holding only simple assignments
+    params = parameters_cell(nb)
+    assert params.cell_type == "code"
+    assert len(code) >= 3 and code[1] is params, "the parameters cell must be the second code cell"
+    assert all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in ast.parse(code[0].source).body), \
+        "the first code cell holds the imports only"
+    for stmt in ast.parse(params.source).body:
+        assert isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name), \
+            f"{path.name}: the parameters cell holds only NAME = value lines"
+        assert stmt.targets[0].id.isupper(), f"{path.name}: parameter {stmt.targets[0].id} is not UPPER_CASE"
+        assert not any(isinstance(n, ast.Call) for n in ast.walk(stmt.value)), \
+            f"{path.name}: parameter {stmt.targets[0].id} calls a function"
+
+
+@pytest.mark.parametrize("path", notebook_paths(), ids=lambda p: p.name)
+def test_parameter_paths_are_inside_the_project(path):
+    """Relative paths in the parameters resolve from notebooks/ to somewhere inside the repo; specs exist."""
+    nb = nbformat.read(path, as_version=4)
+    for stmt in ast.parse(parameters_cell(nb).source).body:
+        value = stmt.value.value if isinstance(stmt.value, ast.Constant) else None
+        if isinstance(value, str) and value.startswith("../"):
+            resolved = (NOTEBOOKS / value).resolve()
+            assert resolved.is_relative_to(ROOT), f"{stmt.targets[0].id}={value!r} leaves the project"
+            if stmt.targets[0].id == "SPEC":
+                assert resolved.is_file(), f"SPEC={value!r}: no such file"
+
+
+def test_every_notebook_is_executed_by_a_test():
+    assert sorted(EXECUTED) == [p.name for p in notebook_paths()], \
+        "add an execution test for each notebook to EXECUTED"
+    for name, test in EXECUTED.items():
+        assert test.__name__.startswith("test_"), name
+        assert any(m.name == "slow" for m in getattr(test, "pytestmark", [])), f"{test.__name__} is not slow"
+
+
+def test_library_example_spec_is_valid_and_complete():
+    from blue_nb.sources import find_source
+    from blue_nb.spec import load_spec
+
+    spec = load_spec(LIBRARY_SPEC)
+    assert spec.spec_version == 1 and spec.domain == "library" and spec.table_name == "blue_library"
+    assert (spec.table.partition_key, spec.table.sort_key) == ("pk", "sk")
+    assert {e.writer for e in spec.entities.values()} >= {"catalog-service", "circulation-service"}
+    assert len(spec.access_patterns) >= 3
+    suffixes = {find_source(LIBRARY, e.source).suffix for e in spec.entities.values()}
+    assert suffixes == {".csv", ".jsonl", ".parquet"}
+    types = {t for e in spec.entities.values() for t in e.attributes.values()}
+    assert types >= {"S", "N", "B", "BOOL", "L", "M", "SS", "NS", "BS"}
+
+
+# ------------------------------------------------------------------------------------ execution
+
+@pytest.fixture(scope="module")
+def dialogue_dir(tmp_path_factory) -> Path:
+    """The committed dialogue sample; generated into a temporary folder if it is missing."""
+    committed = ROOT / "data" / "sample" / "dialogue"
+    if committed.is_dir() and any(committed.iterdir()):
+        return committed
+    from blue_nb.sources import SAMPLE_PARAMS, generate_sample
+
+    out = tmp_path_factory.mktemp("dialogue")
+    generate_sample("dialogue", out_dir=out, **SAMPLE_PARAMS["dialogue"])
+    return out
+
+
+@pytest.mark.slow
+def test_python3_kernel_is_this_interpreter(jupyter_env):
+    """kernel_name='python3' starts this virtualenv's Python (the kernelspec's 'python' -> sys.executable)."""
+    from nbclient import NotebookClient
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    nb = new_notebook(cells=[new_code_cell("import sys, os\n(sys.prefix, os.getcwd())")])
+    NotebookClient(nb, kernel_name="python3", timeout=CELL_TIMEOUT,
+                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    prefix, cwd = ast.literal_eval(nb.cells[0].outputs[0].data["text/plain"])
+    assert Path(prefix).resolve() == Path(sys.prefix).resolve()
+    assert Path(cwd).resolve() == NOTEBOOKS.resolve()
+
+
+@pytest.mark.slow
+def test_quickstart(jupyter_env, dialogue_dir):
+    from blue_nb.spec import load_spec
+    from blue_nb.stores import open_store
+    from blue_nb.workflows import compare_stores, entity_summary, largest_items, largest_partitions, load_data
+
+    top_n = 4
+    data = dialogue_dir if dialogue_dir != ROOT / "data" / "sample" / "dialogue" else None
+    nb = run_notebook("00_quickstart.ipynb", {"TOP_N": top_n, **({"DATA": str(data)} if data else {})})
+
+    spec = load_spec(DIALOGUE_SPEC)
+    stores = [open_store("sqlite"), open_store("duckdb")]
+    load_data(spec, dialogue_dir, stores=stores, progress=False)
+
+    assert "blue_dialogue" in result(nb, "spec.table_name")["text/plain"]
+    entities = [r["entity"] for r in html_records(result(nb, "spec_frame(")["text/html"])]
+    assert entities == list(spec.entities)
+
+    shown = html_records(result(nb, "entity_summary(")["text/html"])
+    expected = frame_records(entity_summary(stores[0], spec), ["entity", "items", "bytes", "max_bytes"])
+    assert [{k: r[k] for k in ("entity", "items", "bytes", "max_bytes")} for r in shown] == expected
+    assert {r["entity"] for r in shown} == set(spec.entities)
+    assert sum(int(r["items"]) for r in shown) == stores[0].count(spec.table_name)
+
+    sample = html_records(result(nb, "sample_items(")["text/html"])
+    assert len(sample) == top_n and all(r["sk"].startswith("PERSP#") for r in sample)
+
+    cols = ["pk", "sk", "entity", "size", "rcu_strong", "wcu"]
+    assert [{c: r[c] for c in cols} for r in html_records(result(nb, "largest_items(")["text/html"])] == \
+        frame_records(largest_items(stores[1], spec, top_n), cols)
+    assert html_records(result(nb, "largest_partitions(")["text/html"]) == \
+        frame_records(largest_partitions(stores[1], spec, top_n), ["pk", "items", "bytes"])
+
+    proof = stores_dict(result(nb, "compare_stores("))
+    assert proof["identical"] is True
+    assert proof == compare_stores(stores, spec)
+
+
+@pytest.mark.slow
+def test_load_data(jupyter_env, tmp_path):
+    from blue_nb.spec import load_spec
+    from blue_nb.stores import open_store
+    from blue_nb.workflows import compare_stores, entity_summary
+
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    nb = run_notebook("01_load_data.ipynb", {"OUT_DIR": str(out_dir)})
+    sqlite, duckdb = out_dir / "library.sqlite", out_dir / "library.duckdb"
+    assert sqlite.is_file() and duckdb.is_file(), "the notebook wrote the stores into OUT_DIR"
+
+    spec = load_spec(LIBRARY_SPEC)
+    stores = [open_store("sqlite", sqlite), open_store("duckdb", duckdb)]
+    try:
+        files = result(nb, "source_files(")["text/plain"]
+        assert all(name in files for name in ("branches.csv", "books.jsonl", "loans.parquet"))
+
+        loads = results(nb, "load_data(")
+        assert len(loads) == 2
+        assert "per_entity={'Branch': 3, 'Book': 5, 'Loan': 5}" in loads[0]["text/plain"]
+        assert loads[1]["text/plain"].count("items_before=13") == 2      # reloaded both stores...
+        assert loads[1]["text/plain"].count("items_after=13") == 2       # ...and replaced, not doubled
+
+        shown = html_records(result(nb, "entity_summary(")["text/html"])
+        assert frame_records(entity_summary(stores[0], spec), ["entity", "items", "bytes"]) == \
+            [{k: r[k] for k in ("entity", "items", "bytes")} for r in shown]
+
+        books = result(nb, '"Book"')["text/html"]
+        for text in ("516.37500000000000000000000000000000001", "源氏物語 🌸", "Преступление и наказание",
+                     "Gabriel García Márquez", "magic-realism", "JFIF"):
+            assert text in books, f"{text!r} missing from the Book items"
+        book_rows = html_records(books)
+        assert len(book_rows) == 5 and {"authors", "details", "tags", "ratings", "cover", "thumbnails",
+                                        "available", "_size"} <= set(book_rows[0])
+        branches = result(nb, '"Branch"')["text/html"]
+        assert "Zürich" in branches and "京都分館" in branches and "Zähringerplatz 6" in branches
+        loans = result(nb, '"Loan"')["text/html"]
+        assert "MEMBER#m-björn" in loans and "DUE#2026-04-22" in loans and "2026-04-01T16:40:00+00:00" in loans
+
+        proof = stores_dict(result(nb, "compare_stores("))
+        assert proof["identical"] is True and proof["sqlite"]["items"] == 13
+        assert proof == compare_stores(stores, spec)
+    finally:
+        for s in stores:
+            s.close()
+
+
+EXECUTED = {"00_quickstart.ipynb": test_quickstart, "01_load_data.ipynb": test_load_data}

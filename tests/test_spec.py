@@ -1,0 +1,172 @@
+"""Spec files: load, validate (every problem, with file:line and spec path), write back, JSON Schema."""
+
+import copy
+import json
+
+import jsonschema
+import pytest
+import yaml
+
+from blue_nb.errors import SpecError
+from blue_nb.spec import (dump_spec, dumps_spec, json_schema, load_spec, loads_spec, schema_path, spec_from_dict)
+
+EXAMPLES = ["dialogue", "document"]
+
+
+@pytest.fixture
+def raw(root):
+    return yaml.safe_load((root / "data/specs/dialogue.yaml").read_text())
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_example_specs_load(root, name):
+    spec = load_spec(root / f"data/specs/{name}.yaml")
+    assert spec.domain == name and spec.table_name == f"blue_{name}"
+    assert spec.table.partition_key == "pk" and spec.table.sort_key == "sk"
+
+
+def test_dialogue_keys_are_the_adrs(dialogue_spec):
+    keys = {n: (e.key["pk"], e.key["sk"]) for n, e in dialogue_spec.entities.items()}
+    assert keys == {
+        "Dialogue": ("{dialogue_id}", "META"),
+        "Expert": ("{dialogue_id}", "EXPERT#{expert}"),
+        "Perspective": ("{dialogue_id}", "PERSP#{round}#{expert}#{seq}"),
+        "Tension": ("{dialogue_id}", "TENSION#{tension_id}"),
+        "TensionEvent": ("{dialogue_id}", "TEVENT#{tension_id}#{ts}"),
+    }
+    attrs = {n: sorted(e.attributes) for n, e in dialogue_spec.entities.items()}
+    assert attrs["Dialogue"] == ["created_at", "status", "title"]
+    assert attrs["Expert"] == ["role", "score", "tier"]
+    assert attrs["Perspective"] == ["content", "label", "status"]
+    assert attrs["TensionEvent"] == ["actor", "event_type", "reason"]
+
+
+def test_document_keys_are_the_adrs(document_spec):
+    keys = {n: (e.key["pk"], e.key["sk"]) for n, e in document_spec.entities.items()}
+    assert keys == {"Realm": ("{realm_id}", "META"), "Document": ("{realm_id}", "DOC#{doc_type}#{doc_number}"),
+                    "Link": ("{realm_id}", "LINK#{from_doc}#{to_doc}")}
+
+
+@pytest.mark.parametrize("name, min_patterns", [("dialogue", 6), ("document", 5)])
+def test_example_access_patterns(root, name, min_patterns):
+    spec = load_spec(root / f"data/specs/{name}.yaml")
+    ops = [p.operation for p in spec.access_patterns]
+    assert len(ops) >= min_patterns
+    assert {"put_item"} & set(ops) and {"query", "get_item"} <= set(ops)    # reads and writes
+    assert any(p.index == "gsi1" for p in spec.access_patterns)             # the GSI serves a pattern
+    assert all(p.rate_per_second > 0 for p in spec.access_patterns)
+    assert any(p.hot for p in spec.access_patterns) and not all(p.hot for p in spec.access_patterns)
+    assert all(e.writer for e in spec.entities.values())
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+@pytest.mark.parametrize("fmt", ["yaml", "json"])
+def test_write_back_round_trip(root, tmp_path, name, fmt):
+    spec = load_spec(root / f"data/specs/{name}.yaml")
+    path = dump_spec(spec, tmp_path / f"{name}.{fmt}")
+    again = load_spec(path)
+    assert again == spec
+    assert dumps_spec(again, fmt) == path.read_text()                       # stable output
+    if fmt == "json":
+        assert json.loads(path.read_text())["spec_version"] == 1
+
+
+def test_unknown_fields_rejected_by_name_with_line(root):
+    text = (root / "data/specs/dialogue.yaml").read_text()
+    bad = text.replace("sort_key: sk", "sortkey: sk", 1).replace("writer: tension-tracker", "writter: x")
+    with pytest.raises(SpecError) as e:
+        loads_spec(bad, source="d.yaml")
+    wheres = [p.where for p in e.value.problems]
+    line = text.splitlines().index("  sort_key: sk") + 1
+    assert f"d.yaml:{line} table.sortkey" in wheres
+    assert any(w.endswith("entities.TensionEvent.writter") for w in wheres)
+    assert "did you mean 'sort_key'?" in str(e.value)
+    assert len(e.value.problems) == 2                                       # the missing sort_key is not required
+
+
+def test_every_problem_is_collected(raw):
+    raw["domain"] = "Bad-Domain"
+    raw["table"]["billing_mode"] = "ON_DEMAND"
+    raw["entities"]["Expert"]["attributes"]["score"] = "NUMBER"
+    raw["access_patterns"][0]["operation"] = "get"
+    raw["access_patterns"][1]["rate_per_second"] = -1
+    with pytest.raises(SpecError) as e:
+        spec_from_dict(raw, source="s.yaml")
+    paths = sorted(p.where.split(" ", 1)[1] for p in e.value.problems)
+    assert paths == ["access_patterns[0].operation", "access_patterns[1].rate_per_second", "domain",
+                     "entities.Expert.attributes.score", "table.billing_mode"]
+
+
+@pytest.mark.parametrize("mutate, where, message", [
+    # cross references and combinations the format forbids
+    (lambda d: d["access_patterns"][0].update(entities=["Nope"]), "access_patterns[0].entities[0]", "unknown entity"),
+    (lambda d: d["access_patterns"][6].update(index="gsi9"), "access_patterns[6].index", "unknown index"),
+    (lambda d: d["access_patterns"][6].update(consistent_read=True), "access_patterns[6].consistent_read",
+     "eventually consistent only"),
+    (lambda d: d["access_patterns"][0]["key_condition"].pop("sk"), "access_patterns[0].key_condition",
+     "needs the full key"),
+    (lambda d: d["access_patterns"][1].pop("key_condition"), "access_patterns[1].key_condition", "needs a key_condition"),
+    (lambda d: d["access_patterns"][1]["key_condition"].update(sk_gt="A"), "access_patterns[1].key_condition",
+     "at most one sort-key condition"),
+    (lambda d: d["access_patterns"][1].update(joins=[{"pattern": "nope"}]), "access_patterns[1].joins[0].pattern",
+     "unknown access pattern"),
+    (lambda d: d["access_patterns"][1].update(name="get_dialogue"), "access_patterns[1].name", "more than once"),
+    (lambda d: d["entities"]["Expert"]["key"].pop("sk"), "entities.Expert.key", "no template for the table key 'sk'"),
+    (lambda d: d["entities"]["Expert"]["key"].update(sk="EXPERT#{expert"), "entities.Expert.key.sk", "malformed"),
+    (lambda d: d["entities"]["Expert"]["key"].update(other="{x}"), "entities.Expert.key.other", "not a key"),
+    (lambda d: d["table"].update(billing_mode="PROVISIONED"), "table.read_capacity", "PROVISIONED billing"),
+    (lambda d: d["table"]["indexes"]["gsi1"].pop("partition_key"), "table.indexes.gsi1.partition_key",
+     "needs a partition_key"),
+    (lambda d: d["table"]["indexes"].update(lsi1={"type": "local"}), "table.indexes.lsi1.sort_key", "needs a sort_key"),
+    (lambda d: d.update(spec_version=2), "spec_version", "one of 1"),
+    (lambda d: d["access_patterns"][0].update(key_distribution="zipf"), "access_patterns[0].key_distribution",
+     "does not match"),
+])
+def test_semantic_problems(raw, mutate, where, message):
+    mutate(raw)
+    with pytest.raises(SpecError) as e:
+        spec_from_dict(raw)
+    found = [p for p in e.value.problems if p.where.split(" ", 1)[-1] == where]
+    assert found and message in found[0].message, [str(p) for p in e.value.problems]
+
+
+def test_unreadable_and_malformed_files(tmp_path):
+    with pytest.raises(SpecError, match="cannot read spec file"):
+        load_spec(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("domain: x\ntable: [unclosed\n")
+    with pytest.raises(SpecError) as e:
+        load_spec(bad)
+    assert e.value.where.startswith(f"{bad}:")
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("")
+    with pytest.raises(SpecError, match="expected a mapping"):
+        load_spec(empty)
+
+
+def test_shipped_schema_is_current():
+    assert json.loads(schema_path().read_text()) == json_schema()
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_schema_accepts_examples(root, name):
+    schema = json.loads(schema_path().read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(yaml.safe_load((root / f"data/specs/{name}.yaml").read_text()), schema)
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda d: d["table"].update(sortkey="sk"),                              # unknown field
+    lambda d: d.pop("entities"),                                            # required field
+    lambda d: d.update(domain="Dialogue"),                                  # pattern
+    lambda d: d["entities"]["Expert"]["attributes"].update(score="INT"),    # enum
+    lambda d: d["access_patterns"][0].update(limit=0),                      # minimum
+    lambda d: d["access_patterns"][0]["key_condition"].update(sk_between=["a"]),  # list length
+])
+def test_schema_and_validator_agree_on_bad_specs(raw, mutate):
+    bad = copy.deepcopy(raw)
+    mutate(bad)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, json_schema())
+    with pytest.raises(SpecError):
+        spec_from_dict(bad)

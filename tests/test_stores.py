@@ -1,0 +1,239 @@
+"""SQLite and DuckDB stores: ADR 0018's exact table, identical items, every type intact,
+one transaction per load, re-loads that leave one copy, and indexed index keys."""
+
+from decimal import Decimal
+from itertools import islice
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from blue_nb.errors import StoreError
+from blue_nb.spec import loads_spec
+from blue_nb.stores import BACKENDS, main_table_sql, open_store
+from blue_nb.workflows import compare_stores, load_data, spec_items
+
+from .strategies import items as item_strategy
+
+SPEC = loads_spec("""
+spec_version: 1
+domain: kitchen
+table:
+  partition_key: pk
+  sort_key: sk
+  indexes:
+    by_kind: {type: global, partition_key: kind, sort_key: sk}
+entities:
+  Thing:
+    key: {pk: "{pk}", sk: "{sk}", kind: "{kind}"}
+""")
+
+EVERY_TYPE = {
+    "pk": "café#東京", "sk": "THING#ünïcødé#😀", "kind": "all",
+    "s": "any Unicode: ß 東京 😀 \u0000 nul", "empty": "",
+    "n38": Decimal("12345678901234567890123456789012345678"), "tiny": Decimal("1E-130"),
+    "big": Decimal("9.9999999999999999999999999999999999999E+125"), "neg": Decimal("-0.001"),
+    "b": bytes(range(256)), "b0": b"", "t": True, "f": False, "nul": None,
+    "l": [Decimal(1), "two", [b"\x03"], {"four": None}], "m": {"a": {"b": {"c": [True]}}, "": "empty name"},
+    "ss": {"a", "b", "東京"}, "ns": {Decimal("1"), Decimal("-2.5"), Decimal("1E+100")}, "bs": {b"\x00", b"\xff\xfe"},
+    "deep": {"x": [[[[{"y": [Decimal(0)]}]]]]},
+}
+
+
+@pytest.fixture(params=BACKENDS)
+def store(request):
+    s = open_store(request.param)
+    yield s
+    s.close()
+
+
+def things(items):
+    return (("Thing", i) for i in items)
+
+
+def test_sqlite_table_is_exactly_adr_0018():
+    s = open_store("sqlite")
+    s.load(SPEC, things([EVERY_TYPE]), progress=False)
+    ddl = s.execute("SELECT sql FROM sqlite_master WHERE name = 'blue_kitchen'")[0][0]
+    assert ddl == main_table_sql("blue_kitchen")
+    info = s.execute("PRAGMA table_info(blue_kitchen)")
+    assert [(r[1], r[2], r[3], r[5]) for r in info] == [
+        ("pk", "TEXT", 1, 1), ("sk", "TEXT", 1, 2), ("data", "JSON", 1, 0), ("created_at", "TEXT", 1, 0)]
+
+
+def test_duckdb_table_has_the_same_shape():
+    s = open_store("duckdb")
+    s.load(SPEC, things([EVERY_TYPE]), progress=False)
+    cols = s.execute("SELECT column_name, data_type, is_nullable FROM information_schema.columns "
+                     "WHERE table_name = 'blue_kitchen' ORDER BY ordinal_position")
+    assert cols == [("pk", "VARCHAR", "NO"), ("sk", "VARCHAR", "NO"), ("data", "JSON", "NO"),
+                    ("created_at", "VARCHAR", "NO")]
+    pk = s.execute("SELECT constraint_column_names FROM duckdb_constraints() "
+                   "WHERE table_name = 'blue_kitchen' AND constraint_type = 'PRIMARY KEY'")
+    assert pk == [(["pk", "sk"],)]
+
+
+def test_every_type_survives(store):
+    store.load(SPEC, things([EVERY_TYPE]), progress=False)
+    assert store.get_item("blue_kitchen", EVERY_TYPE["pk"], EVERY_TYPE["sk"]) == EVERY_TYPE
+    assert list(store.iter_items("blue_kitchen")) == [EVERY_TYPE]
+    got = store.get_item("blue_kitchen", EVERY_TYPE["pk"], EVERY_TYPE["sk"])
+    assert isinstance(got["n38"], Decimal) and str(got["n38"]) == "12345678901234567890123456789012345678"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(batch=item_strategy().map(lambda i: {**i, "kind": "k"}).flatmap(
+    lambda first: item_strategy().map(lambda second: [first, {**second, "kind": "k"}])))
+def test_random_items_survive_both_stores(batch):
+    batch = list({(i["pk"], i["sk"]): i for i in batch}.values())        # DynamoDB keeps one item per key
+    for backend in BACKENDS:
+        with open_store(backend) as s:
+            s.load(SPEC, things(batch), progress=False)
+            for item in batch:
+                assert s.get_item("blue_kitchen", item["pk"], item["sk"]) == item
+
+
+def test_sample_loads_identically_into_both(dialogue_spec, dialogue_data):
+    stores = [open_store(b) for b in BACKENDS]
+    results = load_data(dialogue_spec, dialogue_data, stores=stores, progress=False)
+    rows = {p.stem: sum(1 for _ in open(p, encoding="utf-8", newline="")) for p in dialogue_data.glob("*.csv")}
+    assert results[0].items_written == results[1].items_written == results[0].items_after > 1000
+    assert results[0].per_entity["Expert"] == stores[1].count("blue_dialogue", "Expert")
+    proof = compare_stores(stores, dialogue_spec)
+    assert proof["identical"] and proof["sqlite"]["items"] == results[0].items_after
+    assert stores[0].entity_counts("blue_dialogue") == stores[1].entity_counts("blue_dialogue")
+    assert rows["dialogues"] - 1 == stores[0].count("blue_dialogue", "Dialogue")
+
+
+def test_key_order_is_utf8_byte_order(store):
+    keys = ["PERSP#2", "PERSP#10", "a", "Z", "é", "東", "😀", "\u007f"]
+    store.load(SPEC, things({"pk": "p", "sk": k, "kind": "k"} for k in keys), progress=False)
+    got = [i["sk"] for i in store.iter_items("blue_kitchen")]
+    assert got == sorted(keys, key=lambda k: k.encode("utf-8"))
+    assert got.index("PERSP#10") < got.index("PERSP#2")
+
+
+def test_loading_twice_leaves_one_copy(store, dialogue_spec, dialogue_data):
+    first = load_data(dialogue_spec, dialogue_data, stores=[store], progress=False)[0]
+    before = compare_stores([store], dialogue_spec)[store.kind]
+    again = load_data(dialogue_spec, dialogue_data, stores=[store], progress=False)[0]
+    assert again.items_after == first.items_after
+    assert compare_stores([store], dialogue_spec)[store.kind] == before
+    upsert = load_data(dialogue_spec, dialogue_data, stores=[store], mode="upsert", progress=False)[0]
+    assert upsert.items_after == first.items_after and upsert.replaced == first.items_written
+
+
+def test_upsert_keeps_other_items_and_replace_mirrors(store):
+    store.load(SPEC, things([{"pk": "a", "sk": "1", "kind": "k", "v": "old"}]), progress=False)
+    store.load(SPEC, things([{"pk": "b", "sk": "1", "kind": "k"}, {"pk": "a", "sk": "1", "kind": "k", "v": "new"}]),
+               mode="upsert", progress=False)
+    assert store.count("blue_kitchen") == 2 and store.get_item("blue_kitchen", "a", "1")["v"] == "new"
+    store.load(SPEC, things([{"pk": "c", "sk": "1", "kind": "k"}]), progress=False)
+    assert [i["pk"] for i in store.iter_items("blue_kitchen")] == ["c"]
+
+
+class Boom(Exception):
+    pass
+
+
+@pytest.mark.parametrize("error", [Boom, KeyboardInterrupt])
+def test_failed_load_leaves_the_store_as_it_was(store, error):
+    store.load(SPEC, things([{"pk": "keep", "sk": "1", "kind": "k"}]), progress=False)
+    before = compare_stores([store], SPEC)[store.kind]
+
+    def items():
+        for n in range(store.chunk_size * 2 + 10):       # several chunks are written before the failure
+            yield "Thing", {"pk": f"p{n}", "sk": "1", "kind": "k"}
+        raise error()
+
+    with pytest.raises(error):
+        store.load(SPEC, items(), progress=False)
+    assert compare_stores([store], SPEC)[store.kind] == before
+    assert store.count("blue_kitchen__items") == 1
+
+
+def test_failure_in_one_store_rolls_back_both(dialogue_spec):
+    from blue_nb.stores import load_items
+
+    good, bad = open_store("sqlite"), open_store("duckdb")
+    load_items([good, bad], SPEC, things([{"pk": "keep", "sk": "1", "kind": "k"}]), progress=False)
+    original = bad.insert_rows
+    calls = []
+
+    def failing(table, columns, rows):
+        calls.append(table)
+        if len(calls) > 2:
+            raise StoreError("disk full")
+        return original(table, columns, rows)
+
+    bad.insert_rows = failing
+    items = ({"pk": f"p{n}", "sk": "1", "kind": "k"} for n in range(12_000))
+    with pytest.raises(StoreError, match="disk full"):
+        load_items([good, bad], SPEC, things(items), progress=False)
+    assert good.count("blue_kitchen") == 1 and bad.count("blue_kitchen") == 1
+
+
+def test_loads_stream(store):
+    pulled = []
+
+    def items():
+        for n in range(store.chunk_size * 3):
+            pulled.append(n)
+            yield "Thing", {"pk": f"p{n}", "sk": "1", "kind": "k"}
+
+    original, seen = store.insert_rows, []
+
+    def spy(table, columns, rows):
+        seen.append(len(pulled))
+        return original(table, columns, rows)
+
+    store.insert_rows = spy
+    store.load(SPEC, items(), progress=False)
+    assert seen[0] <= store.chunk_size                      # the first chunk is written before the rest is read
+    assert store.count("blue_kitchen") == store.chunk_size * 3
+
+
+def test_index_keys_are_indexed_and_sparse():
+    s = open_store("sqlite")
+    s.load(SPEC, things([{"pk": "a", "sk": "1", "kind": "k"}, {"pk": "b", "sk": "2"}]), progress=False)
+    assert s.execute('SELECT pk, "by_kind__pk", "by_kind__sk" FROM blue_kitchen__items ORDER BY pk') == [
+        ("a", "k", "1"), ("b", None, None)]
+    plan = s.execute('EXPLAIN QUERY PLAN SELECT pk, sk FROM blue_kitchen__items WHERE "by_kind__pk" = ? '
+                     'ORDER BY "by_kind__sk"', ("k",))
+    assert "USING INDEX blue_kitchen__by_kind" in " ".join(r[-1] for r in plan)
+    d = open_store("duckdb")
+    d.load(SPEC, things([{"pk": "a", "sk": "1", "kind": "k"}]), progress=False)
+    assert d.execute("SELECT index_name FROM duckdb_indexes() WHERE table_name = 'blue_kitchen__items'") == [
+        ("blue_kitchen__by_kind",)]
+
+
+def test_catalog_is_rebuilt_when_indexes_change(store):
+    store.load(SPEC, things([{"pk": "a", "sk": "1", "kind": "k"}]), progress=False)
+    plain = loads_spec("spec_version: 1\ndomain: kitchen\ntable: {partition_key: pk, sort_key: sk}\n"
+                       "entities: {Thing: {key: {pk: '{pk}', sk: '{sk}'}}}\n")
+    store.load(plain, things([{"pk": "a", "sk": "1"}]), progress=False)
+    assert store.table_columns("blue_kitchen__items") == ["pk", "sk", "entity", "size"]
+
+
+def test_sizes_in_the_catalog_are_exact(store):
+    item = {"pk": "p", "sk": "s", "kind": "k", "shirt-color": "R"}
+    store.load(SPEC, things([item]), progress=False)
+    # pk(2+1) + sk(2+1) + kind(4+1) + shirt-color(11+1) = 23
+    assert store.largest_items("blue_kitchen", 1) == [("p", "s", "Thing", 23)]
+    assert store.largest_partitions("blue_kitchen", 1) == [("p", 1, 23)]
+
+
+def test_foreign_table_is_refused(store):
+    store.execute("CREATE TABLE blue_kitchen (id INTEGER)")
+    with pytest.raises(StoreError, match="not ADR 0018"):
+        store.load(SPEC, things([{"pk": "a", "sk": "1"}]), progress=False)
+
+
+def test_unknown_backend():
+    with pytest.raises(StoreError, match="unknown backend 'mysql'"):
+        open_store("mysql")
+
+
+def test_spec_items_streams_the_sample(dialogue_spec, dialogue_data):
+    first = list(islice(spec_items(dialogue_spec, dialogue_data), 3))
+    assert [e for e, _ in first] == ["Dialogue"] * 3
+    assert all(i["sk"] == "META" and i["gsi1pk"].startswith("STATUS#") for _, i in first)

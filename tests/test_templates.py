@@ -1,0 +1,104 @@
+"""Key templates: render (row -> key), parse (key -> values), placeholders, format specs."""
+
+from decimal import Decimal
+
+import pytest
+
+from blue_nb.errors import TemplateError
+from blue_nb.spec import KeyTemplate
+
+
+@pytest.mark.parametrize("text, row, key", [
+    ("META", {}, "META"),                                                       # constant
+    ("{dialogue_id}", {"dialogue_id": "nvidia-dec"}, "nvidia-dec"),             # bare placeholder
+    ("EXPERT#{expert}", {"expert": "muffin"}, "EXPERT#muffin"),                 # TYPE#subkey
+    ("PERSP#{round}#{expert}#{seq}", {"round": "0", "expert": "muffin", "seq": "1"}, "PERSP#0#muffin#1"),
+    ("PERSP#{round:03d}#{expert}", {"round": "7", "expert": "m"}, "PERSP#007#m"),   # CSV strings take int formats
+    ("PERSP#{round:03d}", {"round": 12}, "PERSP#012"),                          # ints too
+    ("S#{score:08.3f}", {"score": "87.125"}, "S#0087.125"),                     # float formats use Decimal
+    ("S#{score:08.3f}", {"score": Decimal("1.5")}, "S#0001.500"),
+    ("TEVENT#{tension_id}#{ts}", {"tension_id": "T01", "ts": 1706900000}, "TEVENT#T01#1706900000"),
+    ("{a}{b}", {"a": "x", "b": "y"}, "xy"),                                     # adjacent placeholders
+    ("DOC#{t}#{n}", {"t": "rfc", "n": "0051"}, "DOC#rfc#0051"),                 # leading zeros kept
+    ("U#{name}", {"name": "東京-launch"}, "U#東京-launch"),                        # any Unicode
+    ("B#{{lit}}#{x}", {"x": "1"}, "B#{lit}#1"),                                 # escaped braces
+    ("F#{flag}", {"flag": True}, "F#true"),
+])
+def test_render(text, row, key):
+    assert KeyTemplate(text).render(row) == key
+
+
+@pytest.mark.parametrize("text, key, values", [
+    ("META", "META", {}),
+    ("META", "METAX", None),                                                    # constants match whole keys
+    ("EXPERT#{expert}", "EXPERT#muffin", {"expert": "muffin"}),
+    ("EXPERT#{expert}", "EXPERTISE#muffin", None),                              # other type
+    ("PERSP#{round}#{expert}#{seq}", "PERSP#10#ann#3", {"round": "10", "expert": "ann", "seq": "3"}),
+    ("PERSP#{round}#{expert}#{seq}", "PERSP#10#ann", None),                     # too few parts
+    ("TEVENT#{tension_id}#{ts}", "TEVENT#T10#1706900000", {"tension_id": "T10", "ts": "1706900000"}),
+    ("PERSP#{round:03d}", "PERSP#007", {"round": "007"}),
+    ("{a}", "", {"a": ""}),
+])
+def test_parse(text, key, values):
+    assert KeyTemplate(text).parse(key) == values
+
+
+@pytest.mark.parametrize("text, placeholders, prefix, type_prefix", [
+    ("META", (), "META", "META"),
+    ("{dialogue_id}", ("dialogue_id",), "", ""),
+    ("EXPERT#{expert}", ("expert",), "EXPERT#", "EXPERT"),
+    ("PERSP#{round:03d}#{expert}#{seq}", ("round", "expert", "seq"), "PERSP#", "PERSP"),
+    ("STATUS#{status}", ("status",), "STATUS#", "STATUS"),
+    ("{a}#{b}#{a}", ("a", "b"), "", ""),                                        # repeats listed once
+    ("doc{n}", ("n",), "doc", ""),                                              # no separator: no TYPE
+])
+def test_placeholders_and_prefixes(text, placeholders, prefix, type_prefix):
+    t = KeyTemplate(text)
+    assert (t.placeholders, t.prefix, t.type_prefix) == (placeholders, prefix, type_prefix)
+    assert t.is_constant == (not placeholders)
+
+
+def test_round_trip_and_separator_in_value():
+    t = KeyTemplate("EXPERT#{expert}#{seq}")
+    assert t.round_trips("EXPERT#muffin#1")
+    key = t.render({"expert": "a#b", "seq": "1"})                               # a value holding '#'
+    assert key == "EXPERT#a#b#1"
+    assert not t.round_trips(key)                                               # does not parse back
+    assert KeyTemplate("P#{round:03d}").round_trips("P#007")
+    assert not KeyTemplate("P#{round:03d}").round_trips("P#7")
+
+
+def test_repeated_placeholder_must_agree():
+    t = KeyTemplate("{a}#{a}")
+    assert t.parse("x#x") == {"a": "x"}
+    assert t.parse("x#y") is None
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "non-empty"),
+    ("EXPERT#{expert", "malformed"),
+    ("X#{a.b}", "bad placeholder"),
+    ("X#{0}", "bad placeholder"),
+    ("X#{a!r}", "bad placeholder"),
+])
+def test_bad_templates(text, message):
+    with pytest.raises(TemplateError, match=message):
+        KeyTemplate(text, where="entities.E.key.sk")
+
+
+def test_missing_and_badly_formatted_values():
+    t = KeyTemplate("PERSP#{round:03d}#{expert}")
+    with pytest.raises(TemplateError, match="needs expert") as e:
+        t.render({"round": "1"}, where="perspectives.csv:7")
+    assert e.value.where == "perspectives.csv:7"
+    assert t.render_optional({"round": "1"}) is None                             # sparse index keys
+    assert t.render_optional({"round": "1", "expert": ""}) is None
+    with pytest.raises(TemplateError, match="'one'.*format spec '03d'"):
+        t.render({"round": "one", "expert": "m"})
+
+
+def test_fixed_width_detection():
+    assert KeyTemplate("{round:03d}").parts[0].is_fixed_width
+    assert KeyTemplate("{ts:>12}").parts[0].is_fixed_width
+    assert not KeyTemplate("{round}").parts[0].is_fixed_width
+    assert not KeyTemplate("{score:.2f}").parts[0].is_fixed_width
