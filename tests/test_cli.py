@@ -1,0 +1,126 @@
+"""The blue-nb command line: sample -> load, size, and clear errors (exit 2, no traceback)."""
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from blue_nb.cli import cli
+
+BOOK = ('{"Id":{"N":"101"},"Title":{"S":"Book 101 Title"},"ISBN":{"S":"111-1111111111"},'
+        '"Authors":{"L":[{"S":"Author1"}]},"Price":{"N":"2"},"Dimensions":{"S":"8.5 x 11.0 x 0.5"},'
+        '"PageCount":{"N":"500"},"InPublication":{"BOOL":true},"ProductCategory":{"S":"Book"}}')
+SHIRT = '{"shirt-color": {"S": "R"}, "shirt-size": {"S": "M"}}'
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(cli, [str(a) for a in args], input=input, catch_exceptions=False)
+
+
+def blue_nb(*args, input=None):
+    """The installed console script, as a user runs it."""
+    exe = Path(sys.executable).with_name("blue-nb")
+    return subprocess.run([str(exe), *map(str, args)], input=input, capture_output=True, text=True, timeout=120)
+
+
+def test_sample_then_load(tmp_path, root):
+    data, db, ddb = tmp_path / "d", tmp_path / "d.sqlite", tmp_path / "d.duckdb"
+    r = blue_nb("sample", "dialogue", "--scale", 800, "--seed", 5, "--out", data, "--no-progress")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1].split()[0] == "800"
+    r = blue_nb("load", root / "data/specs/dialogue.yaml", "--data", data, "--sqlite", db, "--duckdb", ddb,
+                "--no-progress", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert [o["backend"] for o in out] == ["sqlite", "duckdb"] and out[0]["items"] == out[1]["items"] == 800
+    con = sqlite3.connect(db)
+    info = [(c[1], c[2], c[3], c[5]) for c in con.execute("PRAGMA table_info(blue_dialogue)")]
+    assert info == [("pk", "TEXT", 1, 1), ("sk", "TEXT", 1, 2), ("data", "JSON", 1, 0), ("created_at", "TEXT", 1, 0)]
+    lite = con.execute("SELECT pk, sk, data FROM blue_dialogue ORDER BY pk, sk").fetchall()
+    duck = duckdb.connect(str(ddb)).execute("SELECT pk, sk, data FROM blue_dialogue ORDER BY pk, sk").fetchall()
+    assert len(lite) == 800 and lite == duck
+
+
+def test_size_examples_json():
+    r = run("size", "--format", "json", input=f"{SHIRT}\n{{\"Item\": {BOOK}}}\n\n")
+    assert r.exit_code == 0
+    assert [json.loads(line) for line in r.output.splitlines()] == [
+        {"size": 23, "rcu_strong": 1, "rcu_eventual": 0.5, "rcu_transactional": 2, "wcu": 1, "wcu_transactional": 2},
+        {"size": 137, "rcu_strong": 1, "rcu_eventual": 0.5, "rcu_transactional": 2, "wcu": 1, "wcu_transactional": 2},
+    ]
+
+
+@pytest.mark.parametrize("size, rcu, wcu", [(1024, 1, 1), (1025, 1, 2), (4096, 1, 4), (4097, 2, 5),
+                                            (409_600, 100, 400)])
+def test_size_boundaries(tmp_path, size, rcu, wcu):
+    name = "a"
+    value = "x" * (size - len(name))
+    f = tmp_path / "items.jsonl"
+    f.write_text(json.dumps({name: {"S": value}}) + "\n")
+    out = json.loads(run("size", f, "--format", "json").output)
+    assert (out["size"], out["rcu_strong"], out["wcu"]) == (size, rcu, wcu)
+    assert out["rcu_eventual"] == rcu / 2 and out["rcu_transactional"] == 2 * rcu
+
+
+def test_size_text_output():
+    r = run("size", input=SHIRT + "\n")
+    lines = r.output.splitlines()
+    assert lines[0].split()[:2] == ["line", "bytes"] and lines[1].split() == ["1", "23", "1", "0.5", "2", "1", "2"]
+
+
+@pytest.mark.parametrize("args, input, message", [
+    (["size"], '{"a": {"S": "x"}}\n{"broken"\n', "<stdin>:2"),
+    (["size"], '{"a": {"N": "NaN"}}\n', "NaN"),
+    (["size", "/nonexistent/items.jsonl"], None, "cannot read"),
+    (["sample", "chess", "--out", "/tmp/x"], None, "chess"),
+    (["load", "data/specs/dialogue.yaml", "--data", "/nonexistent"], None, "nothing to load into"),
+    (["load", "data/specs/dialogue.yaml", "--data", "/nonexistent", "--sqlite", "/tmp/x.sqlite"], None,
+     "does not exist"),
+    (["load", "/nonexistent.yaml", "--data", ".", "--sqlite", "/tmp/x.sqlite"], None, "cannot read spec file"),
+])
+def test_bad_input_exits_2_without_traceback(root, args, input, message):
+    r = blue_nb(*args, input=input)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_bad_spec_reports_file_and_line(tmp_path, root):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text((root / "data/specs/dialogue.yaml").read_text().replace("billing_mode:", "biling_mode:"))
+    r = blue_nb("load", bad, "--data", root / "data/sample/dialogue", "--sqlite", tmp_path / "x.sqlite")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert f"{bad}:11 table.biling_mode: unknown field 'biling_mode' (did you mean 'billing_mode'?)" in r.stderr
+    assert not (tmp_path / "x.sqlite").exists() or sqlite3.connect(tmp_path / "x.sqlite").execute(
+        "SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+
+
+def test_bad_row_names_file_line_and_leaves_store(tmp_path, root):
+    data = tmp_path / "d"
+    assert blue_nb("sample", "dialogue", "--scale", 300, "--out", data, "--no-progress").returncode == 0
+    db = tmp_path / "d.sqlite"
+    spec = root / "data/specs/dialogue.yaml"
+    assert blue_nb("load", spec, "--data", data, "--sqlite", db, "--no-progress").returncode == 0
+    before = sqlite3.connect(db).execute("SELECT count(*), group_concat(data) FROM blue_dialogue").fetchone()
+    experts = data / "experts.csv"
+    lines = experts.read_text(encoding="utf-8").splitlines()
+    cells = lines[2].split(",")
+    cells[4] = "very-high"                                    # score is N
+    lines[2] = ",".join(cells)
+    experts.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    r = blue_nb("load", spec, "--data", data, "--sqlite", db, "--no-progress")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert f"{experts}:3 score" in r.stderr and "'very-high'" in r.stderr
+    assert sqlite3.connect(db).execute("SELECT count(*), group_concat(data) FROM blue_dialogue").fetchone() == before
+
+
+def test_every_command_has_help_and_is_in_the_readme(root):
+    readme = (root / "README.md").read_text()
+    for name, command in cli.commands.items():
+        assert command.help, name
+        assert run(name, "--help").exit_code == 0
+        assert f"blue-nb {name}" in readme, f"README does not show blue-nb {name}"

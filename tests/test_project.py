@@ -1,0 +1,66 @@
+"""Project files: environment.yml mirrors pyproject.toml, the README and CI run the two commands,
+and every public package's __all__ is complete."""
+
+import importlib
+import inspect
+import re
+import tomllib
+
+import pytest
+import yaml
+
+CONDA_NAMES = {"duckdb": "python-duckdb", "moto[server]": "moto"}
+PACKAGES = ["blue_nb", "blue_nb.errors", "blue_nb.spec", "blue_nb.sizing", "blue_nb.values", "blue_nb.stores",
+            "blue_nb.sources", "blue_nb.items", "blue_nb.frames", "blue_nb.workflows"]
+
+
+def _split(req: str) -> tuple[str, str]:
+    m = re.match(r"^([A-Za-z0-9_.\-\[\]]+)\s*(.*)$", req.strip())
+    return m.group(1).lower(), m.group(2).replace(" ", "")
+
+
+def test_environment_yml_mirrors_pyproject(root):
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    wanted = dict(_split(r) for r in project["dependencies"] + project["optional-dependencies"]["test"])
+    env = yaml.safe_load((root / "environment.yml").read_text())
+    conda = dict(_split(d) for d in env["dependencies"] if isinstance(d, str))
+    assert conda.pop("python") == ">=" + project["requires-python"].removeprefix(">=")
+    conda.pop("pip")
+    assert conda == {CONDA_NAMES.get(n, n): v for n, v in wanted.items()}
+    pip = [d for d in env["dependencies"] if isinstance(d, dict)][0]["pip"]
+    assert pip == ["-e ."]
+
+
+def test_every_dependency_has_a_lower_bound(root):
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    for req in project["dependencies"] + project["optional-dependencies"]["test"]:
+        assert ">=" in req, req
+
+
+def test_readme_opens_with_the_two_commands(root):
+    head = (root / "README.md").read_text().split("\n## ")[0]
+    assert "make lab" in head and "make test" in head
+
+
+def test_ci_runs_make_test(root):
+    lines = [l for l in (root / ".ci/run").read_text().splitlines() if l.strip() and not l.startswith("#")]
+    assert lines[-1].strip() == "make test"
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_all_is_complete(name):
+    mod = importlib.import_module(name)
+    assert len(mod.__all__) == len(set(mod.__all__))
+    for n in mod.__all__:
+        assert hasattr(mod, n), f"{name}.__all__ names {n}, which does not exist"
+    defined = {n for n, v in vars(mod).items() if not n.startswith("_") and (inspect.isfunction(v) or inspect.isclass(v))
+               and getattr(v, "__module__", "").startswith(name)}
+    assert defined <= set(mod.__all__), f"public but not in {name}.__all__: {defined - set(mod.__all__)}"
+
+
+def test_no_credentials_in_the_repo(root):
+    pattern = re.compile(r"(AKIA[0-9A-Z]{16}|aws_secret_access_key\s*[=:]\s*\S{20,})", re.I)
+    for path in root.rglob("*"):
+        if path.is_file() and ".venv" not in path.parts and ".git" not in path.parts and path.stat().st_size < 2_000_000:
+            text = path.read_text(errors="ignore")
+            assert not pattern.search(text), path
