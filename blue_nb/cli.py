@@ -161,7 +161,10 @@ def lab(port, notebook, browser):
     token = os.environ.get("BLUE_NB_LAB_TOKEN") or secrets.token_hex(16)
     click.echo(f"JupyterLab: http://127.0.0.1:{port}/lab/tree/{notebook}?token={token}", err=True)
     args = [sys.executable, "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", notebook]
+            "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={os.getcwd()}",
+            f"--LabApp.default_url=/lab/tree/{notebook}"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        args.append("--ServerApp.allow_root=True")      # containers and CI run as root
     if not browser:
         args.append("--no-browser")
     sys.stdout.flush()

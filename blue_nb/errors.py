@@ -13,6 +13,7 @@ wraps as ``cause`` (also chained with ``raise ... from``).
     ├── TemplateError            a key template is malformed, or a row/key does not fit it
     ├── ItemError                a value or item is not valid DynamoDB data (bad number, empty set, ...)
     ├── SourceError              an input data file or row is bad (file:line, column)
+    ├── QueryError               an access pattern cannot run: missing parameters, bad values
     ├── StoreError               SQLite/DuckDB failed (wraps sqlite3/duckdb errors)
     └── DynamoError              a DynamoDB endpoint call failed; .code is the AWS error code
 """
@@ -25,6 +26,7 @@ __all__ = [
     "BlueNbError",
     "DynamoError",
     "ItemError",
+    "QueryError",
     "Problem",
     "SourceError",
     "SpecError",
@@ -86,6 +88,10 @@ class ItemError(BlueNbError):
 
 class SourceError(BlueNbError):
     """An input data file or one of its rows is bad."""
+
+
+class QueryError(BlueNbError):
+    """An access pattern cannot run as asked (missing parameters, values that do not fit)."""
 
 
 class StoreError(BlueNbError):

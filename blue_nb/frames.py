@@ -25,7 +25,9 @@ def items_to_frame(items: Iterable[Mapping[str, Any]], *, sizes: bool = True) ->
             c = item_costs(item_size(item))
             row.update({"_size": c["size"], "_rcu": c["rcu_strong"], "_wcu": c["wcu"]})
         rows.append(row)
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    cost = [c for c in ("_size", "_rcu", "_wcu") if c in df.columns]
+    return df[[c for c in df.columns if c not in cost] + cost]
 
 
 def frame_to_items(frame: pd.DataFrame) -> list[dict[str, Any]]:

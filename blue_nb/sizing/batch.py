@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
+from itertools import repeat
 from operator import add, itemgetter
 from typing import Any
 
@@ -42,6 +43,30 @@ class _NumberSizes(dict):
             self.clear()
         size = self[text] = text_number_size(text) if type(text) is str else number_size(text)
         return size
+
+
+#: (digits, digits without trailing zeros) -> size, for positive integers without leading zeros
+_INT_SIZES = {(n, core): 2 + (n - 1) // 2 - (n - core) // 2 for n in range(1, 39) for core in range(1, n + 1)}
+
+
+def _number_column(texts: list, nums: _NumberSizes) -> list[int]:
+    """Sizes of a column of number texts.
+
+    A column of plain positive integers (ids, counters, epoch times: often all distinct) is
+    sized with C-level passes from (length, length without trailing zeros); anything else
+    goes through the ``nums`` cache, which computes exactly and raises on invalid numbers.
+    """
+    try:
+        joined = "".join(texts)
+        plain = joined.isdigit() and joined.isascii() and "0" not in set(map(itemgetter(0), texts))
+    except (TypeError, IndexError):  # a non-str body or an empty text: let the cache decide
+        plain = False
+    if plain:
+        lens = list(map(len, texts))
+        if max(lens) <= 38:
+            cores = map(len, map(str.rstrip, texts, repeat("0")))
+            return list(map(_INT_SIZES.__getitem__, zip(lens, cores)))
+    return list(map(nums.__getitem__, texts))
 
 
 def _str_column(col: list) -> list[int]:
@@ -77,10 +102,8 @@ def _py_column(col: list, name: str, nums: _NumberSizes) -> list[int] | int:
         except TypeError:
             pass
     kinds = set(map(type, col))
-    if kinds == {int}:
-        return list(map(nums.__getitem__, col))  # int keys hash fast; equal ints have equal sizes
     if kinds <= {int, Decimal}:
-        return list(map(nums.__getitem__, map(str, col)))
+        return _number_column(list(map(str, col)), nums)
     if kinds <= {bool, _NONE}:
         return 1
     if kinds == {bytes}:
@@ -112,7 +135,7 @@ def _wire_column(col: list, name: str, nums: _NumberSizes) -> list[int] | int:
     elif type(first) is dict and "N" in first:
         texts = _wire_bodies(col, _GET_N)
         if texts is not None:
-            return list(map(nums.__getitem__, texts))
+            return _number_column(texts, nums)
     elif set(map(type, col)) == {dict} and set(map(len, col)) == {1}:
         tags = set(map(next, map(iter, col)))
         if tags <= {"BOOL", "NULL"}:

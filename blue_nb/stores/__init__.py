@@ -18,7 +18,12 @@ BACKENDS = ("sqlite", "duckdb")
 
 
 def open_store(backend: str, path: str | Path = ":memory:") -> Store:
-    """Open (or create) a store file of the given backend; ``:memory:`` for an in-memory one."""
+    """Open (or create) a store file of the given backend; ``:memory:`` for an in-memory one.
+
+    The file's folder is created when missing.
+    """
+    if str(path) != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
     if backend == "sqlite":
         from blue_nb.stores.sqlite import SQLiteStore
 

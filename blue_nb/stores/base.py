@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator
 
 from blue_nb.errors import StoreError
-from blue_nb.sizing import item_size
+from blue_nb.sizing import item_sizes
 from blue_nb.spec import Spec
 from blue_nb.values import dumps_wire, item_from_wire, item_to_wire, loads_wire
 
@@ -86,13 +86,13 @@ class TableLayout:
             cols += [f"{i}__pk", f"{i}__sk"]
         return cols
 
-    def rows(self, entity: str | None, item: dict[str, Any], created: str) -> tuple[tuple, tuple]:
-        """(main row, catalog row) of one item."""
+    def rows(self, entity: str | None, item: dict[str, Any], size: int, created: str) -> tuple[tuple, tuple]:
+        """(main row, catalog row) of one item of ``size`` bytes."""
         pk = key_text(item[self.pk])
         sk = key_text(item.get(self.sk)) if self.sk else ""
         data = dumps_wire(item_to_wire(item))
         made = item.get("created_at") if isinstance(item.get("created_at"), str) else created
-        cat = [pk, sk, entity, item_size(item)]
+        cat = [pk, sk, entity, size]
         for ipk, isk in self.indexes.values():
             has = ipk in item and (isk is None or isk in item)
             cat += [key_text(item[ipk]) if has else None, key_text(item.get(isk)) if has and isk else None]
@@ -111,6 +111,8 @@ class LoadResult:
     def __str__(self) -> str:
         ents = ", ".join(f"{n} {c:,}" for n, c in self.per_entity.items())
         return f"{self.table}: {self.items_written:,} items written ({ents}); {self.items_after:,} in the table"
+
+    __repr__ = __str__
 
 
 class Store:
@@ -246,8 +248,9 @@ def load_items(stores: list["Store"], spec: Spec, items: Iterable[tuple[str | No
                 store.execute(f"DELETE FROM {quote_ident(layout.catalog)}")
         for chunk in _chunks(items, min(s.chunk_size for s in stores) if stores else 5000):
             main, cat = {}, {}
-            for entity, item in chunk:
-                m, c = layout.rows(entity, item, created)
+            sizes = item_sizes([item for _, item in chunk])
+            for (entity, item), size in zip(chunk, sizes):
+                m, c = layout.rows(entity, item, size, created)
                 main[m[:2]], cat[m[:2]] = m, c
                 per_entity[entity or "?"] = per_entity.get(entity or "?", 0) + 1
             for store in stores:

@@ -35,7 +35,7 @@ class DuckDBStore(Store):
     def insert_rows(self, table, columns, rows):
         if not rows:
             return
-        arrow = pa.table({c: [r[i] for r in rows] for i, c in enumerate(columns)})
+        arrow = pa.table(dict(zip(columns, map(list, zip(*rows)))))
         cols = ", ".join(quote_ident(c) for c in columns)
         try:
             self.con.register("_blue_nb_chunk", arrow)
