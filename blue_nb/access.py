@@ -19,7 +19,7 @@ from blue_nb.spec import AccessPattern, Spec
 from blue_nb.values import item_to_wire, validate_number
 
 __all__ = ["KeyRequest", "Page", "QueryResult", "WriteResult", "bind", "paginate", "project", "index_entry",
-           "write_cost", "prefix_successor", "sort_value", "sk_matches", "SK_OPS"]
+           "write_cost", "prefix_successor", "row_values", "sort_value", "sk_matches", "SK_OPS"]
 
 SK_OPS = {"sk": "eq", "sk_begins_with": "begins_with", "sk_between": "between", "sk_lt": "lt", "sk_lte": "lte",
           "sk_gt": "gt", "sk_gte": "gte"}
@@ -55,6 +55,20 @@ class KeyRequest:
     @property
     def read_mode(self) -> str:
         return "strong" if self.consistent and self.index_type != "global" else "eventual"
+
+
+def row_values(spec: Spec, entity: str, item: Mapping[str, Any]) -> dict[str, str]:
+    """The source-row values an item came from: its key templates parsed back, plus its scalar
+    attributes as text. These are the values a pattern's parameters take."""
+    row: dict[str, str] = {}
+    for attr, value in item.items():
+        if isinstance(value, (str, Decimal, bool)) and not isinstance(value, bool):
+            row[attr] = str(value)
+    for attr, template in spec.entities[entity].templates.items():
+        parsed = template.parse(str(item.get(attr, ""))) if attr in item else None
+        if parsed:
+            row.update(parsed)
+    return row
 
 
 def _typed(value: str, typ: str, where: str) -> Any:

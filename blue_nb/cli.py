@@ -171,6 +171,60 @@ def lab(port, notebook, browser):
     os.execv(sys.executable, args)
 
 
+def _params(values: tuple[str, ...]) -> dict[str, str]:
+    out = {}
+    for v in values:
+        name, sep, value = v.partition("=")
+        if not sep or not name:
+            raise CliError(f"--param {v!r} is not NAME=VALUE")
+        out[name] = value
+    return out
+
+
+@cli.command()
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.argument("pattern")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="a parameter of the pattern (repeat)")
+@click.option("--backend", type=click.Choice(["sqlite", "duckdb"]), help="which store to run on")
+@click.option("--sqlite", type=click.Path(dir_okay=False), help="the SQLite file (from blue-nb load)")
+@click.option("--duckdb", type=click.Path(dir_okay=False), help="the DuckDB file (from blue-nb load)")
+@click.option("--max-pages", type=click.IntRange(min=1), help="stop after N pages (a pattern with a limit reads 1)")
+@format_option
+@handles_errors
+def query(spec, pattern, params, backend, sqlite, duckdb, max_pages, fmt):
+    """Run access PATTERN of SPEC on a local store; print the items and what they cost.
+
+    Writes are dry runs: they print the write units the write would take, index writes included.
+    """
+    from blue_nb.workflows import run_pattern
+
+    backend = backend or ("sqlite" if sqlite else "duckdb" if duckdb else None)
+    path = {"sqlite": sqlite, "duckdb": duckdb}.get(backend or "")
+    if not backend or not path:
+        raise CliError("give the store: --sqlite FILE or --duckdb FILE (and --backend to choose)")
+    result = run_pattern(spec, pattern, _params(params), backend=backend, path=path, max_pages=max_pages)
+    if not hasattr(result, "items"):
+        summary = result.summary()
+        if fmt == "json":
+            echo_json(summary)
+        else:
+            click.echo(f"{pattern}: {summary['operation']} (dry run) old {summary['old_size']} B, "
+                       f"new {summary['new_size']} B -> {summary['wcu']} WCU (table {summary['table_wcu']}, "
+                       f"indexes {summary['index_wcu']})")
+        return
+    if fmt == "json":
+        echo_json(result.to_json())
+        return
+    req = result.request
+    for item in result.items:
+        rest = {k: v for k, v in item.items() if k not in (req.pk_attr, req.sk_attr)}
+        line = f"{item.get(req.pk_attr)!s:<24} {item.get(req.sk_attr, '')!s:<36} {rest}"
+        click.echo(line if len(line) <= 160 else line[:157] + "...")
+    s = result.summary()
+    click.echo(f"-- {s['count']} items, {s['pages']} page(s), {s['bytes_read']:,} bytes read, "
+               f"{s['rcu']} RCU ({req.read_mode})", err=True)
+
+
 def main() -> None:
     cli(prog_name="blue-nb")
 

@@ -16,7 +16,7 @@ from blue_nb.stores import LoadResult, Store, load_items, open_store
 from blue_nb.values import dumps_wire
 
 __all__ = ["as_spec", "compare_stores", "entity_summary", "largest_items", "largest_partitions", "load_data",
-           "open_stores", "sample_items", "source_files", "spec_items"]
+           "open_stores", "parameter_values", "run_pattern", "sample_items", "source_files", "spec_items"]
 
 
 def as_spec(spec: Spec | str | Path) -> Spec:
@@ -122,3 +122,44 @@ def sample_items(store: Store, spec: Spec | str | Path, entity: str | None = Non
     from blue_nb.frames import items_to_frame
 
     return items_to_frame(islice(store.iter_items(as_spec(spec).table_name, entity, batch=max(n, 1)), n))
+
+
+def run_pattern(spec: Spec | str | Path, pattern: str, params: dict[str, Any] | None = None, *,
+                store: Store | None = None, backend: str | None = None, path: str | Path | None = None,
+                max_pages: int | None = None):
+    """Run one access pattern on an open store, or on the ``backend`` file at ``path``."""
+    spec = as_spec(spec)
+    if store is not None:
+        return store.run(spec, pattern, params, max_pages=max_pages)
+    if not backend or not path:
+        raise SourceError("no store to run on", hint="give --sqlite FILE or --duckdb FILE")
+    if not Path(path).exists():
+        raise SourceError(f"store file {str(path)!r} does not exist", where=str(path),
+                          hint="create it with: blue-nb load SPEC --data DIR --" + backend + " FILE")
+    with open_store(backend, path) as s:
+        if not s.has_table(spec.table_name):
+            raise SourceError(f"table {spec.table_name!r} is not in {path}", where=str(path),
+                              hint="load it first with blue-nb load")
+        return s.run(spec, pattern, params, max_pages=max_pages)
+
+
+def parameter_values(store: Store, spec: Spec | str | Path, pattern: str, *, limit: int = 50,
+                     scan: int = 20_000) -> dict[str, list[str]]:
+    """Real values for each parameter of a pattern, most frequent first, read from the items of
+    the entities it returns (at most ``scan`` items each): what the explorer's dropdowns offer."""
+    from collections import Counter
+
+    from blue_nb.access import row_values
+
+    spec = as_spec(spec)
+    p = spec.pattern(pattern)
+    counts: dict[str, Counter] = {n: Counter() for n in p.parameters}
+    for entity in p.entities:
+        for n, item in enumerate(store.iter_items(spec.table_name, entity)):
+            if n >= scan:
+                break
+            row = row_values(spec, entity, item)
+            for name in counts:
+                if name in row:
+                    counts[name][row[name]] += 1
+    return {name: [v for v, _ in c.most_common(limit)] for name, c in counts.items()}

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from itertools import repeat
-from operator import add, itemgetter
+from operator import itemgetter
 from typing import Any
 
 from blue_nb.sizing.items import item_size, str_size, value_size, wire_item_size, wire_value_size
@@ -154,14 +154,18 @@ def _group_sizes(group: Sequence[Mapping], sizer: _ColumnSizer, nums: _NumberSiz
     """
     names = tuple(group[0])
     fixed = sum(str_size(k, k) for k in names)
-    totals: list[int] | None = None
+    columns: list[list[int]] = []
     for name in names:
         sizes = sizer(list(map(itemgetter(name), group)), name, nums)
         if isinstance(sizes, int):
             fixed += sizes
         else:
-            totals = sizes if totals is None else list(map(add, totals, sizes))
-    return [fixed] * len(group) if totals is None else list(map(fixed.__add__, totals))
+            columns.append(sizes)
+    if not columns:
+        return [fixed] * len(group)
+    if len(columns) == 1:
+        return list(map(fixed.__add__, columns[0]))
+    return list(map(fixed.__add__, map(sum, zip(*columns))))
 
 
 def _safe_group_sizes(group: list, sizer: _ColumnSizer, nums: _NumberSizes, exact: Callable) -> list[int]:

@@ -193,6 +193,47 @@ class Store:
                 return
             last = (rows[-1][0], rows[-1][1])
 
+    def rows(self, sql: str, params: list, batch: int = 500) -> Iterator[tuple]:
+        """Stream the rows of a query without fetching them all (a pattern may stop after one page)."""
+        raise NotImplementedError
+
+    def run(self, spec: Spec, pattern: Any, params: dict[str, Any] | None = None, *,
+            max_pages: int | None = None, new_item: dict[str, Any] | None = None):
+        """Run an access pattern: a read returns a QueryResult (items in DynamoDB's order, its pages
+        and their cost); a write is a dry run that returns its WriteResult (WCU with index writes)."""
+        from blue_nb.access import bind, paginate, sk_matches, sort_value, write_cost
+        from blue_nb.stores.sql import get_sql, read_sql
+
+        req = bind(spec, pattern, params)
+        layout = TableLayout.of(spec)
+        if not req.is_read:
+            sql, args = get_sql(layout, req)
+            found = self.execute(sql, args)
+            old = item_from_wire(loads_wire(found[0][0])) if found else None
+            new = new_item if new_item is not None else (old or self._typical_item(spec, req))
+            return write_cost(spec, req, old, new)
+        sql, args = read_sql(layout, req)
+        rows = ((item_from_wire(loads_wire(d)), size) for d, size in self.rows(sql, args))
+        if req.sk_attr and req.sk_type != "S" and req.operation == "query":
+            rows = sorted((r for r in rows if sk_matches(req, r[0].get(req.sk_attr))),
+                          key=lambda r: sort_value(r[0][req.sk_attr]), reverse=not req.forward)
+        return paginate(req, rows, max_pages)
+
+    def _typical_item(self, spec: Spec, req) -> dict[str, Any] | None:
+        """For a write to a new key: the median-size item of the pattern's entity, re-keyed."""
+        p = spec.pattern(req.pattern)
+        cat = quote_ident(f"{req.table}__items")
+        n = self.count(req.table, p.entities[0])
+        if not n:
+            return None
+        pk, sk = self.execute(f"SELECT pk, sk FROM {cat} WHERE entity = ? ORDER BY size, pk, sk LIMIT 1 OFFSET ?",
+                              (p.entities[0], (n - 1) // 2))[0]
+        item = self.get_item(req.table, pk, sk) or {}
+        item[req.pk_attr] = req.pk_value
+        if req.sk_attr and req.sk_values:
+            item[req.sk_attr] = req.sk_values[0]
+        return item
+
     def entity_counts(self, table: str) -> dict[str, int]:
         return {e: v[0] for e, v in self.entity_sizes(table).items()}
 

@@ -32,6 +32,15 @@ class DuckDBStore(Store):
             raise StoreError(f"DuckDB: {e}", where=self.path, hint=f"while running: {sql.splitlines()[0][:80]}",
                              cause=e) from e
 
+    def rows(self, sql, params, batch=500):
+        try:
+            cur = self.con.cursor()
+            cur.execute(sql, list(params))
+            while chunk := cur.fetchmany(batch):
+                yield from chunk
+        except duckdb.Error as e:
+            raise StoreError(f"DuckDB: {e}", where=self.path, cause=e) from e
+
     def insert_rows(self, table, columns, rows):
         if not rows:
             return

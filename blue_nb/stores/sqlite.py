@@ -30,6 +30,14 @@ class SQLiteStore(Store):
             raise StoreError(f"SQLite: {e}", where=self.path, hint=f"while running: {sql.splitlines()[0][:80]}",
                              cause=e) from e
 
+    def rows(self, sql, params, batch=500):
+        try:
+            cur = self.con.execute(sql, params)
+            while chunk := cur.fetchmany(batch):
+                yield from chunk
+        except sqlite3.Error as e:
+            raise StoreError(f"SQLite: {e}", where=self.path, cause=e) from e
+
     def insert_rows(self, table, columns, rows):
         cols = ", ".join(quote_ident(c) for c in columns)
         marks = ", ".join("?" for _ in columns)

@@ -1,0 +1,83 @@
+"""Access patterns as boto3 client requests, as data: ``(method, kwargs)`` for a KeyRequest.
+
+Pure: nothing here talks to an endpoint. Every attribute name in an expression goes through
+ExpressionAttributeNames (so reserved words such as ``status`` never break a request) and every
+value through ExpressionAttributeValues in DynamoDB JSON.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from blue_nb.access import KeyRequest
+from blue_nb.values import item_to_wire, to_wire
+
+__all__ = ["boto3_request", "key_condition_expression"]
+
+_CMP = {"eq": "=", "lt": "<", "lte": "<=", "gt": ">", "gte": ">="}
+
+
+def key_condition_expression(req: KeyRequest) -> tuple[str, dict[str, str], dict[str, Any]]:
+    """(KeyConditionExpression, ExpressionAttributeNames, ExpressionAttributeValues) of a query."""
+    names = {"#pk": req.pk_attr}
+    values = {":pk": to_wire(req.pk_value)}
+    expr = "#pk = :pk"
+    if req.sk_op:
+        names["#sk"] = req.sk_attr
+        for i, v in enumerate(req.sk_values):
+            values[f":sk{i}"] = to_wire(v)
+        if req.sk_op == "begins_with":
+            expr += " AND begins_with(#sk, :sk0)"
+        elif req.sk_op == "between":
+            expr += " AND #sk BETWEEN :sk0 AND :sk1"
+        else:
+            expr += f" AND #sk {_CMP[req.sk_op]} :sk0"
+    return expr, names, values
+
+
+def _key(req: KeyRequest) -> dict[str, Any]:
+    key = {req.pk_attr: to_wire(req.pk_value)}
+    if req.sk_attr and req.sk_values:
+        key[req.sk_attr] = to_wire(req.sk_values[0])
+    return key
+
+
+def boto3_request(req: KeyRequest, *, item: Mapping[str, Any] | None = None,
+                  exclusive_start_key: Mapping[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    """The boto3 ``client`` method and keyword arguments that run this request.
+
+    Writes need the ``item`` to write (put) or the attributes to set (update).
+    """
+    kw: dict[str, Any] = {"TableName": req.table}
+    op = req.operation
+    if op == "get_item":
+        return op, {**kw, "Key": _key(req), "ConsistentRead": req.consistent}
+    if op in ("query", "scan"):
+        if req.index != "table":
+            kw["IndexName"] = req.index
+        if op == "query":
+            expr, names, values = key_condition_expression(req)
+            kw.update(KeyConditionExpression=expr, ExpressionAttributeNames=names,
+                      ExpressionAttributeValues=values, ScanIndexForward=req.forward)
+        kw["ConsistentRead"] = req.consistent and req.index_type != "global"
+        if req.limit:
+            kw["Limit"] = req.limit
+        if exclusive_start_key:
+            kw["ExclusiveStartKey"] = item_to_wire(exclusive_start_key)
+        return op, kw
+    if op == "delete_item":
+        return op, {**kw, "Key": _key(req)}
+    if op == "put_item":
+        body = dict(item or {})
+        body[req.pk_attr] = req.pk_value
+        if req.sk_attr and req.sk_values:
+            body[req.sk_attr] = req.sk_values[0]
+        return op, {**kw, "Item": item_to_wire(body)}
+    attrs = {k: v for k, v in (item or {}).items() if k not in (req.pk_attr, req.sk_attr)}
+    names = {f"#a{i}": k for i, k in enumerate(attrs)}
+    values = {f":v{i}": to_wire(v) for i, v in enumerate(attrs.values())}
+    update = "SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(attrs))) if attrs else None
+    out = {**kw, "Key": _key(req)}
+    if update:
+        out.update(UpdateExpression=update, ExpressionAttributeNames=names, ExpressionAttributeValues=values)
+    return op, out
