@@ -110,6 +110,29 @@ def load(spec, data_dir, sqlite, duckdb, mode, progress, fmt):
 
 
 @cli.command()
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("--data", "data_dir", type=click.Path(file_okay=False),
+              help="folder with one file per entity source: check the items built from it too")
+@format_option
+@handles_errors
+def validate(spec, data_dir, fmt):
+    """Check SPEC against ADR 0018 and DynamoDB's limits (and its items, with --data).
+
+    Exit status 1 when there are errors, 0 when there are only warnings and notes.
+    """
+    from blue_nb.workflows import validate as validate_spec
+
+    findings = validate_spec(spec, data_dir)
+    if fmt == "json":
+        echo_json({"spec": spec, "findings": findings.to_dicts(), "counts": findings.counts})
+    else:
+        click.echo(findings.to_text(), nl=False)
+    if findings.has_errors:
+        sys.stdout.flush()
+        sys.exit(1)
+
+
+@cli.command()
 @click.argument("file", required=False, default="-")
 @format_option
 @handles_errors

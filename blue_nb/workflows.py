@@ -16,7 +16,7 @@ from blue_nb.stores import LoadResult, Store, load_items, open_store
 from blue_nb.values import dumps_wire
 
 __all__ = ["as_spec", "compare_stores", "entity_summary", "largest_items", "largest_partitions", "load_data",
-           "open_stores", "parameter_values", "run_pattern", "sample_items", "source_files", "spec_items"]
+           "open_stores", "parameter_values", "run_pattern", "sample_items", "source_files", "spec_items", "validate"]
 
 
 def as_spec(spec: Spec | str | Path) -> Spec:
@@ -163,3 +163,12 @@ def parameter_values(store: Store, spec: Spec | str | Path, pattern: str, *, lim
                 if name in row:
                     counts[name][row[name]] += 1
     return {name: [v for v, _ in c.most_common(limit)] for name, c in counts.items()}
+
+
+def validate(spec_or_path: Spec | str | Path, data_dir: str | Path | None = None):
+    """Check a spec against ADR 0018 and DynamoDB's limits; with ``data_dir``, stream the items
+    built from its rows through the item checks too. Returns :class:`blue_nb.rules.Findings`."""
+    from blue_nb.rules import check_spec
+
+    spec = as_spec(spec_or_path)
+    return check_spec(spec, spec_items(spec, data_dir) if data_dir is not None else None)

@@ -16,13 +16,13 @@ RANKS = {
     "errors": 0,                                   # L0
     "values": 1,                                   # L0: the DynamoDB value model (stdlib)
     "spec": 1,                                     # L0: design model (stdlib + yaml)
-    "sizing": 2, "rules": 3, "items": 3, "frames": 3,        # L1
+    "sizing": 2, "rules": 3, "items": 3, "frames": 3, "access": 3, "columnar": 3,   # L1
     "stores": 4, "dynamo": 4, "sources": 4, "export": 4, "heat": 4,   # L2
-    "workflows": 5, "plots": 5, "widgets": 5,      # L3
-    "cli": 6, "bench": 6, "__init__": 6,           # L4 (the package root re-exports)
+    "workflows": 5, "session": 6, "plots": 5, "widgets": 7,        # L3: widgets wire sessions
+    "cli": 8, "bench": 8, "__init__": 8,           # L4 (the package root re-exports)
 }
 HEAVY = {"pandas", "numpy", "duckdb", "boto3", "botocore", "ipywidgets", "matplotlib", "pyarrow", "moto"}
-PURE = {"errors", "values", "spec", "sizing"}
+PURE = {"errors", "values", "spec", "sizing", "rules", "access", "items"}
 ONLY_IN = {                                         # third-party driver -> the only modules allowed to import it
     "sqlite3": {"stores/sqlite.py"},
     "duckdb": {"stores/duckdb.py"},

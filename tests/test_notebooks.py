@@ -341,4 +341,29 @@ def test_load_data(jupyter_env, tmp_path):
             s.close()
 
 
-EXECUTED = {"00_quickstart.ipynb": test_quickstart, "01_load_data.ipynb": test_load_data}
+@pytest.mark.slow
+def test_access_patterns(jupyter_env, dialogue_dir):
+    from blue_nb.session import DesignSession
+
+    nb = run_notebook("02_access_patterns.ipynb", {"DATA": str(dialogue_dir), "ROUND": "2"})
+    session = DesignSession(DIALOGUE_SPEC, dialogue_dir)
+    try:
+        expected = session.run("list_round", {"dialogue_id": "nvidia-dec", "round": "2"})
+        assert ast.literal_eval(result(nb, "explorer.result.summary()")["text/plain"]) == expected.summary()
+        before, after = [ast.literal_eval(r["text/plain"]) for r in results(nb, "explorer.result.items[:12]")]
+        assert before == [i["sk"] for i in expected.items[:12]]
+        assert all(sk.startswith("PERSP#2#") for sk in before)
+        assert all(sk.startswith("PERSP#002#") and len(sk.split("#")[3]) == 3 for sk in after)
+        assert after == sorted(after)
+        newest = ast.literal_eval(result(nb, 'session.run("newest_tensions"')["text/plain"])
+        assert newest["count"] == 5 and newest["pages"] == 1
+        first, last = [r["text/plain"] for r in results(nb, "session.findings()")]
+        assert "KEY-SORT-ORDER" in first and "entities.Perspective.key.sk" in first
+        assert "entities.Perspective.key.sk" not in last.split("KEY-SORT-ORDER", 1)[-1].split("\n")[0]
+        assert str(session.findings()) == first
+    finally:
+        session.close()
+
+
+EXECUTED = {"00_quickstart.ipynb": test_quickstart, "01_load_data.ipynb": test_load_data,
+            "02_access_patterns.ipynb": test_access_patterns}

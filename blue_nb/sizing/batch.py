@@ -1,26 +1,29 @@
 """Fast item sizes for many items; results are identical to :func:`item_size` / :func:`wire_item_size`.
 
-Items of one entity share their attribute names, so the batch is sized *column by column*:
+Items of one entity share their attribute names, so a batch is sized group by group with
+C-level passes (``map``/``itemgetter``/``join``) instead of a Python call per value:
 
-1. items are grouped by a cheap signature (attribute count, first name); inside a group every
-   column is pulled out with ``itemgetter(name)``: a missing name raises, and with equal counts
-   that proves the group has exactly one set of names, whose bytes are counted once;
-2. each column is sized with C-level ``map`` calls: a str column is measured with ``len`` (one
-   ``isascii`` check for the whole column), number columns through a dict keyed by the number's
-   text, BOOL/NULL columns are a constant 1; mixed or nested columns use the exact recursive
-   walk of :mod:`blue_nb.sizing.items` value by value;
-3. column sizes are added per item.
+1. items are cut into chunks (so repeated passes stay in the CPU cache) and grouped by
+   (attribute count, first name). Every name of a group's first item is then fetched from
+   every item with ``itemgetter``: a missing name raises, and with equal counts that proves
+   the whole group has exactly the same names, whose bytes are counted once.
+2. Names whose value in the first item is a string are sized together per item: the strings
+   are joined and measured with ``len`` (one ``isascii`` for the group); BOOL/NULL names
+   add a constant 1 once their types are checked; number columns are sized from their text
+   (a plain-integer column by C-level string passes, anything else through a per-call cache);
+   every other column (nested, mixed, binary...) uses the exact walk of
+   :mod:`blue_nb.sizing.items` value by value.
 
-If anything is unusual (different names in a group, a bad value, ...) the group is split by
-exact names, and a group that still fails is sized item by item with the reference walk, so
-results and errors are exactly those of ``[item_size(i) for i in items]``.
+Anything unexpected (a str column holding a number, different names, an invalid value...)
+makes that part fall back to a slower exact path: per column, then per exact name set, then
+item by item with the reference walk, so sizes and errors equal ``[item_size(i) for i in items]``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
-from itertools import repeat
+from itertools import chain, repeat
 from operator import itemgetter
 from typing import Any
 
@@ -30,13 +33,15 @@ from blue_nb.sizing.numbers import number_size, text_number_size
 __all__ = ["item_sizes", "wire_item_sizes"]
 
 _CACHE_LIMIT = 1 << 17
-_CHUNK = 512  # items per chunk: small enough for the column passes to hit the CPU cache
+_CHUNK = 1024  # items per chunk: small enough for the repeated passes to hit the CPU cache
 _NONE = type(None)
-_ColumnSizer = Callable[[list, str, "_NumberSizes"], "list[int] | int"]
+_GET_S, _GET_N = itemgetter("S"), itemgetter("N")
+#: (digits, digits without trailing zeros) -> size, for positive integers without leading zeros
+_INT_SIZES = {(n, core): 2 + (n - 1) // 2 - (n - core) // 2 for n in range(1, 39) for core in range(1, n + 1)}
 
 
 class _NumberSizes(dict):
-    """number text -> size, filled on demand and cleared when it grows too big."""
+    """number text -> size, filled on demand (exact, raises on invalid numbers), bounded."""
 
     def __missing__(self, text: Any) -> int:
         if len(self) > _CACHE_LIMIT:
@@ -45,17 +50,11 @@ class _NumberSizes(dict):
         return size
 
 
-#: (digits, digits without trailing zeros) -> size, for positive integers without leading zeros
-_INT_SIZES = {(n, core): 2 + (n - 1) // 2 - (n - core) // 2 for n in range(1, 39) for core in range(1, n + 1)}
+# ---------------------------------------------------------------- shared column helpers
 
 
 def _number_column(texts: list, nums: _NumberSizes) -> list[int]:
-    """Sizes of a column of number texts.
-
-    A column of plain positive integers (ids, counters, epoch times: often all distinct) is
-    sized with C-level passes from (length, length without trailing zeros); anything else
-    goes through the ``nums`` cache, which computes exactly and raises on invalid numbers.
-    """
+    """Sizes of a column of number texts (plain positive integers by C-level passes)."""
     try:
         joined = "".join(texts)
         plain = joined.isdigit() and joined.isascii() and "0" not in set(map(itemgetter(0), texts))
@@ -69,17 +68,36 @@ def _number_column(texts: list, nums: _NumberSizes) -> list[int]:
     return list(map(nums.__getitem__, texts))
 
 
-def _str_column(col: list) -> list[int]:
-    """UTF-8 sizes of a column of str; raises TypeError if one is not a str.
-
-    ``join`` checks the types (str subclasses size like str), one ``isascii`` covers the column.
-    """
-    if "".join(col).isascii():
-        return list(map(len, col))
-    return list(map(len, map(str.encode, col)))  # a lone surrogate raises: the caller falls back
+def _text_sizes(strs: list) -> list[int]:
+    """UTF-8 sizes of strings (raises TypeError if one is not a str, UnicodeError on surrogates)."""
+    if "".join(strs).isascii():
+        return list(map(len, strs))
+    return list(map(len, map(str.encode, strs)))
 
 
-# ---------------------------------------------------------------- Python columns
+def _tuples(getter: Callable, names: list[str]) -> Callable:
+    """``getter`` that always returns a tuple (``itemgetter`` with one name does not)."""
+    return getter if len(names) > 1 else lambda item: (getter(item),)
+
+
+# ---------------------------------------------------------------- Python flavour
+
+
+def _py_kind(v: Any) -> str:
+    """How a value of the first item is sized: ``s`` string, ``1`` BOOL/NULL, ``x`` by column."""
+    return "s" if type(v) is str else "1" if v is None or type(v) is bool else "x"
+
+
+def _py_strings(group: list, names: list[str]) -> list[int]:
+    """Per-item bytes of the string values under ``names`` (TypeError if one is not a str)."""
+    getter = _tuples(itemgetter(*names), names)
+    return _text_sizes(list(map("".join, map(getter, group))))
+
+
+def _py_consts_ok(group: list, names: list[str]) -> bool:
+    """True if every value under ``names`` is a bool or None."""
+    values = chain.from_iterable(map(_tuples(itemgetter(*names), names), group))
+    return set(map(type, values)) <= {bool, _NONE}
 
 
 def _py_value(v: Any, name: str, nums: _NumberSizes) -> int:
@@ -96,12 +114,9 @@ def _py_value(v: Any, name: str, nums: _NumberSizes) -> int:
 
 def _py_column(col: list, name: str, nums: _NumberSizes) -> list[int] | int:
     """Sizes of one column of Python values (an int when they are all the same)."""
-    if type(col[0]) is str:
-        try:
-            return _str_column(col)
-        except TypeError:
-            pass
     kinds = set(map(type, col))
+    if kinds == {str}:
+        return _text_sizes(col)
     if kinds <= {int, Decimal}:
         return _number_column(list(map(str, col)), nums)
     if kinds <= {bool, _NONE}:
@@ -111,67 +126,106 @@ def _py_column(col: list, name: str, nums: _NumberSizes) -> list[int] | int:
     return [_py_value(v, name, nums) for v in col]
 
 
-# ---------------------------------------------------------------- wire columns
-
-_GET_S, _GET_N = itemgetter("S"), itemgetter("N")
+# ---------------------------------------------------------------- wire flavour
 
 
-def _wire_bodies(col: list, getter: Callable) -> list | None:
-    """The bodies of a column whose values all have exactly the one key of ``getter``, else None."""
+def _wire_kind(w: Any) -> str:
+    """How a wire value of the first item is sized: ``s`` S, ``1`` BOOL/NULL, ``x`` by column."""
+    if type(w) is not dict or len(w) != 1:
+        return "x"
+    return "s" if "S" in w else "1" if "BOOL" in w or "NULL" in w else "x"
+
+
+def _wire_flat(group: list, names: list[str]) -> list:
+    """All wire values under ``names``, item after item (KeyError if a name is missing)."""
+    return list(chain.from_iterable(map(_tuples(itemgetter(*names), names), group)))
+
+
+def _wire_strings(group: list, names: list[str]) -> list[int]:
+    """Per-item bytes of the S values under ``names`` (TypeError if one is not a plain S)."""
+    flat = _wire_flat(group, names)
+    if set(map(type, flat)) != {dict} or set(map(len, flat)) != {1}:
+        raise TypeError("not all S values")
     try:
-        bodies = list(map(getter, col))
-    except (KeyError, TypeError):
-        return None
-    return bodies if set(map(len, col)) == {1} else None
+        bodies = list(map(_GET_S, flat))
+    except KeyError:
+        raise TypeError("not all S values") from None
+    return _text_sizes(list(map("".join, zip(*[iter(bodies)] * len(names)))))
+
+
+def _wire_consts_ok(group: list, names: list[str]) -> bool:
+    """True if every wire value under ``names`` is a one-key BOOL or NULL object."""
+    flat = _wire_flat(group, names)
+    if set(map(type, flat)) != {dict} or set(map(len, flat)) != {1}:
+        return False
+    return set(map(next, map(iter, flat))) <= {"BOOL", "NULL"}
 
 
 def _wire_column(col: list, name: str, nums: _NumberSizes) -> list[int] | int:
     """Sizes of one column of wire values (an int when they are all the same)."""
-    first = col[0]
-    if type(first) is dict and "S" in first:
-        strs = _wire_bodies(col, _GET_S)
-        if strs is not None:
-            return _str_column(strs)
-    elif type(first) is dict and "N" in first:
-        texts = _wire_bodies(col, _GET_N)
-        if texts is not None:
-            return _number_column(texts, nums)
-    elif set(map(type, col)) == {dict} and set(map(len, col)) == {1}:
+    if set(map(type, col)) == {dict} and set(map(len, col)) == {1}:
         tags = set(map(next, map(iter, col)))
+        if tags == {"N"}:
+            return _number_column(list(map(_GET_N, col)), nums)
+        if tags == {"S"}:
+            return _text_sizes(list(map(_GET_S, col)))
         if tags <= {"BOOL", "NULL"}:
             return 1
     return [wire_value_size(w, name) for w in col]
 
 
-# ---------------------------------------------------------------- groups
+class _Flavour:
+    """The per-model functions a group is sized with."""
+
+    def __init__(self, kind: Callable, strings: Callable, consts_ok: Callable, column: Callable, exact: Callable):
+        self.kind, self.strings, self.consts_ok, self.column, self.exact = kind, strings, consts_ok, column, exact
 
 
-def _group_sizes(group: Sequence[Mapping], sizer: _ColumnSizer, nums: _NumberSizes) -> list[int]:
-    """Sizes of items that all have the same attribute count and names (KeyError if a name is missing).
+_PY = _Flavour(_py_kind, _py_strings, _py_consts_ok, _py_column, item_size)
+_WIRE = _Flavour(_wire_kind, _wire_strings, _wire_consts_ok, _wire_column, wire_item_size)
 
-    The caller guarantees equal counts (items are grouped by count), so finding every name of
-    the first item in every item proves all items have exactly the same names.
+
+# ---------------------------------------------------------------- groups and chunks
+
+
+def _group_sizes(group: list, fl: _Flavour, nums: _NumberSizes) -> list[int]:
+    """Sizes of items that all have the same attribute count (KeyError if a name is missing).
+
+    Equal counts + every name of the first item found in every item = identical names.
     """
-    names = tuple(group[0])
+    first = group[0]
+    names = tuple(first)
     fixed = sum(str_size(k, k) for k in names)
-    columns: list[list[int]] = []
+    kinds: dict[str, list[str]] = {"s": [], "1": [], "x": []}
     for name in names:
-        sizes = sizer(list(map(itemgetter(name), group)), name, nums)
+        kinds[fl.kind(first[name])].append(name)
+    lists: list[list[int]] = []
+    rest = kinds["x"]
+    if kinds["s"]:
+        try:
+            lists.append(fl.strings(group, kinds["s"]))
+        except (TypeError, UnicodeError):  # a str column holds something else: size it per column
+            rest += kinds["s"]
+    if kinds["1"]:
+        if fl.consts_ok(group, kinds["1"]):
+            fixed += len(kinds["1"])
+        else:
+            rest += kinds["1"]
+    for name in rest:
+        sizes = fl.column(list(map(itemgetter(name), group)), name, nums)
         if isinstance(sizes, int):
             fixed += sizes
         else:
-            columns.append(sizes)
-    if not columns:
+            lists.append(sizes)
+    if not lists:
         return [fixed] * len(group)
-    if len(columns) == 1:
-        return list(map(fixed.__add__, columns[0]))
-    return list(map(fixed.__add__, map(sum, zip(*columns))))
+    return list(map(fixed.__add__, lists[0] if len(lists) == 1 else map(sum, zip(*lists))))
 
 
-def _safe_group_sizes(group: list, sizer: _ColumnSizer, nums: _NumberSizes, exact: Callable) -> list[int]:
-    """Column-wise sizes of a group; split by exact names, then item by item, when that fails."""
+def _safe_group_sizes(group: list, fl: _Flavour, nums: _NumberSizes) -> list[int]:
+    """Sizes of a group; on failure split it by exact names, then size item by item."""
     try:
-        return _group_sizes(group, sizer, nums)
+        return _group_sizes(group, fl, nums)
     except Exception:  # noqa: BLE001 - fall back to exact grouping / the reference walk
         pass
     by_names: dict[tuple, list[int]] = {}
@@ -181,48 +235,48 @@ def _safe_group_sizes(group: list, sizer: _ColumnSizer, nums: _NumberSizes, exac
     for indexes in by_names.values():
         part = [group[i] for i in indexes]
         try:
-            sizes = _group_sizes(part, sizer, nums) if len(by_names) > 1 else None
+            sizes = _group_sizes(part, fl, nums) if len(by_names) > 1 else None
         except Exception:  # noqa: BLE001 - the reference walk gives the exact result or error
             sizes = None
-        for i, size in zip(indexes, sizes or map(exact, part)):
+        for i, size in zip(indexes, sizes or map(fl.exact, part)):
             out[i] = size
     return out
 
 
-def _chunk_sizes(items: list, sizer: _ColumnSizer, nums: _NumberSizes, exact: Callable) -> list[int]:
-    """Size one chunk: group by (count, first name), size each group column-wise."""
+def _chunk_sizes(items: list, fl: _Flavour, nums: _NumberSizes) -> list[int]:
+    """Size one chunk: group by (count, first name), size each group."""
     try:
-        signatures = list(zip(map(len, items), map(next, map(iter, items), [None] * len(items))))
+        signatures = list(zip(map(len, items), map(next, map(iter, items), repeat(None))))
         distinct = len(set(signatures))
     except Exception:  # noqa: BLE001 - not all mappings: let the reference walk raise
-        return list(map(exact, items))
+        return list(map(fl.exact, items))
     if distinct == 1:
-        return _safe_group_sizes(items, sizer, nums, exact)
+        return _safe_group_sizes(items, fl, nums)
     groups: dict[tuple, list[int]] = {}
     for i, sig in enumerate(signatures):
         groups.setdefault(sig, []).append(i)
     out = [0] * len(items)
     for indexes in groups.values():
-        for i, size in zip(indexes, _safe_group_sizes([items[i] for i in indexes], sizer, nums, exact)):
+        for i, size in zip(indexes, _safe_group_sizes([items[i] for i in indexes], fl, nums)):
             out[i] = size
     return out
 
 
-def _sizes(items: Iterable[Mapping], sizer: _ColumnSizer, exact: Callable) -> list[int]:
-    """Size all items, :data:`_CHUNK` at a time (column passes then stay in the CPU cache)."""
+def _sizes(items: Iterable[Mapping], fl: _Flavour) -> list[int]:
+    """Size all items, :data:`_CHUNK` at a time."""
     items = items if isinstance(items, list) else list(items)
     nums = _NumberSizes()
     out: list[int] = []
     for start in range(0, len(items), _CHUNK):
-        out += _chunk_sizes(items[start : start + _CHUNK], sizer, nums, exact)
+        out += _chunk_sizes(items[start : start + _CHUNK], fl, nums)
     return out
 
 
 def item_sizes(items: Iterable[Mapping[str, Any]]) -> list[int]:
     """Sizes of many Python items, fast; same numbers (and errors) as ``[item_size(i) for i in items]``."""
-    return _sizes(items, _py_column, item_size)
+    return _sizes(items, _PY)
 
 
 def wire_item_sizes(wire_items: Iterable[Mapping[str, Any]]) -> list[int]:
     """Sizes of many DynamoDB JSON items, fast; same numbers (and errors) as ``[wire_item_size(i) ...]``."""
-    return _sizes(wire_items, _wire_column, wire_item_size)
+    return _sizes(wire_items, _WIRE)

@@ -3,6 +3,7 @@
 Layer 0: imports nothing heavier than the standard library and PyYAML.
 """
 
+from blue_nb.spec.edit import with_attribute, with_entity, with_key, with_pattern, without_pattern
 from blue_nb.spec.io import check_spec_dict, dump_spec, dumps_spec, load_spec, loads_spec, spec_from_dict
 from blue_nb.spec.model import (ATTRIBUTE_TYPES, KEY_TYPES, OPERATIONS, READ_OPERATIONS, SK_OPERATORS,
                                 WRITE_OPERATIONS, AccessPattern, Entity, Index, Join, KeyCondition, Spec, Table)
@@ -13,7 +14,8 @@ __all__ = [
     "ATTRIBUTE_TYPES", "KEY_TYPES", "OPERATIONS", "READ_OPERATIONS", "SK_OPERATORS", "WRITE_OPERATIONS",
     "AccessPattern", "Entity", "Index", "Join", "KeyCondition", "KeyTemplate", "Placeholder", "SEPARATOR",
     "Spec", "Table", "check_spec_dict", "dump_spec", "dumps_spec", "json_schema", "load_spec", "loads_spec",
-    "spec_from_dict", "schema_path",
+    "spec_from_dict", "schema_path", "with_attribute", "with_entity", "with_key", "with_pattern",
+    "without_pattern",
 ]
 
 

@@ -1,0 +1,180 @@
+"""``make bench``: speed numbers, each against a naive baseline measured in the same run.
+
+- sizing: :func:`blue_nb.sizing.item_sizes` over dialogue items vs a naive per-item recursive
+  walk written the obvious way (Decimal arithmetic for numbers, isinstance chains);
+- loading: rows -> items -> SQLite + DuckDB in one pass vs a naive loader that inserts item by
+  item into SQLite with one statement each;
+- patterns: the hot read patterns on the loaded stores (latency per call).
+
+Run ``python -m blue_nb.bench [--items N]``. Nothing here is a test; numbers are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import statistics
+import tempfile
+import time
+from decimal import Decimal
+from pathlib import Path
+
+from blue_nb.sizing import item_sizes
+from blue_nb.sources import generate_sample
+from blue_nb.spec import load_spec
+from blue_nb.stores import open_store
+from blue_nb.values import item_to_wire
+from blue_nb.workflows import load_data, parameter_values, spec_items
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def naive_size(value) -> int:
+    """The obvious recursive walk: the baseline."""
+    if isinstance(value, bool) or value is None:
+        return 1
+    if isinstance(value, str):
+        return len(value.encode("utf-8"))
+    if isinstance(value, (bytes, bytearray)):
+        return len(value)
+    if isinstance(value, Decimal):
+        sign, digits, exp = value.normalize().as_tuple()
+        if not any(digits):
+            return 1
+        high, low = len(digits) - 1 + exp, exp            # powers of ten of the first and last digit
+        return min(1 + (high // 2 - low // 2 + 1) + sign, 21)
+    if isinstance(value, list):
+        return 3 + sum(1 + naive_size(v) for v in value)
+    if isinstance(value, dict):
+        return 3 + sum(len(k.encode("utf-8")) + 1 + naive_size(v) for k, v in value.items())
+    if isinstance(value, (set, frozenset)):
+        return sum(naive_size(v) for v in value)
+    raise TypeError(type(value))
+
+
+def naive_item_size(item) -> int:
+    return sum(len(k.encode("utf-8")) + naive_size(v) for k, v in item.items())
+
+
+def best(fn, repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def bench_sizing(items: list[dict]) -> dict:
+    fast = item_sizes(items)
+    naive = [naive_item_size(i) for i in items]
+    assert fast == naive, "batch sizing and the naive walk disagree"
+    t_fast = best(lambda: item_sizes(items))
+    t_naive = best(lambda: [naive_item_size(i) for i in items])
+    return {"items": len(items), "naive_s": round(t_naive, 3), "batch_s": round(t_fast, 3),
+            "batch_items_per_s": round(len(items) / t_fast), "speedup": round(t_naive / t_fast, 1)}
+
+
+def _dialogue_like_items(n: int) -> list[dict]:
+    """n dialogue-like items: pk, sk, three texts of 20-300 bytes (some non-ASCII), one number."""
+    import random
+
+    rng = random.Random(1)
+    words = ("hello there how are you today I am fine thanks the weather is nice lets meet "
+             "at noon for lunch sure see you soon ok").split()
+    ascii_text = " ".join(rng.choice(words) for _ in range(4_000))
+    uni_text = " ".join(rng.choice(words + ["café", "naïve", "日本語", "Grüße", "—", "😀", "ünïcødé"])
+                        for _ in range(4_000))
+    items = []
+    for k in range(n):
+        texts = []
+        for _ in range(3):
+            base = uni_text if rng.random() < 0.1 else ascii_text
+            start = rng.randrange(len(base) - 300)
+            texts.append(base[start : start + rng.randrange(20, 300)])
+        ts = 1_706_900_000 + rng.randrange(10_000_000)
+        item = {"pk": f"CONV#{k // 50:08d}", "sk": f"MSG#{ts}#{k % 50:03d}",
+                "text": texts[0], "reply": texts[1], "summary": texts[2],
+                "at": Decimal(ts) if k % 2 else Decimal(rng.randrange(1_000_000)).scaleb(-3)}
+        if k % 7 == 0:
+            del item["summary"]                    # absent attributes are null cells
+        items.append(item)
+    return items
+
+
+def bench_columnar(n: int) -> dict:
+    """Vectorized sizing of an Arrow table (:func:`blue_nb.columnar.item_size_column`) vs the naive walk."""
+    from blue_nb.columnar import item_size_column, items_to_table
+
+    items = _dialogue_like_items(n)
+    types = {"pk": "S", "sk": "S", "text": "S", "reply": "S", "summary": "S", "at": "N"}
+    table = items_to_table(items, types)             # not timed: the data arrives as columns
+    naive = [naive_item_size(i) for i in items]
+    assert item_size_column(table, types).tolist() == naive, "columnar sizing and the naive walk disagree"
+    t_col = best(lambda: item_size_column(table, types))
+    t_naive = best(lambda: [naive_item_size(i) for i in items])
+    return {"items": n, "naive_s": round(t_naive, 3), "columnar_s": round(t_col, 4),
+            "columnar_items_per_s": round(n / t_col), "speedup": round(t_naive / t_col, 1)}
+
+
+def bench_load(spec, data: Path, naive_items: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        res = load_data(spec, data, sqlite=f"{tmp}/b.sqlite", duckdb=f"{tmp}/b.duckdb", progress=False)[0]
+        t_load = time.perf_counter() - t
+        con = sqlite3.connect(f"{tmp}/naive.sqlite")
+        con.execute("CREATE TABLE t (pk TEXT, sk TEXT, data JSON, created_at TEXT, PRIMARY KEY (pk, sk))")
+        t = time.perf_counter()
+        for n, (_, item) in enumerate(spec_items(spec, data)):
+            if n >= naive_items:
+                break
+            con.execute("INSERT OR REPLACE INTO t VALUES (?, ?, ?, ?)",
+                        (item["pk"], item["sk"], json.dumps(item_to_wire(item)), "now"))
+            con.commit()
+        t_naive = time.perf_counter() - t
+    per_item, naive_per_item = t_load / res.items_written, t_naive / naive_items
+    return {"items": res.items_written, "load_both_stores_s": round(t_load, 2),
+            "items_per_s": round(1 / per_item), "naive_sqlite_items_per_s": round(1 / naive_per_item),
+            "speedup": round(naive_per_item / per_item, 1)}
+
+
+def bench_patterns(spec, data: Path) -> dict:
+    out = {}
+    stores = [open_store("sqlite"), open_store("duckdb")]
+    load_data(spec, data, stores=stores, progress=False)
+    for p in [p for p in spec.access_patterns if p.is_read and p.hot]:
+        values = parameter_values(stores[0], spec, p.name, limit=20)
+        params = {k: v[0] for k, v in values.items() if v}
+        for s in stores:
+            times = []
+            for _ in range(5):
+                t = time.perf_counter()
+                s.run(spec, p.name, params, max_pages=1)
+                times.append((time.perf_counter() - t) * 1000)
+            out[f"{p.name}@{s.kind}_ms"] = round(statistics.median(times), 1)
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--items", type=int, default=100_000, help="dialogue items to generate")
+    args = ap.parse_args(argv)
+    spec = load_spec(ROOT / "data/specs/dialogue.yaml")
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "dialogue"
+        generate_sample("dialogue", scale=args.items, seed=1, out_dir=data)
+        items = [i for _, i in spec_items(spec, data)]
+        report = {"sizing": bench_sizing(items)}
+        report["sizing_columnar"] = bench_columnar(max(args.items, 1_000_000))
+        del items
+        report["load"] = bench_load(spec, data, naive_items=min(2_000, args.items))
+        report["patterns"] = bench_patterns(spec, data)
+    for section, numbers in report.items():
+        print(f"[{section}]")
+        for k, v in numbers.items():
+            print(f"  {k:<40} {v}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""Run the rules: every spec check, then (when items are given) one streaming pass of every item
+check; item findings replace the spec-only guesses they confirm or refute at the same place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable
+
+from blue_nb.rules import data_keys, data_rules, key_rules, schema_rules, spec_rules  # noqa: F401  (registers)
+from blue_nb.rules.data_rules import SAMPLES, item_label
+from blue_nb.rules.findings import Finding, Findings
+from blue_nb.rules.keyspace import key_text
+from blue_nb.rules.registry import DATA_CHECKS, RULES, SPEC_CHECKS, Context, define
+from blue_nb.spec import Spec, load_spec
+
+__all__ = ["check_spec", "check_specs"]
+
+UNMATCHED = define("UNMATCHED-ITEM", "warning", "an item whose keys match no entity of the spec")
+
+
+def _as_spec(spec: Spec | str | Path) -> Spec:
+    return spec if isinstance(spec, Spec) else load_spec(spec)
+
+
+def _report(spec: Spec, findings: Iterable[Finding], items: int | None) -> Findings:
+    unique = list({(f.rule, f.where, f.message): f for f in findings}.values())
+    return Findings(unique, spec=spec.source_path or spec.domain, items_checked=items, rule_order=list(RULES))
+
+
+def check_spec(spec: Spec | str | Path, items: Iterable[Any] | None = None) -> Findings:
+    """Check one spec against ADR 0018 and DynamoDB's limits.
+
+    ``items`` (optional) is an iterable of ``(entity name, item)`` pairs, or of bare items whose
+    entity is found from their table keys; items are Python values (str, Decimal, bytes, bool,
+    None, list, dict, set). They are streamed once; only counters, distinct placeholder values
+    and a few sample keys are kept.
+    """
+    spec = _as_spec(spec)
+    ctx = Context(spec, with_data=items is not None)
+    static = [f for _, check in SPEC_CHECKS for f in check(ctx)]
+    if items is None:
+        return _report(spec, static, None)
+    checks = [cls(ctx) for _, cls in DATA_CHECKS]
+    n, unmatched = _stream(spec, items, checks)
+    found = [f for c in checks for f in c.findings()] + unmatched
+    confirmed = {(f.rule, f.where) for f in found}
+    return _report(spec, [f for f in static if (f.rule, f.where) not in confirmed] + found, n)
+
+
+def _stream(spec: Spec, items: Iterable[Any], checks: list) -> tuple[int, list[Finding]]:
+    n, unmatched, samples = 0, 0, []
+    t = spec.table
+    for entry in items:
+        entity, item = (None, entry) if isinstance(entry, dict) else entry
+        if entity not in spec.entities:
+            entity = spec.entity_for_key(key_text(item.get(t.partition_key)) or "",
+                                         key_text(item.get(t.sort_key)) if t.sort_key else None)
+        n += 1
+        if entity is None:
+            unmatched += 1
+            if len(samples) < SAMPLES:
+                samples.append(item_label(spec, item))
+            continue
+        for c in checks:
+            c.add(entity, item)
+    if not unmatched:
+        return n, []
+    return n, [UNMATCHED.finding("entities", f"{unmatched:,} items match no entity's key templates (or several); "
+                                 "they were left out of the item checks", evidence=samples,
+                                 hint="add the entity these items belong to, or fix its key templates")]
+
+
+def check_specs(specs: Iterable[Spec | str | Path]) -> Findings:
+    """ADR1 across specs: two or more specs with one domain make it several tables; an error on
+    each spec after the first."""
+    loaded = [_as_spec(s) for s in specs]
+    out = []
+    for k, spec in enumerate(loaded):
+        for f in spec_rules.single_table_findings(spec, loaded[:k]):
+            out.append(Finding(f.rule, f.severity, f.where, f.message, f.hint, f.evidence,
+                               spec=spec.source_path or spec.domain))
+    names = ", ".join(s.source_path or s.domain for s in loaded)
+    return Findings(out, spec=names, rule_order=list(RULES))

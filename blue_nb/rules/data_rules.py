@@ -1,0 +1,164 @@
+"""Item checks that need only one item at a time: item size, key size, keys that do not parse
+back. Each keeps counters and a few sample keys, never the items."""
+
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict
+from typing import Any, Iterable
+
+from blue_nb.errors import BlueNbError
+from blue_nb.rules.findings import Finding
+from blue_nb.rules.key_rules import KEY_SIZE, SEPARATOR_RULE
+from blue_nb.rules.keyspace import key_text
+from blue_nb.rules.registry import DataCheck, data_check, define
+from blue_nb.sizing import MAX_ITEM_BYTES, PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES, item_size
+from blue_nb.spec import SEPARATOR
+
+__all__ = ["NEAR_LIMIT_FRACTION", "NEAR_LIMIT_BYTES", "ItemSizeCheck", "KeySizeCheck", "KeyParseCheck", "short"]
+
+# Warn at 90% of the 400 KB cap (368,640 bytes): such an item fails the first time it grows by
+# another ~40 KB (one more edit, one more appended entry), and already costs 90 RCU per strong
+# read and 360 WCU per write.
+NEAR_LIMIT_FRACTION = 0.9
+NEAR_LIMIT_BYTES = int(MAX_ITEM_BYTES * NEAR_LIMIT_FRACTION)
+SAMPLES = 3
+
+ITEM_SIZE = define("ITEM-SIZE", "error", f"an item over {MAX_ITEM_BYTES:,} bytes (error) or at "
+                   f">= {NEAR_LIMIT_FRACTION:.0%} of it (warning)")
+
+
+def short(text: str, n: int = 90) -> str:
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def item_label(spec, item: dict[str, Any]) -> str:
+    """``pk / sk`` of an item, for evidence."""
+    t = spec.table
+    parts = [key_text(item.get(a)) or str(item.get(a)) for a in (t.partition_key, t.sort_key) if a]
+    return " / ".join(short(p, 60) for p in parts)
+
+
+@data_check("ITEM-SIZE")
+class ItemSizeCheck(DataCheck):
+    """Per entity: items over the limit, items near it; the largest few of each as evidence."""
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.over: dict[str, list] = defaultdict(list)      # entity -> heap of (size, n, label)
+        self.near: dict[str, list] = defaultdict(list)
+        self.counts: dict[tuple[str, str], int] = defaultdict(int)
+        self.invalid: dict[str, list[str]] = defaultdict(list)
+        self.n = 0
+
+    def add(self, entity: str, item: dict[str, Any]) -> None:
+        try:
+            size = item_size(item)
+        except BlueNbError as e:
+            self.invalid[entity].append(f"{item_label(self.spec, item)}: {e.msg}")
+            return
+        if size >= NEAR_LIMIT_BYTES:
+            kind = "over" if size > MAX_ITEM_BYTES else "near"
+            self.counts[(entity, kind)] += 1
+            self.n += 1
+            heap = getattr(self, kind)[entity]
+            entry = (size, self.n, item_label(self.spec, item))
+            if len(heap) < SAMPLES:
+                heapq.heappush(heap, entry)
+            else:
+                heapq.heappushpop(heap, entry)
+
+    def findings(self) -> Iterable[Finding]:
+        for entity, heap in self.over.items():
+            yield self._finding(entity, heap, "over")
+        for entity, heap in self.near.items():
+            yield self._finding(entity, heap, "near")
+        for entity, problems in self.invalid.items():
+            yield ITEM_SIZE.finding(f"entities.{entity}", f"{len(problems)} {entity} items are not valid DynamoDB "
+                                    "items", evidence=problems[:SAMPLES], hint="fix the source rows")
+
+    def _finding(self, entity: str, heap: list, kind: str) -> Finding:
+        n = self.counts[(entity, kind)]
+        biggest = sorted(heap, reverse=True)
+        evidence = [f"{label}: {size:,} bytes" for size, _, label in biggest]
+        if kind == "over":
+            msg = (f"{n} {entity} item{'s' * (n > 1)} over DynamoDB's {MAX_ITEM_BYTES:,}-byte item limit "
+                   f"(largest {biggest[0][0]:,} bytes): the write is rejected")
+            return ITEM_SIZE.finding(f"entities.{entity}", msg, hint=self._hint(entity), evidence=evidence)
+        msg = (f"{n} {entity} item{'s' * (n > 1)} at {NEAR_LIMIT_FRACTION:.0%} or more of the {MAX_ITEM_BYTES:,}-byte "
+               f"limit (>= {NEAR_LIMIT_BYTES:,} bytes; largest {biggest[0][0]:,}): one more edit can push them over")
+        return ITEM_SIZE.finding(f"entities.{entity}", msg, hint=self._hint(entity), evidence=evidence,
+                                 severity="warning")
+
+    def _hint(self, entity: str) -> str:
+        sk = self.spec.entities[entity].templates.get(self.spec.table.sort_key or "")
+        chunk = f"{sk.text}#CHUNK#{{part:03d}}" if sk is not None else "...#CHUNK#{part:03d}"
+        return (f"keep large bodies out of the item: store them in S3 and keep the object key on the {entity}, "
+                f"or split the body into chunk items (sk {chunk!r}) read back with one query; "
+                "compressing (gzip into a B attribute) also helps")
+
+
+@data_check("KEY-SIZE")
+class KeySizeCheck(DataCheck):
+    """Key attribute values over 2048 (partition) / 1024 (sort) bytes."""
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.limits: dict[str, int] = {}
+        for space in ctx.layout.spaces.values():
+            self.limits.setdefault(space.pk_attr, PARTITION_KEY_MAX_BYTES)
+            if space.sk_attr:
+                self.limits.setdefault(space.sk_attr, SORT_KEY_MAX_BYTES)
+        self.bad: dict[tuple[str, str], list] = defaultdict(lambda: [0, 0, []])   # count, max, samples
+
+    def add(self, entity: str, item: dict[str, Any]) -> None:
+        for attr, limit in self.limits.items():
+            v = item.get(attr)
+            n = len(v.encode("utf-8")) if isinstance(v, str) else len(v) if isinstance(v, (bytes, bytearray)) else 0
+            if n > limit:
+                rec = self.bad[(entity, attr)]
+                rec[0] += 1
+                rec[1] = max(rec[1], n)
+                if len(rec[2]) < SAMPLES:
+                    rec[2].append(f"{short(key_text(v) or '', 70)} ({n:,} bytes)")
+
+    def findings(self) -> Iterable[Finding]:
+        for (entity, attr), (count, biggest, samples) in self.bad.items():
+            limit = self.limits[attr]
+            yield KEY_SIZE.finding(f"entities.{entity}.key.{attr}",
+                                   f"{count} {entity} {attr} values over {limit:,} bytes (largest {biggest:,}): "
+                                   "DynamoDB rejects these items", evidence=samples,
+                                   hint="key on a short id (or a hash of the long value) and keep the long value "
+                                        "as a plain attribute")
+
+
+@data_check("KEY-SEPARATOR-IN-VALUE")
+class KeyParseCheck(DataCheck):
+    """Keys that do not parse back with their template, or whose values contain the separator."""
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.bad: dict[tuple[str, str], list] = defaultdict(lambda: [0, []])
+
+    def add(self, entity: str, item: dict[str, Any]) -> None:
+        e = self.spec.entities.get(entity)
+        for attr, t in (e.templates.items() if e else ()):
+            key = key_text(item.get(attr))
+            if key is None or t.is_constant:
+                continue
+            values = t.parse(key)
+            if values is None or any(SEPARATOR in v for v in values.values()):
+                rec = self.bad[(entity, attr)]
+                rec[0] += 1
+                if len(rec[1]) < SAMPLES:
+                    rec[1].append(f"{short(key)!r} does not parse back with {t.text!r}")
+
+    def findings(self) -> Iterable[Finding]:
+        for (entity, attr), (count, samples) in self.bad.items():
+            t = self.spec.entities[entity].templates[attr]
+            yield SEPARATOR_RULE.finding(
+                f"entities.{entity}.key.{attr}",
+                f"{count} {entity} {attr} keys have a placeholder value that contains {SEPARATOR!r} "
+                f"(template {t.text!r}), so the key does not split back into its values",
+                evidence=samples, hint=f"keep {SEPARATOR} out of the values ({', '.join(t.placeholders)}): replace it "
+                "where the ids are made, or encode it (e.g. %23) before rendering the key")

@@ -1,0 +1,100 @@
+"""The rule registry: every rule id with its default severity and one-line description, and the
+checks that implement it.
+
+A rule is declared once with :func:`define`; a check over the spec alone is a function
+``check(ctx) -> Iterable[Finding]`` registered with :func:`spec_check`; a check over items is a
+class registered with :func:`data_check` (see :class:`DataCheck`). Adding a rule is: define it,
+write one small function or class, decorate it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Callable, Iterable
+
+from blue_nb.rules.findings import SEVERITIES, Finding
+from blue_nb.spec import Spec
+
+__all__ = ["Context", "DataCheck", "Rule", "RULES", "SPEC_CHECKS", "DATA_CHECKS", "define", "spec_check",
+           "data_check"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule id, its default severity and what it finds."""
+
+    id: str
+    severity: str
+    description: str
+
+    def finding(self, where: str, message: str, hint: str = "", evidence: Iterable[str] = (),
+                severity: str | None = None) -> Finding:
+        """A finding of this rule (default severity unless ``severity`` says otherwise)."""
+        return Finding(self.id, severity or self.severity, where, message, hint, tuple(evidence))
+
+    def to_dict(self) -> dict[str, str]:
+        return {"severity": self.severity, "description": self.description}
+
+
+RULES: dict[str, Rule] = {}
+SPEC_CHECKS: list[tuple[str, Callable[["Context"], Iterable[Finding]]]] = []
+DATA_CHECKS: list[tuple[str, type["DataCheck"]]] = []
+
+
+def define(rule_id: str, severity: str, description: str) -> Rule:
+    """Declare a rule (once); returns it."""
+    if severity not in SEVERITIES:
+        raise ValueError(f"severity of {rule_id} must be one of {SEVERITIES}, got {severity!r}")
+    if rule_id in RULES:
+        raise ValueError(f"rule {rule_id} is defined twice")
+    RULES[rule_id] = Rule(rule_id, severity, description)
+    return RULES[rule_id]
+
+
+def spec_check(rule_id: str):
+    """Register ``fn(ctx) -> Iterable[Finding]`` as a spec check of a defined rule."""
+    def register(fn):
+        SPEC_CHECKS.append((RULES[rule_id].id, fn))
+        return fn
+    return register
+
+
+def data_check(rule_id: str):
+    """Register a :class:`DataCheck` subclass as the item check of a defined rule."""
+    def register(cls):
+        cls.rule = RULES[rule_id]
+        DATA_CHECKS.append((rule_id, cls))
+        return cls
+    return register
+
+
+@dataclass
+class Context:
+    """What a check sees: the spec, whether items will be checked too, and shared derived facts."""
+
+    spec: Spec
+    with_data: bool = False
+    cache: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def layout(self):
+        from blue_nb.rules.keyspace import Layout
+        return Layout(self.spec)
+
+
+class DataCheck:
+    """An item check: fed every (entity name, item) once, in one streaming pass; keeps only
+    bounded state (counters, distinct placeholder values, a few sample keys), never the items."""
+
+    rule: Rule
+
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+        self.spec = ctx.spec
+
+    def add(self, entity: str, item: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def findings(self) -> Iterable[Finding]:
+        raise NotImplementedError

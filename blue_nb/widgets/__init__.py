@@ -1,0 +1,5 @@
+"""ipywidgets views (layer 3, wiring only): they call the library and show its answers."""
+
+from blue_nb.widgets.explorer import PatternExplorer
+
+__all__ = ["PatternExplorer"]

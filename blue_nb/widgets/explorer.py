@@ -1,0 +1,161 @@
+"""The access-pattern explorer: choose a pattern, fill its parameters from real sample values,
+choose the backend; see the SQL and the boto3 request side by side, the items and the cost.
+
+Wiring only (layer 3): every answer comes from the library (bind, read_sql, boto3_request,
+Store.run). Tests drive it without a browser by setting widget values and reading outputs.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import time
+from typing import Any
+
+import ipywidgets as W
+
+from blue_nb.access import bind
+from blue_nb.dynamo import boto3_request
+from blue_nb.errors import BlueNbError
+from blue_nb.frames import items_to_frame
+from blue_nb.stores import TableLayout
+from blue_nb.stores.sql import read_sql
+from blue_nb.values import item_to_wire
+
+__all__ = ["PatternExplorer"]
+
+
+def _pre(text: str) -> str:
+    return f"<pre style='white-space:pre-wrap;margin:0'>{html.escape(text)}</pre>"
+
+
+def _short(value: Any, width: int = 60) -> Any:
+    text = value if isinstance(value, str) else None
+    return text[: width - 1] + "…" if text is not None and len(text) > width else value
+
+
+class PatternExplorer:
+    """``PatternExplorer(session)``; displays itself. ``result`` holds the last answer."""
+
+    def __init__(self, session, *, max_rows: int = 25):
+        self.session = session
+        self.max_rows = max_rows
+        self.result: Any = None
+        self.error: str = ""
+        self.elapsed_ms = 0.0
+        self.pattern = W.Dropdown(description="pattern", layout=W.Layout(width="360px"))
+        self.backend = W.ToggleButtons(options=list(session.stores), description="backend")
+        self.pages = W.BoundedIntText(value=1, min=1, max=1000, description="pages", layout=W.Layout(width="160px"))
+        self.params = W.VBox()
+        self.sql = W.HTML()
+        self.request = W.HTML()
+        self.cost = W.HTML()
+        self.items = W.HTML()
+        self.findings = W.HTML()
+        self._param_widgets: dict[str, W.Combobox] = {}
+        self._quiet = False
+        plans = W.HBox([W.VBox([W.HTML("<b>SQL (SQLite and DuckDB)</b>"), self.sql], layout=W.Layout(width="50%")),
+                        W.VBox([W.HTML("<b>boto3 request</b>"), self.request], layout=W.Layout(width="50%"))])
+        self.widget = W.VBox([W.HBox([self.pattern, self.backend, self.pages]), self.params, plans, self.cost,
+                              self.items, W.HTML("<b>Findings</b>"), self.findings])
+        for w in (self.pattern,):
+            w.observe(lambda _: self._pattern_changed(), names="value")
+        for w in (self.backend, self.pages):
+            w.observe(lambda _: self.run(), names="value")
+        session.on_change(lambda _: self.refresh())
+        self.refresh()
+
+    # -- wiring ----------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Re-read the session's spec: pattern list, findings, then run again."""
+        names = [p.name for p in self.session.spec.access_patterns]
+        current = self.pattern.value
+        self._quiet = True
+        self.pattern.options = names
+        self.pattern.value = current if current in names else (names[0] if names else None)
+        self._quiet = False
+        self._show_findings()
+        self._pattern_changed()
+
+    def _pattern_changed(self) -> None:
+        if self._quiet or self.pattern.value is None:
+            return
+        values = self.session.parameter_values(self.pattern.value)
+        old = {n: w.value for n, w in self._param_widgets.items()}
+        self._param_widgets = {}
+        for name, options in values.items():
+            w = W.Combobox(options=options, value=old.get(name) or (options[0] if options else ""),
+                           description=name, ensure_option=False, layout=W.Layout(width="360px"))
+            w.observe(lambda _: self.run(), names="value")
+            self._param_widgets[name] = w
+        self.params.children = list(self._param_widgets.values())
+        self.run()
+
+    def set_params(self, **params: str) -> None:
+        """Set several parameters and run once (the tests and notebooks use it)."""
+        self._quiet = True
+        for name, value in params.items():
+            self._param_widgets[name].value = str(value)
+        self._quiet = False
+        self.run()
+
+    @property
+    def param_values(self) -> dict[str, str]:
+        return {n: w.value for n, w in self._param_widgets.items()}
+
+    # -- answers ---------------------------------------------------------------------------
+    def run(self) -> None:
+        if self._quiet or self.pattern.value is None:
+            return
+        spec, name = self.session.spec, self.pattern.value
+        start = time.perf_counter()
+        try:
+            req = bind(spec, name, self.param_values)
+            sql, args = read_sql(TableLayout.of(spec), req)
+            self.sql.value = _pre(f"{sql}\n-- parameters: {json.dumps(args, ensure_ascii=False)}")
+            method, kwargs = boto3_request(req)
+            self.request.value = _pre(f"client.{method}(**{json.dumps(kwargs, indent=1, ensure_ascii=False)})")
+            self.result = self.session.run(name, self.param_values, backend=self.backend.value,
+                                           max_pages=self.pages.value)
+            self.error = ""
+        except BlueNbError as e:
+            self.result, self.error = None, str(e)
+            self.cost.value = f"<span style='color:#b00'>{html.escape(self.error)}</span>"
+            self.items.value = ""
+            return
+        finally:
+            self.elapsed_ms = (time.perf_counter() - start) * 1000
+        self._show_result()
+
+    def _show_result(self) -> None:
+        r = self.result
+        s = r.summary()
+        if "wcu" in s:
+            self.cost.value = (f"<b>{s['operation']}</b> (dry run): {s['wcu']} WCU = table {s['table_wcu']} + "
+                               f"indexes {html.escape(str(s['index_wcu']))}; item {s['old_size']} → {s['new_size']} "
+                               f"bytes · {self.elapsed_ms:.0f} ms")
+            self.items.value = ""
+            return
+        self.cost.value = (f"<b>{s['count']}</b> items · {s['pages']} page(s) · {s['bytes_read']:,} bytes read · "
+                           f"<b>{s['rcu']} RCU</b> ({r.request.read_mode}) · {self.elapsed_ms:.0f} ms")
+        frame = items_to_frame(r.items[: self.max_rows]).map(_short)
+        more = f"<i>first {self.max_rows} of {r.count}</i>" if r.count > self.max_rows else ""
+        self.items.value = frame.to_html(index=False, escape=True) + more
+
+    def _show_findings(self) -> None:
+        try:
+            findings = self.session.findings()
+        except BlueNbError as e:
+            self.findings.value = _pre(str(e))
+            return
+        rows = "".join(f"<tr><td>{html.escape(f.severity)}</td><td>{html.escape(f.rule)}</td>"
+                       f"<td>{html.escape(f.where)}</td><td>{html.escape(f.message)}</td></tr>" for f in findings)
+        self.findings.value = (f"<table><tr><th>severity</th><th>rule</th><th>where</th><th>message</th></tr>{rows}"
+                               "</table>" if rows else "<i>no findings</i>")
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def item_json(self, n: int = 0) -> str:
+        """One result item as DynamoDB JSON."""
+        return json.dumps(item_to_wire(self.result.items[n]), ensure_ascii=False)

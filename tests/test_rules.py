@@ -1,0 +1,419 @@
+"""The design checks (blue_nb.rules): one spec per rule with exactly one violation, a clean spec
+with none, the example specs' real findings on the committed samples, dialogue_v2 without errors,
+and ``blue-nb validate`` end to end."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from blue_nb.rules import RULES, Finding, Findings, check_spec, check_specs, is_reserved, reserved_words
+from blue_nb.rules import single_table_findings
+from blue_nb.rules.data_rules import NEAR_LIMIT_BYTES
+from blue_nb.sizing import MAX_ITEM_BYTES, item_size
+from blue_nb.spec import load_spec, spec_from_dict
+from blue_nb.workflows import validate
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = ROOT / "data" / "specs"
+SAMPLE = ROOT / "data" / "sample"
+BLUE_NB = Path(sys.executable).with_name("blue-nb")
+
+# A small shop: customers and their orders, one GSI for the orders of a day. No findings at all.
+CLEAN = {
+    "spec_version": 1,
+    "domain": "shop",
+    "table": {"partition_key": "pk", "sort_key": "sk",
+              "indexes": {"gsi1": {"type": "global", "partition_key": "gsi1pk", "sort_key": "gsi1sk",
+                                   "projection": ["amount"]}}},
+    "entities": {
+        "Customer": {"key": {"pk": "{customer_id}", "sk": "META"}, "attributes": {"email": "S"}, "writer": "shop"},
+        "Order": {"key": {"pk": "{customer_id}", "sk": "ORDER#{order_no:06d}", "gsi1pk": "DAYS#{order_day}",
+                          "gsi1sk": "{placed_at}"},
+                  "attributes": {"amount": "N", "order_day": "S", "placed_at": "S"}, "writer": "shop"},
+    },
+    "access_patterns": [
+        {"name": "get_customer", "operation": "get_item", "entities": ["Customer"],
+         "key_condition": {"pk": "{customer_id}", "sk": "META"}, "hot": True},
+        {"name": "list_orders", "operation": "query", "entities": ["Order"],
+         "key_condition": {"pk": "{customer_id}", "sk_begins_with": "ORDER#"}, "hot": True},
+        {"name": "orders_of_day", "operation": "query", "entities": ["Order"], "index": "gsi1",
+         "key_condition": {"pk": "DAYS#{order_day}"}},
+        {"name": "place_order", "operation": "put_item", "entities": ["Order"],
+         "key_condition": {"pk": "{customer_id}", "sk": "ORDER#{order_no:06d}"}},
+    ],
+}
+
+
+def order(no: str, customer: str = "c1", **extra) -> tuple[str, dict]:
+    item = {"pk": customer, "sk": f"ORDER#{no}", "gsi1pk": "DAYS#2026-01-01", "gsi1sk": "2026-01-01T10:00:00Z",
+            "amount": Decimal("12.5"), "order_day": "2026-01-01", "placed_at": "2026-01-01T10:00:00Z"}
+    item.update(extra)
+    return "Order", item
+
+
+CLEAN_ITEMS = [("Customer", {"pk": "c1", "sk": "META", "email": "ann@example.com"}),
+               order("000002"), order("000010"), order("000100")]
+
+
+def spec_of(change=None):
+    d = copy.deepcopy(CLEAN)
+    if change:
+        change(d)
+    return spec_from_dict(d)
+
+
+def where_of(findings, rule):
+    return {(f.severity, f.where) for f in findings if f.rule == rule}
+
+
+# -- the clean spec ------------------------------------------------------------------------------
+def test_clean_spec_has_no_findings():
+    assert list(check_spec(spec_of())) == []
+
+
+def test_clean_spec_and_items_have_no_findings():
+    findings = check_spec(spec_of(), iter(CLEAN_ITEMS))
+    assert list(findings) == [], findings.to_text()
+    assert findings.items_checked == 4 and not findings.has_errors
+
+
+# -- one violation per rule (spec only) ----------------------------------------------------------
+def _add(path, value):
+    def change(d):
+        target = d
+        for k in path[:-1]:
+            target = target[k]
+        target[path[-1]] = value
+    return change
+
+
+def _pattern(**p):
+    return lambda d: d["access_patterns"].append(p)
+
+
+def _several(*changes):
+    def change(d):
+        for c in changes:
+            c(d)
+    return change
+
+
+def _drop_pattern(name):
+    return lambda d: d.update(access_patterns=[p for p in d["access_patterns"] if p["name"] != name])
+
+
+SPEC_CASES = [
+    # hot scan: not scoped to one partition key value
+    ("ADR2-PARTITION-SCOPED", _pattern(name="all_orders", operation="scan", entities=["Order"], hot=True),
+     "error", "access_patterns[4].operation"),
+    # a hot query joins a GSI pattern: another partition per item
+    ("ADR3-NO-CROSS-PARTITION-JOIN", _add(("access_patterns", 1, "joins"),
+                                          [{"pattern": "orders_of_day", "params": {"order_day": "order_day"}}]),
+     "error", "access_patterns[1].joins[0]"),
+    # two writers under {customer_id}
+    ("ADR4-SINGLE-WRITER", _add(("entities", "Order", "writer"), "billing"), "error", "entities.Order.writer"),
+    # a lower-case constant sort key
+    ("ADR5-SORT-KEY-FORMAT", _several(_add(("entities", "Customer", "key", "sk"), "meta"),
+                                      _add(("access_patterns", 0, "key_condition", "sk"), "meta")),
+     "error", "entities.Customer.key.sk"),
+    # begins_with "ORDER" also returns ORDERLINE# items
+    ("KEY-PREFIX-COLLISION", _several(
+        _add(("entities", "OrderLine"), {"key": {"pk": "{customer_id}", "sk": "ORDERLINE#{sku}"}, "writer": "shop"}),
+        _pattern(name="list_lines", operation="query", entities=["OrderLine"],
+                 key_condition={"pk": "{customer_id}", "sk_begins_with": "ORDERLINE#"}),
+        _add(("access_patterns", 1, "key_condition", "sk_begins_with"), "ORDER")),
+     "error", "access_patterns[1].key_condition.sk_begins_with"),
+    # {order_no:d}: a number without a width
+    ("KEY-SORT-ORDER", _several(_add(("entities", "Order", "key", "sk"), "ORDER#{order_no:d}"),
+                                _add(("access_patterns", 3, "key_condition", "sk"), "ORDER#{order_no:d}")),
+     "warning", "entities.Order.key.sk"),
+    # two placeholders glued together cannot be split back
+    ("KEY-SEPARATOR-IN-VALUE", _add(("entities", "Order", "key", "gsi1sk"), "{placed_at}{order_day}"),
+     "warning", "entities.Order.key.gsi1sk"),
+    # a constant sort key over 1024 bytes
+    ("KEY-SIZE", _several(_add(("entities", "Customer", "key", "sk"), "M" * 1025),
+                          _add(("access_patterns", 0, "key_condition", "sk"), "M" * 1025)),
+     "error", "entities.Customer.key.sk"),
+    # 21 INCLUDE attributes
+    ("INDEX-LIMITS", _several(*[_add(("entities", "Order", "attributes", f"a{n}"), "S") for n in range(20)],
+                              _add(("table", "indexes", "gsi1", "projection"), ["amount"] + [f"a{n}" for n in range(20)])),
+     "error", "table.indexes.gsi1.projection"),
+    # a projected name no entity has
+    ("INDEX-PROJECTION", _add(("table", "indexes", "gsi1", "projection"), ["amount", "amonut"]),
+     "warning", "table.indexes.gsi1.projection"),
+    # blue_ + 251 characters: a table name over 255
+    ("NAME-RULES", _add(("domain",), "d" * 251), "error", "domain"),
+    # status is reserved
+    ("RESERVED-WORD", _add(("entities", "Customer", "attributes", "status"), "S"),
+     "info", "entities.Customer.attributes.status"),
+    # nothing reads gsi1
+    ("UNUSED-INDEX", _drop_pattern("orders_of_day"), "warning", "table.indexes.gsi1"),
+    # nothing reads Customer
+    ("UNSERVED-ENTITY", _drop_pattern("get_customer"), "warning", "entities.Customer"),
+    # get_customer looks up a key Customer items do not have
+    ("PATTERN-KEY-MISMATCH", _add(("access_patterns", 0, "key_condition", "pk"), "CUSTOMER#{customer_id}"),
+     "error", "access_patterns[0].key_condition.pk"),
+    # an N index sort key with a TYPE# literal
+    ("KEY-TYPE", _several(_add(("table", "indexes", "gsi1", "sort_key_type"), "N"),
+                          _add(("entities", "Order", "key", "gsi1sk"), "AT#{placed_at}")),
+     "error", "entities.Order.key.gsi1sk"),
+]
+
+
+@pytest.mark.parametrize("rule, change, severity, where", SPEC_CASES, ids=[c[0] for c in SPEC_CASES])
+def test_one_violation_fires_its_rule(rule, change, severity, where):
+    findings = check_spec(spec_of(change))
+    assert findings.rule_ids == {rule}, findings.to_text()
+    assert (severity, where) in where_of(findings, rule)
+    f = findings.by_rule(rule)[0]
+    assert f.message and f.hint
+
+
+def test_a_join_within_the_partition_is_fine():
+    join = _add(("access_patterns", 1, "joins"), [{"pattern": "get_customer", "params": {"customer_id": "customer_id"}}])
+    assert list(check_spec(spec_of(join))) == []
+
+
+def test_a_cold_scan_is_only_a_note():
+    findings = check_spec(spec_of(_pattern(name="export", operation="scan", entities=["Order"])))
+    assert [(f.rule, f.severity) for f in findings] == [("ADR2-PARTITION-SCOPED", "info")]
+
+
+def test_a_pattern_must_render_numbers_like_the_keys():
+    findings = check_spec(spec_of(_add(("access_patterns", 3, "key_condition", "sk"), "ORDER#{order_no}")))
+    assert where_of(findings, "PATTERN-KEY-MISMATCH") == {("error", "access_patterns[3].key_condition.sk")}
+
+
+def test_open_ended_begins_with_is_a_warning_without_data():
+    change = _pattern(name="orders_from", operation="query", entities=["Order"],
+                      key_condition={"pk": "{customer_id}", "sk_begins_with": "ORDER#{order_ref}"})
+    d = copy.deepcopy(CLEAN)
+    d["entities"]["Order"]["key"]["sk"] = "ORDER#{order_ref}"
+    d["access_patterns"][3]["key_condition"]["sk"] = "ORDER#{order_ref}"
+    change(d)
+    findings = check_spec(spec_from_dict(d))
+    assert where_of(findings, "KEY-PREFIX-COLLISION") == {("warning", "access_patterns[4].key_condition.sk_begins_with")}
+    assert findings.rule_ids == {"KEY-PREFIX-COLLISION"}
+    # with data that really collides (A1 / A10 under one customer) it is an error with the keys
+    items = [order("A1"), order("A10"), order("A10"), order("B2")]
+    findings = check_spec(spec_from_dict(d), items)
+    f, = findings.by_rule("KEY-PREFIX-COLLISION")
+    assert f.severity == "error" and "2 of 4 Order items" in f.message
+    assert any("'ORDER#A1'" in e and "'ORDER#A10'" in e for e in f.evidence)
+
+
+# -- one violation per rule (items) --------------------------------------------------------------
+def _sized(n: int) -> tuple[str, dict]:
+    item = {"pk": "c1", "sk": "META", "email": ""}
+    item["email"] = "x" * (n - item_size(item))
+    assert item_size(item) == n
+    return "Customer", item
+
+
+DATA_CASES = [
+    # ORDER#2 / ORDER#10: the data decides that order_no holds numbers of varying width
+    ("KEY-SORT-ORDER", lambda d: (d["entities"]["Order"]["key"].update(sk="ORDER#{order_no}"),
+                                  d["access_patterns"][3]["key_condition"].update(sk="ORDER#{order_no}")),
+     [order("2"), order("10")], "error", "entities.Order.key.sk"),
+    ("KEY-SEPARATOR-IN-VALUE", None, [("Customer", {"pk": "acme#1", "sk": "META", "email": "a"})],
+     "error", "entities.Customer.key.pk"),
+    ("KEY-SIZE", None, [("Customer", {"pk": "p" * 2049, "sk": "META"})], "error", "entities.Customer.key.pk"),
+    ("ITEM-SIZE", None, [_sized(MAX_ITEM_BYTES + 1)], "error", "entities.Customer"),
+    ("UNMATCHED-ITEM", None, [{"pk": "c1", "sk": "OTHER#1"}], "warning", "entities"),
+]
+
+
+@pytest.mark.parametrize("rule, change, items, severity, where", DATA_CASES, ids=[c[0] for c in DATA_CASES])
+def test_one_bad_item_fires_its_rule(rule, change, items, severity, where):
+    findings = check_spec(spec_of(change), iter(CLEAN_ITEMS[:1] + items))
+    assert findings.rule_ids == {rule}, findings.to_text()
+    assert (severity, where) in where_of(findings, rule)
+    assert all(f.evidence for f in findings.by_rule(rule))
+
+
+def test_sort_order_evidence_and_fix_from_the_data():
+    change = DATA_CASES[0][1]
+    f, = check_spec(spec_of(change), [order("2"), order("10"), order("7")]).by_rule("KEY-SORT-ORDER")
+    assert f.evidence == ("'ORDER#10' sorts before 'ORDER#2', but order_no 10 > 2",)
+    assert "'ORDER#{order_no:03d}'" in f.hint and "place_order" in f.hint
+
+
+@pytest.mark.parametrize("size, severity", [
+    (NEAR_LIMIT_BYTES - 1, None),          # under 90%: nothing
+    (NEAR_LIMIT_BYTES, "warning"),          # 90% of 400 KB
+    (MAX_ITEM_BYTES, "warning"),            # the limit itself is accepted (inclusive)
+    (MAX_ITEM_BYTES + 1, "error"),          # one byte over is rejected
+])
+def test_item_size_thresholds(size, severity):
+    findings = check_spec(spec_of(), [_sized(size)])
+    assert [f.severity for f in findings.by_rule("ITEM-SIZE")] == ([severity] if severity else [])
+
+
+def test_key_size_limits_are_inclusive():
+    ok = [("Customer", {"pk": "p" * 2048, "sk": "META"}), order("0" * 6, customer="é" * 1024)]
+    assert check_spec(spec_of(), ok).by_rule("KEY-SIZE") == []
+
+
+def test_items_are_streamed_once():
+    seen = []
+
+    def items():
+        for pair in CLEAN_ITEMS:
+            seen.append(pair)
+            yield pair
+    assert list(check_spec(spec_of(), items())) == [] and len(seen) == len(CLEAN_ITEMS)
+
+
+# -- ADR1 across specs ---------------------------------------------------------------------------
+def test_two_specs_for_one_domain_break_adr1():
+    a, b = spec_of(), spec_of(_add(("table", "name"), "shop_orders"))
+    findings = check_specs([a, b, spec_of(_add(("domain",), "other"))])
+    f, = findings
+    assert (f.rule, f.severity, f.where) == ("ADR1-SINGLE-TABLE", "error", "domain")
+    assert "shop_orders" in f.message and "blue_shop" in f.message
+    assert single_table_findings(a, [a]) == [] and len(single_table_findings(a, [b])) == 1
+    assert list(check_specs([a])) == []
+
+
+# -- the example specs on their samples ----------------------------------------------------------
+@pytest.fixture(scope="module")
+def dialogue_findings():
+    return validate(SPECS / "dialogue.yaml", SAMPLE / "dialogue")
+
+
+def test_dialogue_findings_on_the_sample(dialogue_findings):
+    f = dialogue_findings
+    assert f.rule_ids == {"ADR4-SINGLE-WRITER", "KEY-PREFIX-COLLISION", "KEY-SORT-ORDER", "RESERVED-WORD"}
+    assert {(e.rule, e.where) for e in f.errors} == {
+        ("ADR4-SINGLE-WRITER", "entities.TensionEvent.writer"),
+        ("KEY-PREFIX-COLLISION", "access_patterns[5].key_condition.sk_begins_with"),
+        ("KEY-SORT-ORDER", "entities.Perspective.key.sk"),
+    }
+    assert f.counts == {"error": 3, "warning": 0, "info": 4}
+    assert {(i.rule, i.where) for i in f.by_severity("info")} == {
+        ("KEY-SORT-ORDER", "entities.Tension.key.sk"), ("KEY-SORT-ORDER", "entities.TensionEvent.key.sk"),
+        ("RESERVED-WORD", "entities.Dialogue.attributes.status"), ("RESERVED-WORD", "entities.Expert.attributes.role")}
+
+
+def test_dialogue_unpadded_rounds(dialogue_findings):
+    f = next(x for x in dialogue_findings.errors if x.rule == "KEY-SORT-ORDER")
+    assert any(re.search(r"'PERSP#10#[^']*' sorts before 'PERSP#2#", e) for e in f.evidence)
+    assert "'PERSP#{round:03d}#{expert}#{seq:03d}'" in f.hint
+
+
+def test_dialogue_tension_prefix_collision(dialogue_findings):
+    f = next(x for x in dialogue_findings.errors if x.rule == "KEY-PREFIX-COLLISION")
+    assert any("'TEVENT#T10'" in e and "'TEVENT#T10#" in e and "'TEVENT#T100#" in e for e in f.evidence)
+    assert re.search(r"[\d,]+ of 1,169 TensionEvent items", f.message)
+    assert "'TEVENT#{tension_id}#'" in f.hint
+
+
+def test_document_findings_on_the_sample():
+    f = validate(SPECS / "document.yaml", SAMPLE / "document")
+    assert f.rule_ids == {"ITEM-SIZE", "RESERVED-WORD"}
+    error, = f.errors
+    sizes = [int(s.replace(",", "")) for e in error.evidence for s in re.findall(r"([\d,]+) bytes", e)]
+    assert error.where == "entities.Document" and sizes and all(s > MAX_ITEM_BYTES for s in sizes)
+    warning, = f.by_severity("warning")
+    assert warning.rule == "ITEM-SIZE" and "90%" in warning.message
+    assert {i.where for i in f.by_severity("info")} == {
+        "entities.Document.attributes.status", "entities.Realm.attributes.name", "entities.Realm.attributes.path"}
+
+
+def test_dialogue_v2_fixes_every_error_and_warning():
+    f = validate(SPECS / "dialogue_v2.yaml", SAMPLE / "dialogue")
+    assert f.counts["error"] == 0 and f.counts["warning"] == 0, f.to_text()
+    assert {(i.rule, i.where) for i in f} == {
+        ("KEY-SORT-ORDER", "entities.Tension.key.sk"), ("KEY-SORT-ORDER", "entities.TensionEvent.key.sk"),
+        ("RESERVED-WORD", "entities.Dialogue.attributes.status"), ("RESERVED-WORD", "entities.Expert.attributes.role")}
+    assert check_spec(load_spec(SPECS / "dialogue_v2.yaml")).counts == {"error": 0, "warning": 0, "info": 2}
+
+
+def test_dialogue_without_data_shows_what_the_templates_alone_say():
+    f = check_spec(load_spec(SPECS / "dialogue.yaml"))
+    assert where_of(f, "KEY-PREFIX-COLLISION") == {("warning", "access_patterns[5].key_condition.sk_begins_with")}
+    assert ("info", "entities.Perspective.key.sk") in where_of(f, "KEY-SORT-ORDER")
+    assert [e.rule for e in f.errors] == ["ADR4-SINGLE-WRITER"]
+
+
+# -- the registry, the report, the reserved words ------------------------------------------------
+ISSUE_RULES = ["ADR1-SINGLE-TABLE", "ADR2-PARTITION-SCOPED", "ADR3-NO-CROSS-PARTITION-JOIN", "ADR4-SINGLE-WRITER",
+               "ADR5-SORT-KEY-FORMAT", "KEY-PREFIX-COLLISION", "KEY-SORT-ORDER", "KEY-SEPARATOR-IN-VALUE", "KEY-SIZE",
+               "ITEM-SIZE", "INDEX-LIMITS", "NAME-RULES", "RESERVED-WORD", "UNUSED-INDEX", "UNSERVED-ENTITY"]
+
+
+def test_every_rule_is_registered_and_tested():
+    assert set(ISSUE_RULES) <= set(RULES)
+    for rule in RULES.values():
+        assert rule.severity in ("error", "warning", "info") and rule.description
+    tested = {c[0] for c in SPEC_CASES} | {c[0] for c in DATA_CASES} | {"ADR1-SINGLE-TABLE"}
+    assert tested == set(RULES)
+
+
+def test_report_orders_counts_and_serializes():
+    fs = [Finding("B", "info", "x", "m"), Finding("A", "error", "access_patterns[10]", "m", "h", ("k",)),
+          Finding("A", "error", "access_patterns[2]", "m")]
+    report = Findings(fs, spec="s.yaml", items_checked=3)
+    assert [f.where for f in report] == ["access_patterns[2]", "access_patterns[10]", "x"]
+    assert report.counts == {"error": 2, "warning": 0, "info": 1} and report.has_errors
+    d = json.loads(report.to_json())
+    assert set(d) == {"spec", "findings", "counts"}
+    assert d["findings"][1] == {"rule": "A", "severity": "error", "where": "access_patterns[10]", "message": "m",
+                                "hint": "h", "evidence": ["k"]}
+    text = report.to_text()
+    assert text.index("Errors (2)") < text.index("Notes (1)") and "fix: h" in text and "- k" in text
+    with pytest.raises(ValueError):
+        Finding("A", "fatal", "x", "m")
+
+
+def test_reserved_words():
+    words = reserved_words()
+    assert len(words) == 573
+    assert (ROOT / "blue_nb" / "rules" / "reserved_words.txt").read_text().count("\n") == 573
+    assert {"STATUS", "NAME", "DATA", "COMMENT", "ROLE", "PATH", "TTL"} <= words
+    assert is_reserved("status") and is_reserved("Status") and not is_reserved("title")
+
+
+# -- the command line ----------------------------------------------------------------------------
+def run(*args):
+    return subprocess.run([str(BLUE_NB), "validate", *args], capture_output=True, text=True, cwd=ROOT, timeout=60)
+
+
+def test_cli_errors_exit_1_with_a_review():
+    r = run("data/specs/dialogue.yaml", "--data", "data/sample/dialogue")
+    assert r.returncode == 1, r.stderr
+    assert "3 errors, 0 warnings, 4 notes" in r.stdout
+    assert "[ADR4-SINGLE-WRITER] entities.TensionEvent.writer" in r.stdout and "Traceback" not in r.stderr
+
+
+def test_cli_json_shape():
+    r = run("data/specs/dialogue.yaml", "--data", "data/sample/dialogue", "--format", "json")
+    assert r.returncode == 1
+    d = json.loads(r.stdout)
+    assert set(d) == {"spec", "findings", "counts"} and d["spec"] == "data/specs/dialogue.yaml"
+    assert d["counts"] == {"error": 3, "warning": 0, "info": 4}
+    for f in d["findings"]:
+        assert {"rule", "severity", "where", "message", "hint", "evidence"} <= set(f)
+
+
+def test_cli_v2_exits_0():
+    r = run("data/specs/dialogue_v2.yaml", "--data", "data/sample/dialogue")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "0 errors, 0 warnings" in r.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (("data/specs/nope.yaml",), "cannot read spec file"),
+    (("data/specs/dialogue.yaml", "--data", "data/sample/nope"), "source files missing"),
+])
+def test_cli_bad_input_exits_2_without_traceback(args, message):
+    r = run(*args)
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
