@@ -60,12 +60,35 @@ __all__ = ["NESTED_TYPES", "item_size_column", "items_to_table", "number_text_si
 #: types sized value by value (the slow path)
 NESTED_TYPES = frozenset({"L", "M", "SS", "NS", "BS"})
 
-_BLOCK_ROWS = 1 << 15  # rows per numpy block: the temporaries stay in the CPU cache
+#: rows / bytes per numpy block of number texts: the temporaries stay small, in the CPU cache
+#: and below malloc's mmap threshold (bigger blocks measured 2-3x slower)
+_BLOCK_ROWS = 4096
+_BLOCK_BYTES = 48 * 1024
+_WALK_STEPS = 6  # steps over zeros next to the ends of a number before a lookup
 _NAME_HINT = "every column of the table is one attribute: give its DynamoDB type in `types`"
 _FLOAT_HINT = "floats are not exact: store numbers as decimal128, integers or number text (use Decimal)"
 
 
 # ---------------------------------------------------------------- numbers
+
+
+def _walk(buf: np.ndarray, pos: np.ndarray, rows: np.ndarray, bound: np.ndarray, step: int,
+          zero: np.ndarray) -> np.ndarray:
+    """Move ``pos[rows]`` by ``step`` over '0' and '.' bytes to the next non-zero digit.
+
+    A row that walks past ``bound`` (exclusive) has no non-zero digit: it is marked in
+    ``zero``. Gives up after _WALK_STEPS steps and returns the rows still walking.
+    """
+    for _ in range(_WALK_STEPS):
+        if not rows.size:
+            break
+        p = pos[rows] + step
+        inside = p != bound[rows]
+        zero[rows[~inside]] = True
+        rows, p = rows[inside], p[inside]
+        pos[rows] = p
+        rows = rows[buf.take(p) - np.uint8(49) > 8]  # not '1'..'9' yet
+    return rows
 
 
 def _number_block(buf: np.ndarray, off: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -77,47 +100,73 @@ def _number_block(buf: np.ndarray, off: np.ndarray) -> tuple[np.ndarray, np.ndar
     end of the text if none), the digit at byte ``x`` stands for 10**(p - x - (x < p)); ``hi``
     and ``lo`` are the powers of the first and last non-zero digits, and
     size = 1 + (hi//2 - lo//2 + 1) + negative, at most 21; zero is 1.
+
+    Costs a few passes over the bytes (compare, count, find the points) and otherwise works
+    per text: the first and last non-zero digits are looked for next to the ends of the text.
     """
     n = len(off) - 1
     starts, ends = off[:-1], off[1:]
     lens = ends - starts
-    d = buf - np.uint8(48)  # '0'..'9' -> 0..9, '.' -> 254, everything else >= 10
-    isdig = d < 10
-    isdot = d == 254
-    other = ~(isdig | isdot)
+    if len(buf) == 0:  # only empty texts
+        return np.ones(n, dtype=np.int64), np.ones(n, dtype=bool)
+    top = len(buf) - 1
     nonempty = lens > 0
-    first_pos = starts[nonempty]
-    first = buf[first_pos]
-    signed_ne = (first == 45) | (first == 43)  # '-' or '+'
-    other[first_pos[signed_ne]] = False  # a sign is fine as the first byte
-    neg = np.zeros(n, dtype=bool)
-    signed = np.zeros(n, dtype=np.int64)
-    neg[nonempty] = first == 45
-    signed[nonempty] = signed_ne
-    fallback = np.zeros(n, dtype=bool)
-    bad_pos = np.flatnonzero(other)
-    if bad_pos.size:  # rare for plain texts: exponents, spaces, letters
-        fallback[np.searchsorted(ends, bad_pos, side="right")] = True
-    point = ends.copy()
+    if nonempty.all():
+        first, last = buf.take(starts), buf.take(ends - 1)
+    else:  # an empty text reads a neighbour's byte; it goes to the exact path anyway
+        first, last = buf.take(np.minimum(starts, top)), buf.take(np.maximum(ends - 1, 0))
+    neg = (first == 45) & nonempty  # '-'
+    signed = neg | ((first == 43) & nonempty)  # '+'
+    fallback = lens - signed < 1  # empty, or a sign alone
+    d = buf - np.uint8(48)  # '0'..'9' -> 0..9, '.' -> 254, every other byte > 9 (uint8 wraps)
+    isdot = d == 254
     dot_pos = np.flatnonzero(isdot)
-    ndots = np.zeros(n, dtype=np.int64)
+    nondigit = d > 9
+    if np.count_nonzero(nondigit) != dot_pos.size + np.count_nonzero(signed):  # other bytes somewhere
+        bad = nondigit ^ isdot
+        bad[starts[signed]] = False
+        fallback[np.searchsorted(ends, np.flatnonzero(bad), side="right")] = True
+    point = ends.copy()
     if dot_pos.size:
         dot_rows = np.searchsorted(ends, dot_pos, side="right")
-        ndots = np.bincount(dot_rows, minlength=n)
         point[dot_rows] = dot_pos
-    fallback |= (ndots > 1) | (lens - signed - ndots < 1)  # two points, or no digit at all
-    nz_pos = np.flatnonzero(d - np.uint8(1) < 9)  # '1'..'9'
-    k = np.searchsorted(nz_pos, off)
-    lo_i, hi_i = k[:-1], k[1:] - 1  # indexes in nz_pos of each text's first / last non-zero digit
-    zero = hi_i < lo_i
-    padded = np.append(nz_pos, 0)
-    first_nz, last_nz = padded[lo_i], padded[hi_i]
+        fallback[dot_rows[1:][dot_rows[1:] == dot_rows[:-1]]] = True  # two points
+        fallback[dot_rows[lens[dot_rows] - signed[dot_rows] < 2]] = True  # a point and no digit
+    # the first / last non-zero digits: usually the first digit and the last byte
+    digits_start = starts + signed
+    first_nz = digits_start.copy()
+    last_nz = ends - 1
+    zero = np.zeros(n, dtype=bool)
+    ok = ~fallback
+    lead = np.flatnonzero((buf.take(np.minimum(first_nz, top)) - np.uint8(49) > 8) & ok)
+    trail = np.flatnonzero((last - np.uint8(49) > 8) & ok)
+    lead = _walk(buf, first_nz, lead, ends, 1, zero)
+    trail = _walk(buf, last_nz, trail, digits_start - 1, -1, zero)
+    if lead.size or trail.size:  # long runs of zeros: look the digits up
+        nz_pos = np.append(np.flatnonzero(d - np.uint8(1) < 9), top + 1)
+        at = np.searchsorted(nz_pos, starts[lead])
+        zero[lead] = nz_pos[at] >= ends[lead]
+        first_nz[lead] = nz_pos[at]
+        at = np.searchsorted(nz_pos, ends[trail]) - 1
+        zero[trail] = (at < 0) | (nz_pos[at] < starts[trail])
+        last_nz[trail] = nz_pos[at]
     hi = point - first_nz - (first_nz < point)
     lo = point - last_nz - (last_nz < point)
     fallback |= ~zero & ((hi - lo >= MAX_DIGITS) | (hi < MIN_ADJUSTED) | (hi > MAX_ADJUSTED))
-    sizes = np.minimum(2 + (hi >> 1) - (lo >> 1) + neg, MAX_NUMBER_BYTES)
+    sizes = (hi >> 1) - (lo >> 1)
+    sizes += 2
+    sizes += neg
+    np.minimum(sizes, MAX_NUMBER_BYTES, out=sizes)
     sizes[zero] = 1
     return sizes, fallback
+
+
+def _blocks(offsets: np.ndarray) -> list[int]:
+    """Row cuts for blocks of at most _BLOCK_ROWS rows and about _BLOCK_BYTES bytes."""
+    n = len(offsets) - 1
+    by_bytes = np.searchsorted(offsets[:-1], np.arange(offsets[0], offsets[-1], _BLOCK_BYTES))
+    cuts = np.union1d(np.arange(0, n, _BLOCK_ROWS), by_bytes)
+    return [*cuts[cuts < n].tolist(), n]
 
 
 def _text_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
@@ -156,9 +205,10 @@ def _number_chunk(arr: pa.Array, where: str, base: int) -> np.ndarray:
         return out
     offsets, data = _text_buffers(arr)
     fallback = np.zeros(n, dtype=bool)
-    for s in range(0, n, _BLOCK_ROWS):
-        off = offsets[s : s + _BLOCK_ROWS + 1]
-        out[s : s + len(off) - 1], fallback[s : s + len(off) - 1] = _number_block(data[off[0] : off[-1]], off - off[0])
+    cuts = _blocks(offsets)
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        off = offsets[a : b + 1]
+        out[a:b], fallback[a:b] = _number_block(data[off[0] : off[-1]], off - off[0])
     valid = _valid(arr)
     if valid is not None:
         out[~valid] = 0
@@ -206,11 +256,16 @@ def _type_error(name: str, tag: str, t: pa.DataType, hint: str = "") -> ItemErro
 
 
 def _lengths(arr: pa.Array) -> np.ndarray:
-    """Byte lengths of a string/binary array (0 for nulls), as int64."""
+    """Byte lengths of a string/binary array (0 for nulls), as int32 or int64."""
     if pa.types.is_fixed_size_binary(arr.type):
         return np.full(len(arr), arr.type.byte_width, dtype=np.int64)
-    offsets, _ = _text_buffers(arr)
-    return np.diff(offsets)
+    if not (pa.types.is_string(arr.type) or pa.types.is_binary(arr.type)
+            or pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)):
+        arr = arr.cast(pa.large_string() if _is_stringy(arr.type) else pa.large_binary())
+    lengths = pc.binary_length(arr)  # from the offsets, in C++
+    if lengths.null_count:
+        lengths = lengths.fill_null(0)
+    return lengths.to_numpy()
 
 
 def _value_sizes(arr: pa.Array, name: str, tag: str, base: int) -> np.ndarray:
@@ -333,10 +388,12 @@ def item_size_column(table: pa.Table, types: Mapping[str, str]) -> np.ndarray:
     """
     _check_names(table, types)
     total = np.zeros(table.num_rows, dtype=np.int64)
+    names = 0  # name bytes of the columns without nulls, added once at the end
     for name in table.column_names:
         tag = types[name]
         name_len = len(name.encode("utf-8"))
         column = table.column(name)
+        sparse = column.null_count > 0
         base = 0
         for chunk in [c for c in column.chunks if len(c)] or [pa.array([], column.type)]:
             n = len(chunk)
@@ -345,10 +402,16 @@ def item_size_column(table: pa.Table, types: Mapping[str, str]) -> np.ndarray:
             valid = _valid(chunk)
             if valid is None:
                 part += sizes
-                part += name_len
+                if sparse:
+                    part += name_len
             else:
-                part += np.where(valid, sizes + name_len, 0)
+                sizes = sizes + name_len
+                np.add(part, sizes, out=part, where=valid)
             base += n
+        if not sparse:
+            names += name_len
+    if names:
+        total += names
     return total
 
 

@@ -144,7 +144,8 @@ SPEC_CASES = [
      "error", "entities.Customer.key.sk"),
     # 21 INCLUDE attributes
     ("INDEX-LIMITS", _several(*[_add(("entities", "Order", "attributes", f"a{n}"), "S") for n in range(20)],
-                              _add(("table", "indexes", "gsi1", "projection"), ["amount"] + [f"a{n}" for n in range(20)])),
+                              _add(("table", "indexes", "gsi1", "projection"),
+                                   ["amount"] + [f"a{n}" for n in range(20)])),
      "error", "table.indexes.gsi1.projection"),
     # a projected name no entity has
     ("INDEX-PROJECTION", _add(("table", "indexes", "gsi1", "projection"), ["amount", "amonut"]),
@@ -178,7 +179,8 @@ def test_one_violation_fires_its_rule(rule, change, severity, where):
 
 
 def test_a_join_within_the_partition_is_fine():
-    join = _add(("access_patterns", 1, "joins"), [{"pattern": "get_customer", "params": {"customer_id": "customer_id"}}])
+    join = _add(("access_patterns", 1, "joins"),
+                [{"pattern": "get_customer", "params": {"customer_id": "customer_id"}}])
     assert list(check_spec(spec_of(join))) == []
 
 
@@ -200,7 +202,8 @@ def test_open_ended_begins_with_is_a_warning_without_data():
     d["access_patterns"][3]["key_condition"]["sk"] = "ORDER#{order_ref}"
     change(d)
     findings = check_spec(spec_from_dict(d))
-    assert where_of(findings, "KEY-PREFIX-COLLISION") == {("warning", "access_patterns[4].key_condition.sk_begins_with")}
+    expected = {("warning", "access_patterns[4].key_condition.sk_begins_with")}
+    assert where_of(findings, "KEY-PREFIX-COLLISION") == expected
     assert findings.rule_ids == {"KEY-PREFIX-COLLISION"}
     # with data that really collides (A1 / A10 under one customer) it is an error with the keys
     items = [order("A1"), order("A10"), order("A10"), order("B2")]

@@ -102,3 +102,5 @@ def test_fixed_width_detection():
     assert KeyTemplate("{ts:>12}").parts[0].is_fixed_width
     assert not KeyTemplate("{round}").parts[0].is_fixed_width
     assert not KeyTemplate("{score:.2f}").parts[0].is_fixed_width
+    assert not KeyTemplate("{n:<8}").parts[0].is_fixed_width            # "2       " sorts after "10      "
+    assert KeyTemplate("{n:08.3f}").parts[0].is_fixed_width

@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable
 
-from blue_nb.rules import data_keys, data_rules, key_rules, schema_rules, spec_rules  # noqa: F401  (registers)
+# importing the rule modules registers their rules, in this order (the report's order within a severity)
+from blue_nb.rules import spec_rules, schema_rules, key_rules, data_rules, data_keys  # noqa: F401, I001
 from blue_nb.rules.data_rules import SAMPLES, item_label
-from blue_nb.rules.findings import Finding, Findings
+from blue_nb.rules.findings import Finding, Findings, counted
 from blue_nb.rules.keyspace import key_text
 from blue_nb.rules.registry import DATA_CHECKS, RULES, SPEC_CHECKS, Context, define
 from blue_nb.spec import Spec, load_spec
@@ -65,8 +66,9 @@ def _stream(spec: Spec, items: Iterable[Any], checks: list) -> tuple[int, list[F
             c.add(entity, item)
     if not unmatched:
         return n, []
-    return n, [UNMATCHED.finding("entities", f"{unmatched:,} items match no entity's key templates (or several); "
-                                 "they were left out of the item checks", evidence=samples,
+    message = (f"{counted(unmatched, 'item')} matching no entity's key templates (or several); "
+               "they were left out of the item checks")
+    return n, [UNMATCHED.finding("entities", message, evidence=samples,
                                  hint="add the entity these items belong to, or fix its key templates")]
 
 

@@ -9,8 +9,8 @@ from collections import Counter, defaultdict
 from typing import Any, Iterable
 
 from blue_nb.rules.data_rules import SAMPLES, short
-from blue_nb.rules.findings import Finding
-from blue_nb.rules.key_rules import (PREFIX, SORT, begins_with_tail, fixed_template, probe_finding,
+from blue_nb.rules.findings import Finding, counted
+from blue_nb.rules.key_rules import (PREFIX, SORT, begins_with_tail, fixed_template, open_prefix_hint, probe_finding,
                                      sort_key_placeholders, suggested_width)
 from blue_nb.rules.keyspace import key_text, placeholders_of, render_parts
 from blue_nb.rules.registry import DataCheck, data_check
@@ -181,7 +181,8 @@ class PrefixValueCheck(DataCheck):
             for name in p.entities:
                 e = ctx.spec.entities.get(name)
                 if e and space.pk_attr in e.key and space.sk_attr in e.key:
-                    self.trackers[name].append(_Tracker(i, p.name, name, t, e.templates[space.sk_attr], space))
+                    self.trackers[name].append(_Tracker(i, p.name, name, t, e.templates[space.sk_attr], space,
+                                                        open_prefix_hint(ctx, p, t)))
         self.probes = PrefixProbeCheck(ctx)
 
     def add(self, entity: str, item: dict[str, Any]) -> None:
@@ -201,8 +202,8 @@ class PrefixValueCheck(DataCheck):
 class _Tracker:
     """Per (partition, earlier values): the distinct last values of one begins_with, with counts."""
 
-    def __init__(self, i, pattern, entity, t: KeyTemplate, entity_sk: KeyTemplate, space):
-        self.where = f"access_patterns[{i}].key_condition.sk_begins_with"
+    def __init__(self, i, pattern, entity, t: KeyTemplate, entity_sk: KeyTemplate, space, hint: str):
+        self.where, self.hint = f"access_patterns[{i}].key_condition.sk_begins_with", hint
         self.pattern, self.entity, self.t, self.entity_sk, self.space = pattern, entity, t, entity_sk, space
         mine, theirs = [p.name for p in placeholders_of(t)], [p.name for p in placeholders_of(entity_sk)]
         self.names = list(zip(mine, theirs)) if len(mine) <= len(theirs) else []
@@ -238,10 +239,11 @@ class _Tracker:
         queries = len({(c[0], c[1]) for c in collisions})
         return PREFIX.finding(
             self.where, f"{self.pattern}: begins_with {self.t.text!r} returns items of other {tail} values: in the "
-            f"data, {queries:,} {tail} values are the start of longer ones under the same {self.space.pk_attr} "
-            f"(like {collisions[0][1]} and {collisions[0][2]}), so {wrong:,} of {self.items:,} {self.entity} items "
+            f"data, {counted(queries, tail + ' value')} under one {self.space.pk_attr} "
+            f"{'is the prefix' if queries == 1 else 'are prefixes'} of longer ones (like {collisions[0][1]} of "
+            f"{collisions[0][2]}), so {wrong:,} of {counted(self.items, self.entity + ' item')} "
             "would be returned for the wrong one",
-            hint=f"end the prefix with the separator: {self.t.text + '#'!r}",
+            hint=self.hint,
             evidence=[self._evidence(c) for c in _one_per_query(collisions)[:SAMPLES]])
 
     def _evidence(self, collision) -> str:
@@ -291,4 +293,4 @@ class PrefixProbeCheck(DataCheck):
 
 
 def _items(n: int) -> str:
-    return f"{n:,} item{'s' * (n != 1)}"
+    return counted(n, "item")

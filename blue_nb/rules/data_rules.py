@@ -8,7 +8,7 @@ from collections import defaultdict
 from typing import Any, Iterable
 
 from blue_nb.errors import BlueNbError
-from blue_nb.rules.findings import Finding
+from blue_nb.rules.findings import Finding, counted
 from blue_nb.rules.key_rules import KEY_SIZE, SEPARATOR_RULE
 from blue_nb.rules.keyspace import key_text
 from blue_nb.rules.registry import DataCheck, data_check, define
@@ -74,18 +74,18 @@ class ItemSizeCheck(DataCheck):
         for entity, heap in self.near.items():
             yield self._finding(entity, heap, "near")
         for entity, problems in self.invalid.items():
-            yield ITEM_SIZE.finding(f"entities.{entity}", f"{len(problems)} {entity} items are not valid DynamoDB "
-                                    "items", evidence=problems[:SAMPLES], hint="fix the source rows")
+            yield ITEM_SIZE.finding(f"entities.{entity}", f"{counted(len(problems), entity + ' item')} not valid "
+                                    "DynamoDB items", evidence=problems[:SAMPLES], hint="fix the source rows")
 
     def _finding(self, entity: str, heap: list, kind: str) -> Finding:
         n = self.counts[(entity, kind)]
         biggest = sorted(heap, reverse=True)
         evidence = [f"{label}: {size:,} bytes" for size, _, label in biggest]
         if kind == "over":
-            msg = (f"{n} {entity} item{'s' * (n > 1)} over DynamoDB's {MAX_ITEM_BYTES:,}-byte item limit "
+            msg = (f"{counted(n, entity + ' item')} over DynamoDB's {MAX_ITEM_BYTES:,}-byte item limit "
                    f"(largest {biggest[0][0]:,} bytes): the write is rejected")
             return ITEM_SIZE.finding(f"entities.{entity}", msg, hint=self._hint(entity), evidence=evidence)
-        msg = (f"{n} {entity} item{'s' * (n > 1)} at {NEAR_LIMIT_FRACTION:.0%} or more of the {MAX_ITEM_BYTES:,}-byte "
+        msg = (f"{counted(n, entity + ' item')} at {NEAR_LIMIT_FRACTION:.0%} or more of the {MAX_ITEM_BYTES:,}-byte "
                f"limit (>= {NEAR_LIMIT_BYTES:,} bytes; largest {biggest[0][0]:,}): one more edit can push them over")
         return ITEM_SIZE.finding(f"entities.{entity}", msg, hint=self._hint(entity), evidence=evidence,
                                  severity="warning")
@@ -126,7 +126,8 @@ class KeySizeCheck(DataCheck):
         for (entity, attr), (count, biggest, samples) in self.bad.items():
             limit = self.limits[attr]
             yield KEY_SIZE.finding(f"entities.{entity}.key.{attr}",
-                                   f"{count} {entity} {attr} values over {limit:,} bytes (largest {biggest:,}): "
+                                   f"{counted(count, f'{entity} {attr} value')} over {limit:,} bytes "
+                                   f"(largest {biggest:,}): "
                                    "DynamoDB rejects these items", evidence=samples,
                                    hint="key on a short id (or a hash of the long value) and keep the long value "
                                         "as a plain attribute")
@@ -158,7 +159,7 @@ class KeyParseCheck(DataCheck):
             t = self.spec.entities[entity].templates[attr]
             yield SEPARATOR_RULE.finding(
                 f"entities.{entity}.key.{attr}",
-                f"{count} {entity} {attr} keys have a placeholder value that contains {SEPARATOR!r} "
+                f"{counted(count, f'{entity} {attr} key')} with a placeholder value that contains {SEPARATOR!r} "
                 f"(template {t.text!r}), so the key does not split back into its values",
                 evidence=samples, hint=f"keep {SEPARATOR} out of the values ({', '.join(t.placeholders)}): replace it "
                 "where the ids are made, or encode it (e.g. %23) before rendering the key")

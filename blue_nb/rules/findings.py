@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-__all__ = ["SEVERITIES", "Finding", "Findings"]
+__all__ = ["SEVERITIES", "Finding", "Findings", "counted"]
 
 SEVERITIES = ("error", "warning", "info")
 _TITLES = {"error": "Errors", "warning": "Warnings", "info": "Notes"}
@@ -59,6 +59,11 @@ class Finding:
         return f"{self.severity} {self.rule} {self.where}: {self.message}"
 
 
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """``1 item``, ``2 items``, ``1,024 keys``."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 def _indent(text: str, n: int) -> list[str]:
     return [" " * n + line for line in text.splitlines()]
 
@@ -90,8 +95,24 @@ class Findings(Sequence):
         return len(self._items)
 
     def __repr__(self) -> str:
-        c = self.counts
-        return f"<Findings {self.spec or ''}: {c['error']} errors, {c['warning']} warnings, {c['info']} info>"
+        return self.to_text()
+
+    def _repr_html_(self) -> str:
+        """The review as a table, for notebooks."""
+        from html import escape
+
+        colors = {"error": "#b00020", "warning": "#a15c00", "info": "#555"}
+        rows = "".join(
+            f"<tr><td style='color:{colors[f.severity]}'>{f.severity}</td><td>{escape(f.rule)}</td>"
+            f"<td><code>{escape(f.where)}</code></td><td style='text-align:left'>{escape(f.message)}"
+            + "".join(f"<br><small><code>{escape(e)}</code></small>" for e in f.evidence)
+            + (f"<br><i>fix: {escape(f.hint)}</i>" if f.hint else "") + "</td></tr>"
+            for f in self._items)
+        head = f"<p><b>{escape(self.spec or 'spec')}</b>: {escape(self.summary())}</p>"
+        if not rows:
+            return head
+        return (head + "<table><tr><th>severity</th><th>rule</th><th>where</th><th>finding</th></tr>"
+                + rows + "</table>")
 
     @property
     def counts(self) -> dict[str, int]:
@@ -127,9 +148,7 @@ class Findings(Sequence):
 
     def summary(self) -> str:
         c = self.counts
-        parts = [f"{c['error']} error{'s' * (c['error'] != 1)}", f"{c['warning']} warning{'s' * (c['warning'] != 1)}",
-                 f"{c['info']} note{'s' * (c['info'] != 1)}"]
-        return ", ".join(parts)
+        return ", ".join([counted(c["error"], "error"), counted(c["warning"], "warning"), counted(c["info"], "note")])
 
     def to_text(self) -> str:
         """A review: a header, then the findings grouped by severity with where, message,
@@ -148,3 +167,6 @@ class Findings(Sequence):
 
     def __str__(self) -> str:
         return self.to_text()
+
+    def _repr_pretty_(self, p, cycle) -> None:       # IPython / Jupyter: show the review
+        p.text(self.to_text())

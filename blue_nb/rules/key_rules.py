@@ -9,12 +9,13 @@ import re
 from typing import Iterable
 
 from blue_nb.rules.findings import Finding
-from blue_nb.rules.keyspace import pattern_where
+from blue_nb.rules.keyspace import can_start_with, pattern_where
 from blue_nb.rules.registry import Context, define, spec_check
 from blue_nb.sizing import PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES
 from blue_nb.spec import SEPARATOR, KeyTemplate, Placeholder
 
-__all__ = ["NUMERIC_NAME", "begins_with_tail", "fixed_template", "probe_finding", "sort_key_placeholders",
+__all__ = ["NUMERIC_NAME", "begins_with_tail", "fixed_template", "open_prefix_hint", "probe_finding",
+           "sort_key_placeholders",
            "suggested_width"]
 
 PREFIX = define("KEY-PREFIX-COLLISION", "error",
@@ -27,6 +28,7 @@ KEY_SIZE = define("KEY-SIZE", "error", "a partition key value over 2048 bytes or
 
 NUMERIC_NAME = re.compile(r"(?:^|_)(?:round|seq|sequence|ts|timestamp|epoch|time|number|num|no|count|version|ver|rev|"
                           r"revision|idx|index|order|position|pos|rank|page|line|step|n)$", re.IGNORECASE)
+_NUMBER_FORMATS = set("bdoxXnfFeEgG%")
 _EPOCH_NAME = re.compile(r"(?:^|_)(?:ts|timestamp|epoch|time)$", re.IGNORECASE)
 
 
@@ -42,8 +44,14 @@ def sort_key_placeholders(t: KeyTemplate) -> list[Placeholder]:
 
 def fixed_template(t: KeyTemplate, widths: dict[str, int]) -> str:
     """The template with the named placeholders zero-padded: PERSP#{round:03d}#{expert}#{seq:03d}."""
-    return "".join(f"{{{p.name}:0{widths[p.name]}d}}" if isinstance(p, Placeholder) and p.name in widths
+    return "".join(_padded(p, widths[p.name]) if isinstance(p, Placeholder) and p.name in widths
                    else str(p) for p in t.parts)
+
+
+def _padded(p: Placeholder, width: int) -> str:
+    """``{round:03d}``; a float format keeps its precision and type: ``{score:010.3f}``."""
+    m = re.search(r"\.(\d+)([a-zA-Z%])\Z", p.fmt)
+    return f"{{{p.name}:0{width}.{m.group(1)}{m.group(2)}}}" if m else f"{{{p.name}:0{width}d}}"
 
 
 def suggested_width(name: str, longest: int) -> int:
@@ -78,7 +86,19 @@ def _open_ended_begins_with(ctx: Context) -> Iterable[Finding]:
             pattern_where(i, p, "sk_begins_with"),
             f"{p.name}: begins_with {t.text!r} ends with {tail}, so it also matches every {tail.name} that starts "
             f"with the one asked for (T1 also returns T10, T11, ...; ann also returns anna)",
-            hint=f"end the prefix with the separator: {t.text + SEPARATOR!r}", severity="warning")
+            hint=open_prefix_hint(ctx, p, t), severity="warning")
+
+
+def open_prefix_hint(ctx: Context, p, t: KeyTemplate) -> str:
+    """End the prefix with the separator, unless the keys end right after it: then use equality."""
+    space = ctx.layout.space(p.index)
+    closed = KeyTemplate(t.text + SEPARATOR)
+    ends = [n for n in p.entities if n in ctx.spec.entities and space.sk_attr in ctx.spec.entities[n].key
+            and not can_start_with(ctx.spec.entities[n].templates[space.sk_attr], closed)]
+    if ends:
+        return (f"{', '.join(ends)} keys end with {t.parts[-1]}: look them up with sk equality "
+                f"(sk: {t.text!r}) instead of begins_with")
+    return f"end the prefix with the separator: {closed.text!r}"
 
 
 def probe_finding(ctx: Context, probe, count: int = 0, evidence: Iterable[str] = ()) -> Finding:
@@ -106,17 +126,19 @@ def numbers_sort_as_numbers(ctx: Context) -> Iterable[Finding]:
     if ctx.with_data:
         return
     for space, e, t, where in ctx.layout.sort_key_templates():
-        ints = [p for p in sort_key_placeholders(t) if p.is_integer]
+        ints = [p for p in sort_key_placeholders(t) if p.fmt and p.fmt[-1] in _NUMBER_FORMATS]
         named = [p for p in sort_key_placeholders(t) if not p.fmt and NUMERIC_NAME.search(p.name)]
         if ints:
-            fix = fixed_template(t, {p.name: suggested_width(p.name, 2) for p in ints})
+            fix = fixed_template(t, {p.name: suggested_width(p.name, 2) if p.is_integer else 10 for p in ints})
             yield SORT.finding(where, f"{e.name}: {', '.join(map(str, ints))} in {t.text!r} formats a number without "
-                               "a width, so 10 sorts before 2", hint=f"pad it: {fix!r} (widths to fit the largest value)",
+                               "a width, so 10 sorts before 2",
+                               hint=f"pad it to a fixed width: {fix!r} (a width that fits the largest value)",
                                severity="warning")
         elif named:
             fix = fixed_template(t, {p.name: suggested_width(p.name, 2) for p in named})
             yield SORT.finding(where, f"{e.name}: {', '.join(map(str, named))} in {t.text!r} "
-                               f"look{'s' * (len(named) == 1)} like numbers or times; unless every value has the same number of digits, byte order is not number order",
+                               f"look{'s' * (len(named) == 1)} like numbers or times; unless every value has the "
+                               "same number of digits, byte order is not number order",
                                hint=f"check with --data; if they are numbers, pad them: {fix!r}", severity="info")
 
 

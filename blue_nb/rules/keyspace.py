@@ -130,8 +130,9 @@ class Layout:
             if not kc or kc.sk_op != "sk_begins_with" or not isinstance(kc.sk_value, str) or not space.sk_attr:
                 continue
             tmpl = KeyTemplate(kc.sk_value)
-            targets = {e.name for r in p.entities if r in self.spec.entities and space.pk_attr in self.spec.entities[r].key
-                       for e in self.neighbours(space, self.spec.entities[r])
+            returned = [self.spec.entities[r] for r in p.entities
+                        if r in self.spec.entities and space.pk_attr in self.spec.entities[r].key]
+            targets = {e.name for r in returned for e in self.neighbours(space, r)
                        if e.name not in p.entities and can_start_with(e.templates[space.sk_attr], tmpl)}
             if targets:
                 out.append(Probe(pattern_where(i, p, "sk_begins_with"), space, tmpl.text, frozenset(targets),

@@ -9,7 +9,7 @@ write one small function or class, decorate it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Callable, Iterable
 
@@ -75,7 +75,6 @@ class Context:
 
     spec: Spec
     with_data: bool = False
-    cache: dict[str, Any] = field(default_factory=dict)
 
     @cached_property
     def layout(self):

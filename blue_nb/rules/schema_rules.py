@@ -14,12 +14,14 @@ from blue_nb.rules.reserved import needs_alias
 __all__: list[str] = []
 
 INDEX_LIMITS = define("INDEX-LIMITS", "error",
-                      "more indexes or projected attributes than DynamoDB allows (20 GSIs, 5 LSIs, 20/100 INCLUDE names)")
+                      "more indexes or projected attributes than DynamoDB allows "
+                      "(20 GSIs, 5 LSIs, 20/100 INCLUDE names)")
 PROJECTION = define("INDEX-PROJECTION", "warning", "an index projects an attribute that no entity in the index has")
 NAMES = define("NAME-RULES", "error", "a table, index or key attribute name breaks DynamoDB's naming rules")
 RESERVED = define("RESERVED-WORD", "info", "an attribute name is a reserved word (or has special characters): "
                   "expressions must alias it")
-UNUSED_INDEX = define("UNUSED-INDEX", "warning", "no access pattern reads an index, which still costs writes and storage")
+UNUSED_INDEX = define("UNUSED-INDEX", "warning",
+                      "no access pattern reads an index, which still costs writes and storage")
 UNSERVED = define("UNSERVED-ENTITY", "warning", "no read pattern returns an entity")
 
 MAX_GSI, MAX_LSI, MAX_INCLUDE, MAX_INCLUDE_TOTAL = 20, 5, 20, 100
@@ -33,7 +35,8 @@ def index_limits(ctx: Context) -> Iterable[Finding]:
     gsis = [n for n, i in indexes.items() if i.type == "global"]
     lsis = [n for n, i in indexes.items() if i.type == "local"]
     if len(gsis) > MAX_GSI:
-        yield INDEX_LIMITS.finding("table.indexes", f"{len(gsis)} global indexes; the default quota is {MAX_GSI} per table",
+        yield INDEX_LIMITS.finding("table.indexes",
+                                   f"{len(gsis)} global indexes; the default quota is {MAX_GSI} per table",
                                    hint="merge indexes (overload gsi1pk/gsi1sk with TYPE# prefixes) or raise the "
                                         "quota with AWS first", severity="warning")
     if len(lsis) > MAX_LSI:
@@ -86,7 +89,8 @@ def names_follow_the_rules(ctx: Context) -> Iterable[Finding]:
                             "A-Z a-z 0-9 _ . -", hint="shorten the domain or set table.name")
     for name in t.indexes:
         if not _TABLE_NAME.match(name):
-            yield NAMES.finding(f"table.indexes.{name}", f"index name {name!r} is not 3-255 characters of A-Z a-z 0-9 _ . -",
+            yield NAMES.finding(f"table.indexes.{name}",
+                                f"index name {name!r} is not 3-255 characters of A-Z a-z 0-9 _ . -",
                                 hint="rename the index, e.g. gsi1")
     for where, name in _key_names(ctx):
         if len(name.encode("utf-8")) > MAX_KEY_NAME_BYTES:

@@ -16,13 +16,15 @@ __all__ = ["single_table_findings"]
 
 ADR1 = define("ADR1-SINGLE-TABLE", "error", "one domain is modeled as several tables (several specs share a domain)")
 ADR2 = define("ADR2-PARTITION-SCOPED", "error", "a hot read is not a GetItem or Query on one partition key value")
-ADR3 = define("ADR3-NO-CROSS-PARTITION-JOIN", "error", "a hot pattern joins items that live under another partition key")
+ADR3 = define("ADR3-NO-CROSS-PARTITION-JOIN", "error",
+              "a hot pattern joins items that live under another partition key")
 ADR4 = define("ADR4-SINGLE-WRITER", "error", "more than one writer writes items under the same partition key template")
 ADR5 = define("ADR5-SORT-KEY-FORMAT", "error",
               "a sort key template is not TYPE#subkey... with an upper-case TYPE, nor a bare constant such as META")
 MISMATCH = define("PATTERN-KEY-MISMATCH", "error",
                   "an access pattern's key condition cannot find the keys of the entities it returns")
-KEY_TYPE = define("KEY-TYPE", "error", "a key template cannot render its key attribute's type (an N key takes digits only)")
+KEY_TYPE = define("KEY-TYPE", "error",
+                  "a key template cannot render its key attribute's type (an N key takes digits only)")
 
 _TYPE = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 _NUMBER_LITERAL = re.compile(r"[0-9.eE+\-]*\Z")
@@ -49,7 +51,8 @@ def hot_reads_are_partition_scoped(ctx: Context) -> Iterable[Finding]:
         if p.operation == "scan":
             yield _scan_finding(ctx, i, p)
         elif p.is_read and p.hot and (p.key_condition is None or not p.key_condition.pk):
-            yield ADR2.finding(pattern_where(i, p) + ".key_condition", f"hot pattern {p.name} has no partition key equality",
+            yield ADR2.finding(pattern_where(i, p) + ".key_condition",
+                               f"hot pattern {p.name} has no partition key equality",
                                hint="give the key condition pk: one partition key value")
 
 
@@ -102,7 +105,7 @@ def _same_partition(ctx: Context, p: AccessPattern, q: AccessPattern, params: di
 # -- ADR 4 ---------------------------------------------------------------------------------------
 @spec_check("ADR4-SINGLE-WRITER")
 def one_writer_per_partition(ctx: Context) -> Iterable[Finding]:
-    pk = ctx.spec.table.partition_key
+    pk, sk = ctx.spec.table.partition_key, ctx.spec.table.sort_key
     groups: dict[str, list[Entity]] = defaultdict(list)
     for e in ctx.spec.entities.values():
         if e.writer and pk in e.key:
@@ -115,13 +118,14 @@ def one_writer_per_partition(ctx: Context) -> Iterable[Finding]:
         who = "; ".join(f"{w}: {', '.join(e.name for e in ents if e.writer == w)}" for w in writers)
         for e in ents:
             if e.writer != main:
+                own = (e.templates[sk].type_prefix if sk in e.key else "") or e.name.upper()
                 yield ADR4.finding(
                     f"entities.{e.name}.writer",
                     f"{e.writer} writes {e.name} items under the partition key {template!r}, where {main} writes too "
                     f"({who}): two writers contend for one partition",
                     hint=f"let one service own every write under {template!r} (e.g. {e.writer} sends its writes "
                          f"through {main}), or move {e.name} to a partition of its own such as "
-                         f"'{e.name.upper()}#{template}'")
+                         f"'{own}S#{template}'")
 
 
 # -- ADR 5 ---------------------------------------------------------------------------------------
@@ -226,6 +230,7 @@ def key_templates_fit_key_types(ctx: Context) -> Iterable[Finding]:
                 seen.add((e.name, attr))
                 bad = "".join(p for p in t.parts if isinstance(p, str) and not _NUMBER_LITERAL.match(p))
                 if bad or len(t.placeholders) > 1:
+                    one = "{" + (t.placeholders[0] if t.placeholders else "n") + "}"
                     yield KEY_TYPE.finding(f"entities.{e.name}.key.{attr}",
                                            f"{attr} is a number (N) key, but the template {t.text!r} renders text",
-                                           hint=f"declare the key type S, or template {attr} as one number: '{{{t.placeholders[0] if t.placeholders else 'n'}}}'")
+                                           hint=f"declare the key type S, or template {attr} as one number: {one!r}")

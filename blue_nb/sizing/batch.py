@@ -53,19 +53,33 @@ class _NumberSizes(dict):
 # ---------------------------------------------------------------- shared column helpers
 
 
-def _number_column(texts: list, nums: _NumberSizes) -> list[int]:
-    """Sizes of a column of number texts (plain positive integers by C-level passes)."""
+def _plain_int_sizes(texts: list) -> list[int] | None:
+    """Sizes of texts that are all plain positive integers without leading zeros, else None."""
     try:
         joined = "".join(texts)
-        plain = joined.isdigit() and joined.isascii() and "0" not in set(map(itemgetter(0), texts))
-    except (TypeError, IndexError):  # a non-str body or an empty text: let the cache decide
-        plain = False
-    if plain:
-        lens = list(map(len, texts))
-        if max(lens) <= 38:
-            cores = map(len, map(str.rstrip, texts, repeat("0")))
-            return list(map(_INT_SIZES.__getitem__, zip(lens, cores)))
-    return list(map(nums.__getitem__, texts))
+        if not (joined.isdigit() and joined.isascii()) or min(texts).startswith("0"):
+            return None
+        cores = map(len, map(str.rstrip, texts, repeat("0")))
+        return list(map(_INT_SIZES.__getitem__, zip(map(len, texts), cores)))
+    except (TypeError, KeyError):  # not all str, empty, or more than 38 digits
+        return None
+
+
+def _number_column(keys: list, nums: _NumberSizes) -> list[int]:
+    """Sizes of a column of numbers given as texts (or as Python ints, which hash faster).
+
+    Known numbers come from the cache; a column of mostly new, mostly distinct plain integers
+    (ids, epoch times) is sized by C-level string passes instead of one Python call per value.
+    """
+    sizes = list(map(nums.get, keys, repeat(0)))  # 0 = not cached yet (int compares are fast)
+    missing = sizes.count(0)
+    if not missing:
+        return sizes
+    if missing * 4 > len(keys) and len(set(keys)) * 4 > len(keys):
+        fast = _plain_int_sizes(keys if type(keys[0]) is str else list(map(str, keys)))
+        if fast is not None:
+            return fast
+    return list(map(nums.__getitem__, keys))
 
 
 def _text_sizes(strs: list) -> list[int]:
@@ -117,6 +131,8 @@ def _py_column(col: list, name: str, nums: _NumberSizes) -> list[int] | int:
     kinds = set(map(type, col))
     if kinds == {str}:
         return _text_sizes(col)
+    if kinds == {int}:
+        return _number_column(col, nums)
     if kinds <= {int, Decimal}:
         return _number_column(list(map(str, col)), nums)
     if kinds <= {bool, _NONE}:
@@ -166,7 +182,9 @@ def _wire_column(col: list, name: str, nums: _NumberSizes) -> list[int] | int:
     if set(map(type, col)) == {dict} and set(map(len, col)) == {1}:
         tags = set(map(next, map(iter, col)))
         if tags == {"N"}:
-            return _number_column(list(map(_GET_N, col)), nums)
+            texts = list(map(_GET_N, col))
+            if set(map(type, texts)) == {str}:
+                return _number_column(texts, nums)
         if tags == {"S"}:
             return _text_sizes(list(map(_GET_S, col)))
         if tags <= {"BOOL", "NULL"}:

@@ -39,9 +39,10 @@ class Placeholder:
 
     @property
     def is_fixed_width(self) -> bool:
-        """True when the format pads to a width (``03d``, ``>8``), so byte order = value order."""
+        """True when the format pads numbers to a width on the left (``03d``, ``>8``), so byte order
+        is numeric order; a left-aligned or centred width (``<8``, ``^8``) is not."""
         m = _FORMAT_SPEC.match(self.fmt)
-        return bool(m and m.group("width"))
+        return bool(m and m.group("width") and m.group("align") not in ("<", "^"))
 
     def format(self, value: Any, where: str = "") -> str:
         if not self.fmt:

@@ -148,10 +148,7 @@ class PatternExplorer:
         except BlueNbError as e:
             self.findings.value = _pre(str(e))
             return
-        rows = "".join(f"<tr><td>{html.escape(f.severity)}</td><td>{html.escape(f.rule)}</td>"
-                       f"<td>{html.escape(f.where)}</td><td>{html.escape(f.message)}</td></tr>" for f in findings)
-        self.findings.value = (f"<table><tr><th>severity</th><th>rule</th><th>where</th><th>message</th></tr>{rows}"
-                               "</table>" if rows else "<i>no findings</i>")
+        self.findings.value = findings._repr_html_()
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)
