@@ -417,63 +417,79 @@ def item_size_column(table: pa.Table, types: Mapping[str, str]) -> np.ndarray:
 
 # ---------------------------------------------------------------- Python items -> table
 
-_ABSENT = object()
+_NONE = type(None)
+_NZ_CHARS = frozenset("123456789")
 
 
-def _cell_error(name: str, tag: str, v: Any, hint: str = "") -> ItemError:
-    return ItemError(f"{type(v).__name__} value {v!r:.80} does not fit type {tag}", where=name,
+def _cell_error(name: str, tag: str, v: Any, row: int, hint: str = "") -> ItemError:
+    return ItemError(f"{type(v).__name__} value {v!r:.80} does not fit type {tag}", where=_row_where(name, row),
                      hint=hint or f"the `types` mapping says {name!r} is {tag}")
 
 
-def _number_cell(v: Any, name: str) -> str:
-    """Canonical text of a number value (int or Decimal); floats and others raise."""
-    if type(v) is int and -(10**38) < v < 10**38:
+def _number_cell(v: Any, name: str, row: int) -> str:
+    """Canonical DynamoDB text of an int or Decimal (as :func:`blue_nb.values.number_text`)."""
+    t = type(v)
+    if t is int and -(10**38) < v < 10**38:
         return str(v)
+    if t is Decimal:
+        text = str(v)  # already canonical when short, plain, without trailing zeros and not -0
+        if len(text) <= 38 and "E" not in text and (
+                text[-1] in _NZ_CHARS if "." in text else text[-1:].isdigit() and text != "-0"):
+            return text
     if isinstance(v, (bool, str)) or not isinstance(v, (int, Decimal, float)):
-        raise _cell_error(name, "N", v, "N values are int or Decimal")
-    return number_text(validate_number(v, name))
+        raise _cell_error(name, "N", v, row, "N values are int or Decimal")
+    return number_text(validate_number(v, _row_where(name, row)))
+
+
+def _first_bad(cells: list, ok) -> tuple[int, Any]:
+    """(row, value) of the first non-None cell for which ``ok(value)`` is false."""
+    return next((r, v) for r, v in enumerate(cells) if v is not None and not ok(v))
 
 
 def _column(cells: list, name: str, tag: str) -> pa.Array:
-    """One Arrow column from the attribute's values (``_ABSENT`` for a missing attribute)."""
-    present = [v for v in cells if v is not _ABSENT]
+    """One Arrow column from the attribute's values (None where the attribute is absent)."""
+    kinds = set(map(type, cells)) - {_NONE}
     if tag == "S":
-        if not all(isinstance(v, str) for v in present):
-            bad = next(v for v in present if not isinstance(v, str))
-            raise _cell_error(name, tag, bad, "S values are str")
+        if not kinds <= {str}:
+            r, v = _first_bad(cells, lambda x: isinstance(x, str))
+            raise _cell_error(name, tag, v, r, "S values are str")
         try:
-            return pa.array([None if v is _ABSENT else v for v in cells], pa.string())
+            return pa.array(cells, pa.string())
         except (UnicodeEncodeError, pa.ArrowException) as exc:
             raise ItemError(f"column {name!r} holds a string that is not valid Unicode", where=name,
                             hint="decode your input with the right encoding") from exc
     if tag == "N":
-        return pa.array([None if v is _ABSENT else _number_cell(v, name) for v in cells], pa.string())
+        return pa.array([None if v is None else _number_cell(v, name, r) for r, v in enumerate(cells)], pa.string())
     if tag == "B":
-        raws = [None if v is _ABSENT else as_bytes(v) for v in cells]
-        for v, raw in zip(cells, raws):
-            if raw is None and v is not _ABSENT:
-                raise _cell_error(name, tag, v, "B values are bytes")
-        return pa.array(raws, pa.binary())
-    if tag == "BOOL":
-        for v in present:
-            if not isinstance(v, bool):
-                raise _cell_error(name, tag, v, "BOOL values are True / False")
-        return pa.array([None if v is _ABSENT else v for v in cells], pa.bool_())
-    if tag == "NULL":
-        for v in present:
+        if not kinds <= {bytes}:
+            r, v = _first_bad(cells, lambda x: as_bytes(x) is not None)
             if v is not None:
-                raise _cell_error(name, tag, v, "NULL values are None")
-        return pa.array([None if v is _ABSENT else True for v in cells], pa.bool_())
+                raise _cell_error(name, tag, v, r, "B values are bytes")
+            cells = [None if v is None else as_bytes(v) for v in cells]
+        return pa.array(cells, pa.binary())
+    if tag == "BOOL":
+        if not kinds <= {bool}:
+            r, v = _first_bad(cells, lambda x: isinstance(x, bool))
+            raise _cell_error(name, tag, v, r, "BOOL values are True / False")
+        return pa.array(cells, pa.bool_())
     texts = []
-    for v in cells:
-        if v is _ABSENT:
+    for r, v in enumerate(cells):
+        if v is None:
             texts.append(None)
             continue
-        wire = to_wire(v, name)
+        wire = to_wire(v, _row_where(name, r))
         if next(iter(wire)) != tag:
-            raise _cell_error(name, tag, v)
+            raise _cell_error(name, tag, v, r)
         texts.append(json.dumps(wire, ensure_ascii=False, separators=(",", ":")))
     return pa.array(texts, pa.string())
+
+
+def _explicit_none(items: list, name: str, cells: list) -> int | None:
+    """Row of the first item holding ``name: None`` (None is the absent marker in ``cells``)."""
+    nones = cells.count(None)
+    if nones and nones != len(items) - sum(map(methodcaller("__contains__", name), items)):
+        return next(r for r, (item, v) in enumerate(zip(items, cells)) if v is None and name in item)
+    return None
 
 
 def items_to_table(items: Iterable[Mapping[str, Any]], types: Mapping[str, str]) -> pa.Table:
@@ -485,20 +501,31 @@ def items_to_table(items: Iterable[Mapping[str, Any]], types: Mapping[str, str])
     type, or a value that does not fit its type (floats included).
     """
     items = items if isinstance(items, list) else list(items)
-    known = set(types)
-    for tag_name, tag in types.items():
+    for name, tag in types.items():
         if tag not in TYPE_TAGS:
-            raise ItemError(f"attribute {tag_name!r} has unknown type {tag!r}", where=tag_name,
+            raise ItemError(f"attribute {name!r} has unknown type {tag!r}", where=name,
                             hint=f"use one of {sorted(TYPE_TAGS)}")
-    for i, item in enumerate(items):
-        if not isinstance(item, Mapping):
-            raise ItemError(f"item {i} is a {type(item).__name__}, not a dict", hint="pass dicts of attribute -> value")
-        if not known.issuperset(item):
-            extra = sorted(k for k in item if k not in known)
-            raise ItemError(f"item {i} has attribute {extra[0]!r} with no type", where=str(extra[0]), hint=_NAME_HINT)
+    known = set(types)
+    if not all(map(known.issuperset, items)):
+        for r, item in enumerate(items):
+            if not isinstance(item, Mapping):
+                raise ItemError(f"item {r} is a {type(item).__name__}, not a dict", hint="pass dicts of attribute -> value")
+            extra = [k for k in item if k not in known]
+            if extra:
+                raise ItemError(f"item {r} has attribute {extra[0]!r} with no type", where=str(extra[0]), hint=_NAME_HINT)
     columns = {}
     for name, tag in types.items():
-        cells = list(map(methodcaller("get", name, _ABSENT), items))
+        cells = list(map(methodcaller("get", name), items))
+        if tag == "NULL":
+            r, v = next(((r, v) for r, v in enumerate(cells) if v is not None), (0, None))
+            if v is not None:
+                raise _cell_error(name, tag, v, r, "NULL values are None")
+            present = list(map(methodcaller("__contains__", name), items))
+            columns[name] = pa.array([True if p else None for p in present], pa.bool_())
+            continue
+        row = _explicit_none(items, name, cells)
+        if row is not None:
+            raise _cell_error(name, tag, None, row, "None is a NULL value: leave the attribute out, or type it NULL")
         columns[name] = _column(cells, name, tag)
     if not columns:  # items without attributes: rows without columns
         return pa.Table.from_struct_array(pa.array([{}] * len(items), pa.struct([])))

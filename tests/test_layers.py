@@ -24,7 +24,7 @@ RANKS = {
 HEAVY = {"pandas", "numpy", "duckdb", "boto3", "botocore", "ipywidgets", "matplotlib", "pyarrow", "moto"}
 PURE = {"errors", "values", "spec", "sizing", "rules", "access", "items"}
 ONLY_IN = {                                         # third-party driver -> the only modules allowed to import it
-    "sqlite3": {"stores/sqlite.py"},
+    "sqlite3": {"stores/sqlite.py", "bench.py"},          # bench: the naive baseline loader
     "duckdb": {"stores/duckdb.py"},
     "boto3": {"dynamo"}, "botocore": {"dynamo"}, "moto": {"dynamo"},
     "matplotlib": {"plots.py", "widgets"},

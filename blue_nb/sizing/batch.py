@@ -157,15 +157,20 @@ def _wire_flat(group: list, names: list[str]) -> list:
     return list(chain.from_iterable(map(_tuples(itemgetter(*names), names), group)))
 
 
+def _wire_bodies(values: list, getter: Callable) -> list | None:
+    """Bodies of wire values that all are one-key objects with ``getter``'s key, else None."""
+    try:
+        bodies = list(map(getter, values))  # a list / str / missing key raises
+    except (KeyError, TypeError):
+        return None
+    return bodies if set(map(len, values)) == {1} and set(map(type, bodies)) == {str} else None
+
+
 def _wire_strings(group: list, names: list[str]) -> list[int]:
     """Per-item bytes of the S values under ``names`` (TypeError if one is not a plain S)."""
-    flat = _wire_flat(group, names)
-    if set(map(type, flat)) != {dict} or set(map(len, flat)) != {1}:
+    bodies = _wire_bodies(_wire_flat(group, names), _GET_S)
+    if bodies is None:
         raise TypeError("not all S values")
-    try:
-        bodies = list(map(_GET_S, flat))
-    except KeyError:
-        raise TypeError("not all S values") from None
     return _text_sizes(list(map("".join, zip(*[iter(bodies)] * len(names)))))
 
 
@@ -179,15 +184,13 @@ def _wire_consts_ok(group: list, names: list[str]) -> bool:
 
 def _wire_column(col: list, name: str, nums: _NumberSizes) -> list[int] | int:
     """Sizes of one column of wire values (an int when they are all the same)."""
-    if set(map(type, col)) == {dict} and set(map(len, col)) == {1}:
-        tags = set(map(next, map(iter, col)))
-        if tags == {"N"}:
-            texts = list(map(_GET_N, col))
-            if set(map(type, texts)) == {str}:
-                return _number_column(texts, nums)
-        if tags == {"S"}:
-            return _text_sizes(list(map(_GET_S, col)))
-        if tags <= {"BOOL", "NULL"}:
+    first = col[0]
+    if type(first) is dict and ("N" in first or "S" in first):
+        bodies = _wire_bodies(col, _GET_N if "N" in first else _GET_S)
+        if bodies is not None:
+            return _number_column(bodies, nums) if "N" in first else _text_sizes(bodies)
+    elif set(map(type, col)) == {dict} and set(map(len, col)) == {1}:
+        if set(map(next, map(iter, col))) <= {"BOOL", "NULL"}:
             return 1
     return [wire_value_size(w, name) for w in col]
 
