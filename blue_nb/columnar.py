@@ -1,30 +1,22 @@
 """Vectorized item sizes over columnar data (Apache Arrow), exact to the byte.
 
-Layer 1 (pyarrow + numpy over the pure layers). A :class:`pyarrow.Table` holds one attribute
-per column (column name = attribute name) and one item per row; ``types`` gives each column's
+Layer 1 (pyarrow + numpy over the pure layers). A :class:`pyarrow.Table` holds one attribute per
+column (column name = attribute name) and one item per row; ``types`` maps each column to its
 DynamoDB type. A null cell is an *absent* attribute: neither its name nor its value counts.
+:func:`item_size_column` gives one size per row, identical to ``[item_size(i) for i in items]``:
 
-:func:`item_size_column` returns one size per row, identical to
-``[blue_nb.sizing.item_size(item) for item in items]``:
+* S: UTF-8 bytes, from the string offsets; B: raw bytes of a binary column (base64 text is
+  decoded value by value); BOOL / NULL: 1 per non-null cell;
+* N: the base-100 digit-pair rule (rules doc 1.1) run by numpy over the column's bytes, block by
+  block (:func:`number_text_sizes`): plain texts (``"-12.500"``, ``"0.001"``, ``"1706900000"``)
+  never reach Python, distinct or not; exponent forms (``"1E+125"``) and invalid texts go to
+  :func:`blue_nb.sizing.number_size` once per distinct text (exact size or the precise
+  :class:`ItemError`). Integer and decimal columns are cast to text first; floats are an error;
+* L / M / SS / NS / BS: the slow path, cell by cell: DynamoDB JSON text (``'{"L": [...]}'``) or a
+  nested Arrow value (list, map, struct) sized by the exact :func:`blue_nb.sizing.value_size`;
+* dictionary-encoded columns are sized on their dictionary, then taken by index.
 
-* **S** - UTF-8 bytes: the offsets of the string column (no pass over the text);
-* **B** - raw bytes of a binary column (a string column is read as base64 text, value by value);
-* **BOOL / NULL** - 1 per non-null cell;
-* **N** - the base-100 digit-pair rule of the rules doc (section 1.1) run with numpy over the
-  column's UTF-8 bytes, block by block (:func:`number_text_sizes`): every plain text (``"-12.500"``,
-  ``"0.001"``, ``"1706900000"``, ``".5"``, ``"+7"``) is sized without a Python loop, whether
-  its values repeat or not. Texts the kernel does not take (exponent forms such as ``"1E+125"``)
-  and invalid numbers go to :func:`blue_nb.sizing.number_size` once per distinct text, which
-  sizes them exactly or raises the precise :class:`ItemError`. Integer and decimal128/256
-  columns are cast to their text first (vectorized); float columns are an error (use Decimal
-  or number text);
-* **L / M / SS / NS / BS** - the slow path: each cell (a DynamoDB JSON string such as
-  ``'{"L": [{"S": "a"}]}'``, or a nested Arrow value: list, struct, map) is decoded and sized
-  with the exact :func:`blue_nb.sizing.value_size`;
-* dictionary-encoded columns of any type are sized on their dictionary, then taken by index.
-
-:func:`items_to_table` turns Python items into such a table (numbers as canonical text,
-nested values as DynamoDB JSON), and :func:`table_item_sizes` chains the two.
+:func:`items_to_table` turns Python items into such a table and :func:`table_item_sizes` chains both.
 """
 
 from __future__ import annotations
@@ -42,43 +34,26 @@ import pyarrow.compute as pc
 from blue_nb.errors import ItemError
 from blue_nb.sizing import b64_raw_length, number_size, value_size
 from blue_nb.sizing.numbers import MAX_NUMBER_BYTES
-from blue_nb.values import (
-    MAX_ADJUSTED,
-    MAX_DIGITS,
-    MIN_ADJUSTED,
-    TYPE_TAGS,
-    as_bytes,
-    from_wire,
-    loads_wire,
-    number_text,
-    to_wire,
-    validate_number,
-)
+from blue_nb.values import MAX_ADJUSTED, MAX_DIGITS, MIN_ADJUSTED, TYPE_TAGS, as_bytes, from_wire, loads_wire
+from blue_nb.values import number_text, to_wire, validate_number
 
-__all__ = ["NESTED_TYPES", "item_size_column", "items_to_table", "number_text_sizes", "table_item_sizes"]
+__all__ = ["item_size_column", "items_to_table", "number_text_sizes", "table_item_sizes"]
 
-#: types sized value by value (the slow path)
-NESTED_TYPES = frozenset({"L", "M", "SS", "NS", "BS"})
-
-#: rows / bytes per numpy block of number texts: the temporaries stay small, in the CPU cache
-#: and below malloc's mmap threshold (bigger blocks measured 2-3x slower)
-_BLOCK_ROWS = 4096
-_BLOCK_BYTES = 48 * 1024
+#: rows / bytes per numpy block of number texts: the temporaries stay in the CPU cache
+_BLOCK_ROWS = 32768
+_BLOCK_BYTES = 256 * 1024
 _WALK_STEPS = 6  # steps over zeros next to the ends of a number before a lookup
 _NAME_HINT = "every column of the table is one attribute: give its DynamoDB type in `types`"
+_TAGS_HINT = f"use one of {sorted(TYPE_TAGS)}"
 _FLOAT_HINT = "floats are not exact: store numbers as decimal128, integers or number text (use Decimal)"
 
 
 # ---------------------------------------------------------------- numbers
 
 
-def _walk(buf: np.ndarray, pos: np.ndarray, rows: np.ndarray, bound: np.ndarray, step: int,
-          zero: np.ndarray) -> np.ndarray:
-    """Move ``pos[rows]`` by ``step`` over '0' and '.' bytes to the next non-zero digit.
-
-    A row that walks past ``bound`` (exclusive) has no non-zero digit: it is marked in
-    ``zero``. Gives up after _WALK_STEPS steps and returns the rows still walking.
-    """
+def _walk(buf: np.ndarray, pos: np.ndarray, rows: np.ndarray, bound: np.ndarray, step: int, zero: np.ndarray):
+    """Move ``pos[rows]`` by ``step`` over '0' / '.' to a non-zero digit; a row reaching ``bound`` is
+    marked ``zero``. Gives up after _WALK_STEPS steps: returns the rows still walking."""
     for _ in range(_WALK_STEPS):
         if not rows.size:
             break
@@ -92,17 +67,12 @@ def _walk(buf: np.ndarray, pos: np.ndarray, rows: np.ndarray, bound: np.ndarray,
 
 
 def _number_block(buf: np.ndarray, off: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sizes of the number texts ``buf[off[k]:off[k+1]]`` and a mask of texts left to the exact path.
+    """Sizes of the texts ``buf[off[k]:off[k+1]]`` (``off`` from 0) and the mask left to the exact path.
 
-    ``off`` is int64 and starts at 0. A text is taken here when it is a plain decimal: an
-    optional sign, digits and at most one point, at least one digit, at most 38 significant
-    digits and 1E-130 <= |x| < 1E126 (or zero). With ``p`` the position of the point (the
-    end of the text if none), the digit at byte ``x`` stands for 10**(p - x - (x < p)); ``hi``
-    and ``lo`` are the powers of the first and last non-zero digits, and
-    size = 1 + (hi//2 - lo//2 + 1) + negative, at most 21; zero is 1.
-
-    Costs a few passes over the bytes (compare, count, find the points) and otherwise works
-    per text: the first and last non-zero digits are looked for next to the ends of the text.
+    Taken: plain decimals (sign, digits, at most one point) of <= 38 significant digits within
+    1E-130 <= |x| < 1E126, or zero. With ``p`` the point's position (the text's end if none) the
+    digit at byte ``x`` is worth 10**(p - x - (x < p)); with ``hi`` / ``lo`` the powers of the
+    first / last non-zero digits, size = 1 + (hi//2 - lo//2 + 1) + negative, at most 21; zero: 1.
     """
     n = len(off) - 1
     starts, ends = off[:-1], off[1:]
@@ -153,27 +123,34 @@ def _number_block(buf: np.ndarray, off: np.ndarray) -> tuple[np.ndarray, np.ndar
     hi = point - first_nz - (first_nz < point)
     lo = point - last_nz - (last_nz < point)
     fallback |= ~zero & ((hi - lo >= MAX_DIGITS) | (hi < MIN_ADJUSTED) | (hi > MAX_ADJUSTED))
-    sizes = (hi >> 1) - (lo >> 1)
-    sizes += 2
-    sizes += neg
-    np.minimum(sizes, MAX_NUMBER_BYTES, out=sizes)
+    sizes = np.minimum((hi >> 1) - (lo >> 1) + 2 + neg, MAX_NUMBER_BYTES)
     sizes[zero] = 1
     return sizes, fallback
 
 
 def _blocks(offsets: np.ndarray) -> list[int]:
-    """Row cuts for blocks of at most _BLOCK_ROWS rows and about _BLOCK_BYTES bytes."""
-    n = len(offsets) - 1
-    by_bytes = np.searchsorted(offsets[:-1], np.arange(offsets[0], offsets[-1], _BLOCK_BYTES))
-    cuts = np.union1d(np.arange(0, n, _BLOCK_ROWS), by_bytes)
-    return [*cuts[cuts < n].tolist(), n]
+    """Row cuts for blocks of at most _BLOCK_ROWS rows and _BLOCK_BYTES bytes (or one long row)."""
+    cuts, n = [0], len(offsets) - 1
+    while cuts[-1] < n:
+        a = cuts[-1]
+        b = min(a + _BLOCK_ROWS, n)
+        if offsets[b] - offsets[a] > _BLOCK_BYTES:
+            b = max(a + 1, int(np.searchsorted(offsets, offsets[a] + _BLOCK_BYTES, side="right")) - 1)
+        cuts.append(b)
+    return cuts
+
+
+def _with_offsets(arr: pa.Array) -> pa.Array:
+    """A string/binary array with an offsets buffer (views are cast to large_string/large_binary)."""
+    t = arr.type
+    if pa.types.is_string(t) or pa.types.is_binary(t) or pa.types.is_large_string(t) or pa.types.is_large_binary(t):
+        return arr
+    return arr.cast(pa.large_string() if _is_stringy(t) else pa.large_binary())
 
 
 def _text_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """(int64 offsets starting at 0, uint8 bytes) of a string/binary array (any offset width)."""
-    if not (pa.types.is_string(arr.type) or pa.types.is_binary(arr.type)
-            or pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)):
-        arr = arr.cast(pa.large_string() if _is_stringy(arr.type) else pa.large_binary())
+    """(int64 offsets, uint8 bytes) of a string/binary array of any offset width."""
+    arr = _with_offsets(arr)
     _, obuf, dbuf = arr.buffers()[:3]
     width = np.int64 if pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type) else np.int32
     offsets = np.frombuffer(obuf, dtype=width)[arr.offset : arr.offset + len(arr) + 1].astype(np.int64)
@@ -182,19 +159,12 @@ def _text_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 
 def number_text_sizes(arr: pa.Array | pa.ChunkedArray, where: str = "") -> np.ndarray:
-    """Exact DynamoDB sizes (int64) of a column of number texts; null cells size 0.
-
-    Plain texts are sized by the numpy kernel; other texts (exponent forms) through
-    :func:`number_size` once per distinct text. An invalid number raises :class:`ItemError`
-    with ``where`` and the row.
-    """
-    if isinstance(arr, pa.ChunkedArray):
-        parts, base = [], 0
-        for chunk in arr.chunks:
-            parts.append(_number_chunk(chunk, where, base))
-            base += len(chunk)
-        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
-    return _number_chunk(arr, where, 0)
+    """Exact sizes (int64) of a column of number texts, 0 for nulls; an invalid number raises
+    :class:`ItemError` with ``where`` and the row. Exponent forms: :func:`number_size` per distinct text."""
+    if not isinstance(arr, pa.ChunkedArray):
+        return _number_chunk(arr, where, 0)
+    bases = np.cumsum([0] + [len(c) for c in arr.chunks]).tolist()
+    return np.concatenate([np.zeros(0, np.int64)] + [_number_chunk(c, where, b) for c, b in zip(arr.chunks, bases)])
 
 
 def _number_chunk(arr: pa.Array, where: str, base: int) -> np.ndarray:
@@ -214,16 +184,12 @@ def _number_chunk(arr: pa.Array, where: str, base: int) -> np.ndarray:
         out[~valid] = 0
         fallback &= valid
     rows = np.flatnonzero(fallback)
-    if rows.size:
-        cache: dict[str, int] = {}
-        texts = arr.take(pa.array(rows)).to_pylist()
-        for r, text in zip(rows.tolist(), texts):
-            size = cache.get(text)
-            if size is None:
-                if not isinstance(text, str):
-                    text = text.decode("utf-8", "replace")
-                size = cache[text] = number_size(text, where=_row_where(where, base + r))
-            out[r] = size
+    cache: dict[str, int] = {}  # the exact path, once per distinct text
+    for r, text in zip(rows.tolist(), arr.take(pa.array(rows, pa.int64())).to_pylist() if rows.size else []):
+        text = text if isinstance(text, str) else text.decode("utf-8", "replace")
+        if text not in cache:
+            cache[text] = number_size(text, where=_row_where(where, base + r))
+        out[r] = cache[text]
     return out
 
 
@@ -232,22 +198,26 @@ def _number_chunk(arr: pa.Array, where: str, base: int) -> np.ndarray:
 
 def _valid(arr: pa.Array) -> np.ndarray | None:
     """Bool mask of non-null cells, or None when there is no null."""
-    if arr.null_count == 0:
-        return None
-    return arr.is_valid().to_numpy(zero_copy_only=False)
+    if pa.types.is_dictionary(arr.type) and arr.dictionary.null_count:  # nulls in the dictionary too
+        arr = arr.dictionary_decode()
+    return arr.is_valid().to_numpy(zero_copy_only=False) if arr.null_count else None
 
 
 def _row_where(name: str, row: int) -> str:
     return f"{name} (row {row})" if name else f"row {row}"
 
 
+def _never(_: Any) -> bool:  # pyarrow < 16 has no view types
+    return False
+
+
 def _is_stringy(t: pa.DataType) -> bool:
-    return pa.types.is_string(t) or pa.types.is_large_string(t) or getattr(pa.types, "is_string_view", lambda _: False)(t)
+    return pa.types.is_string(t) or pa.types.is_large_string(t) or getattr(pa.types, "is_string_view", _never)(t)
 
 
 def _is_binaryish(t: pa.DataType) -> bool:
     return (pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t)
-            or getattr(pa.types, "is_binary_view", lambda _: False)(t))
+            or getattr(pa.types, "is_binary_view", _never)(t))
 
 
 def _type_error(name: str, tag: str, t: pa.DataType, hint: str = "") -> ItemError:
@@ -257,26 +227,21 @@ def _type_error(name: str, tag: str, t: pa.DataType, hint: str = "") -> ItemErro
 
 def _lengths(arr: pa.Array) -> np.ndarray:
     """Byte lengths of a string/binary array (0 for nulls), as int32 or int64."""
-    if pa.types.is_fixed_size_binary(arr.type):
-        return np.full(len(arr), arr.type.byte_width, dtype=np.int64)
-    if not (pa.types.is_string(arr.type) or pa.types.is_binary(arr.type)
-            or pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)):
-        arr = arr.cast(pa.large_string() if _is_stringy(arr.type) else pa.large_binary())
-    lengths = pc.binary_length(arr)  # from the offsets, in C++
+    lengths = pc.binary_length(_with_offsets(arr))  # from the offsets, in C++
     if lengths.null_count:
         lengths = lengths.fill_null(0)
     return lengths.to_numpy()
 
 
-def _value_sizes(arr: pa.Array, name: str, tag: str, base: int) -> np.ndarray:
-    """Value sizes (without the name) of one array; the values of null cells are unspecified."""
+def _value_sizes(arr: pa.Array, name: str, tag: str, base: int) -> np.ndarray | int:
+    """Value sizes (without the name) of one array, or one int for all; null cells: unspecified."""
     t = arr.type
     n = len(arr)
     if pa.types.is_null(t):
         return np.zeros(n, dtype=np.int64)
     if pa.types.is_dictionary(t):
         values = arr.dictionary if len(arr.dictionary) else pa.array([], t.value_type)
-        sizes = _value_sizes(values, f"{name} (dictionary)", tag, 0)
+        sizes = np.broadcast_to(_value_sizes(values, f"{name} (dictionary)", tag, 0), len(values))
         sizes = sizes if len(sizes) else np.zeros(1, np.int64)
         indices = arr.indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
         return sizes[indices]
@@ -288,14 +253,14 @@ def _value_sizes(arr: pa.Array, name: str, tag: str, base: int) -> np.ndarray:
         if _is_binaryish(t):
             return _lengths(arr)
         if _is_stringy(t):  # base64 text, as in DynamoDB JSON
-            return _per_value(arr, name, base, lambda v, w: b64_raw_length(v, w))
+            return _per_value(arr, name, base, b64_raw_length)
         raise _type_error(name, tag, t, "B attributes need a binary column (raw bytes) or base64 text")
     if tag == "BOOL":
         if not pa.types.is_boolean(t):
             raise _type_error(name, tag, t, "BOOL attributes need a boolean column")
-        return np.ones(n, dtype=np.int64)
+        return 1
     if tag == "NULL":
-        return np.ones(n, dtype=np.int64)  # any non-null cell means the NULL attribute is there
+        return 1  # any non-null cell means the NULL attribute is there
     if tag == "N":
         return _number_sizes(arr, name, base)
     return _per_value(arr, name, base, lambda v, w: _nested_size(v, tag, t, w))
@@ -325,31 +290,26 @@ def _per_value(arr: pa.Array, name: str, base: int, size_of) -> np.ndarray:
 
 def _nested_size(v: Any, tag: str, t: pa.DataType, where: str) -> int:
     """Size of one L/M/SS/NS/BS cell: DynamoDB JSON text, or a nested Arrow value as Python."""
-    if isinstance(v, (str, bytes)):
-        wire = loads_wire(v, where)
-        if len(wire) != 1 or next(iter(wire)) != tag:
-            raise ItemError(f"cell {str(v)[:80]!r} is not a {tag} value", where=where,
-                            hint=f'{tag} cells hold DynamoDB JSON such as {{"{tag}": ...}}')
-        return value_size(from_wire(wire, where), where)
-    return value_size(_arrow_value(v, tag, t, where), where)
+    if not isinstance(v, (str, bytes)):
+        return value_size(_arrow_value(v, tag, t, where), where)
+    wire = loads_wire(v, where)
+    if len(wire) != 1 or next(iter(wire)) != tag:
+        raise ItemError(f"cell {str(v)[:80]!r} is not a {tag} value", where=where, hint=f'write {{"{tag}": ...}}')
+    return value_size(from_wire(wire, where), where)
 
 
 def _arrow_value(v: Any, tag: str, t: pa.DataType, where: str) -> Any:
-    """Python value of a nested Arrow cell, checked against ``tag``.
-
-    Map cells (lists of key/value pairs) become dicts; struct cells become dicts whose null
-    fields are absent keys (write DynamoDB JSON text to keep an explicit NULL inside a map).
-    """
+    """Python value of a nested Arrow cell, checked against ``tag``; the null fields of a struct
+    are absent keys (write DynamoDB JSON text to keep an explicit NULL inside a map)."""
     if tag == "M":
         if pa.types.is_map(t):
             v = dict(v)
         elif pa.types.is_struct(t):
             v = {k: x for k, x in v.items() if x is not None}
-        if not isinstance(v, Mapping):
-            raise ItemError(f"cell {v!r:.80} is not a map", where=where, hint="M cells hold DynamoDB JSON, structs or maps")
-        return v
-    if not isinstance(v, list):
-        raise ItemError(f"cell {v!r:.80} is not a list", where=where, hint=f"{tag} cells hold DynamoDB JSON or Arrow lists")
+        if isinstance(v, Mapping):
+            return v
+    if not isinstance(v, list) or tag == "M":
+        raise ItemError(f"cell {v!r:.80} is not a {tag} value", where=where, hint=f"{tag} cells hold DynamoDB JSON")
     if tag == "L":
         return v
     kinds = {"SS": (str,), "NS": (int, Decimal), "BS": (bytes,)}[tag]
@@ -362,63 +322,51 @@ def _arrow_value(v: Any, tag: str, t: pa.DataType, where: str) -> Any:
     return out
 
 
-def _check_names(table: pa.Table, types: Mapping[str, str]) -> None:
-    names = table.column_names
-    if len(set(names)) != len(names):
-        dup = sorted({n for n in names if names.count(n) > 1})
+def _check_names(names: list[str], types: Mapping[str, str]) -> None:
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
         raise ItemError(f"the table has duplicate columns {dup}", where=dup[0], hint="an item has each attribute once")
     for name in names:
         if name not in types:
             raise ItemError(f"column {name!r} has no type", where=name, hint=_NAME_HINT)
         if types[name] not in TYPE_TAGS:
-            raise ItemError(f"column {name!r} has unknown type {types[name]!r}", where=name,
-                            hint=f"use one of {sorted(TYPE_TAGS)}")
+            raise ItemError(f"column {name!r} has unknown type {types[name]!r}", where=name, hint=_TAGS_HINT)
         if not name or len(name.encode("utf-8")) > 65_536:
-            raise ItemError(f"attribute name {name[:60]!r} must be 1 byte to 64 KB long", where=name,
-                            hint="rename the column")
+            raise ItemError(f"attribute name {name[:60]!r} must be 1 byte to 64 KB long", where=name, hint="rename it")
 
 
 def item_size_column(table: pa.Table, types: Mapping[str, str]) -> np.ndarray:
-    """One DynamoDB item size per row of ``table`` (int64), exactly as ``item_size`` counts it.
-
-    Each column is one attribute; ``types[name]`` is its DynamoDB type (S N B BOOL NULL L M
-    SS NS BS). A null cell is an absent attribute (0 bytes). Raises :class:`ItemError` for a
-    column without a type, a column whose Arrow type cannot hold its DynamoDB type (floats for
-    N), or an invalid value (naming the column and row).
-    """
-    _check_names(table, types)
+    """One item size per row (int64), exactly as ``item_size``; ``types[column]`` is S N B BOOL NULL
+    L M SS NS or BS, a null cell an absent attribute. :class:`ItemError` for a column without a
+    type, an Arrow type that cannot hold it (floats for N), or an invalid value (column and row)."""
+    _check_names(table.column_names, types)
     total = np.zeros(table.num_rows, dtype=np.int64)
-    names = 0  # name bytes of the columns without nulls, added once at the end
     for name in table.column_names:
-        tag = types[name]
-        name_len = len(name.encode("utf-8"))
-        column = table.column(name)
-        sparse = column.null_count > 0
-        base = 0
+        column, name_len, base = table.column(name), len(name.encode("utf-8")), 0
         for chunk in [c for c in column.chunks if len(c)] or [pa.array([], column.type)]:
-            n = len(chunk)
-            sizes = _value_sizes(chunk, name, tag, base)
-            part = total[base : base + n]
-            valid = _valid(chunk)
-            if valid is None:
+            sizes = _value_sizes(chunk, name, types[name], base)
+            part, valid = total[base : base + len(chunk)], _valid(chunk)
+            if valid is None:  # in place: no temporary column
                 part += sizes
-                if sparse:
-                    part += name_len
+                part += name_len
             else:
-                sizes = sizes + name_len
-                np.add(part, sizes, out=part, where=valid)
-            base += n
-        if not sparse:
-            names += name_len
-    if names:
-        total += names
+                np.add(part, sizes + name_len, out=part, where=valid)
+            base += len(chunk)
     return total
 
 
 # ---------------------------------------------------------------- Python items -> table
 
-_NONE = type(None)
+
+class _Absent:
+    """The cell of an attribute an item does not have."""
+
+
+_ABSENT = _Absent()
 _NZ_CHARS = frozenset("123456789")
+_KINDS = {"S": str, "B": bytes, "BOOL": bool, "NULL": type(None)}
+_FITS = {"S": lambda v: isinstance(v, str), "B": lambda v: as_bytes(v) is not None,
+         "BOOL": lambda v: isinstance(v, bool), "NULL": lambda v: v is None}
 
 
 def _cell_error(name: str, tag: str, v: Any, row: int, hint: str = "") -> ItemError:
@@ -441,92 +389,51 @@ def _number_cell(v: Any, name: str, row: int) -> str:
     return number_text(validate_number(v, _row_where(name, row)))
 
 
-def _first_bad(cells: list, ok) -> tuple[int, Any]:
-    """(row, value) of the first non-None cell for which ``ok(value)`` is false."""
-    return next((r, v) for r, v in enumerate(cells) if v is not None and not ok(v))
-
-
 def _column(cells: list, name: str, tag: str) -> pa.Array:
-    """One Arrow column from the attribute's values (None where the attribute is absent)."""
-    kinds = set(map(type, cells)) - {_NONE}
+    """One Arrow column from an attribute's values (``_ABSENT`` where an item does not have it)."""
+    kinds = set(map(type, cells)) - {_Absent}
+    if tag in _KINDS and not kinds <= {_KINDS[tag]}:
+        r, v = next(((r, v) for r, v in enumerate(cells) if v is not _ABSENT and not _FITS[tag](v)), (0, _ABSENT))
+        if v is not _ABSENT:
+            raise _cell_error(name, tag, v, r, "None is a NULL value: leave the attribute out" if v is None else "")
+    if tag == "NULL":
+        return pa.array([None if v is _ABSENT else True for v in cells], pa.bool_())
     if tag == "S":
-        if not kinds <= {str}:
-            r, v = _first_bad(cells, lambda x: isinstance(x, str))
-            raise _cell_error(name, tag, v, r, "S values are str")
         try:
-            return pa.array(cells, pa.string())
+            return pa.array([None if v is _ABSENT else v for v in cells], pa.string())
         except (UnicodeEncodeError, pa.ArrowException) as exc:
             raise ItemError(f"column {name!r} holds a string that is not valid Unicode", where=name,
                             hint="decode your input with the right encoding") from exc
+    if tag in _KINDS:
+        cells = [None if v is _ABSENT else as_bytes(v) if tag == "B" else v for v in cells]
+        return pa.array(cells, pa.binary() if tag == "B" else pa.bool_())
     if tag == "N":
-        return pa.array([None if v is None else _number_cell(v, name, r) for r, v in enumerate(cells)], pa.string())
-    if tag == "B":
-        if not kinds <= {bytes}:
-            r, v = _first_bad(cells, lambda x: as_bytes(x) is not None)
-            if v is not None:
-                raise _cell_error(name, tag, v, r, "B values are bytes")
-            cells = [None if v is None else as_bytes(v) for v in cells]
-        return pa.array(cells, pa.binary())
-    if tag == "BOOL":
-        if not kinds <= {bool}:
-            r, v = _first_bad(cells, lambda x: isinstance(x, bool))
-            raise _cell_error(name, tag, v, r, "BOOL values are True / False")
-        return pa.array(cells, pa.bool_())
+        return pa.array([None if v is _ABSENT else _number_cell(v, name, r) for r, v in enumerate(cells)], pa.string())
     texts = []
     for r, v in enumerate(cells):
-        if v is None:
-            texts.append(None)
-            continue
-        wire = to_wire(v, _row_where(name, r))
-        if next(iter(wire)) != tag:
+        wire = None if v is _ABSENT else to_wire(v, _row_where(name, r))
+        if wire is not None and next(iter(wire)) != tag:
             raise _cell_error(name, tag, v, r)
-        texts.append(json.dumps(wire, ensure_ascii=False, separators=(",", ":")))
+        texts.append(wire if wire is None else json.dumps(wire, ensure_ascii=False, separators=(",", ":")))
     return pa.array(texts, pa.string())
 
 
-def _explicit_none(items: list, name: str, cells: list) -> int | None:
-    """Row of the first item holding ``name: None`` (None is the absent marker in ``cells``)."""
-    nones = cells.count(None)
-    if nones and nones != len(items) - sum(map(methodcaller("__contains__", name), items)):
-        return next(r for r, (item, v) in enumerate(zip(items, cells)) if v is None and name in item)
-    return None
-
-
 def items_to_table(items: Iterable[Mapping[str, Any]], types: Mapping[str, str]) -> pa.Table:
-    """Python items -> one Arrow column per attribute of ``types`` (in that order), one row per item.
-
-    S -> string, N -> canonical number text (string), B -> binary, BOOL -> bool, NULL -> bool
-    (True when present), L / M / SS / NS / BS -> DynamoDB JSON text. A missing attribute is a
-    null cell. Raises :class:`ItemError` for an attribute missing from ``types``, an unknown
-    type, or a value that does not fit its type (floats included).
-    """
+    """Python items -> a table with one column per attribute of ``types``, one row per item: S string,
+    N canonical number text, B binary, BOOL bool, NULL bool (True when there), L M SS NS BS DynamoDB
+    JSON text; absent = null. :class:`ItemError` for untyped attributes or values not of their type."""
     items = items if isinstance(items, list) else list(items)
-    for name, tag in types.items():
-        if tag not in TYPE_TAGS:
-            raise ItemError(f"attribute {name!r} has unknown type {tag!r}", where=name,
-                            hint=f"use one of {sorted(TYPE_TAGS)}")
+    _check_names(list(types), types)
     known = set(types)
-    if not all(map(known.issuperset, items)):
+    if not set(map(type, items)) <= {dict} or not all(map(known.issuperset, items)):
         for r, item in enumerate(items):
             if not isinstance(item, Mapping):
-                raise ItemError(f"item {r} is a {type(item).__name__}, not a dict", hint="pass dicts of attribute -> value")
-            extra = [k for k in item if k not in known]
-            if extra:
-                raise ItemError(f"item {r} has attribute {extra[0]!r} with no type", where=str(extra[0]), hint=_NAME_HINT)
-    columns = {}
-    for name, tag in types.items():
-        cells = list(map(methodcaller("get", name), items))
-        if tag == "NULL":
-            r, v = next(((r, v) for r, v in enumerate(cells) if v is not None), (0, None))
-            if v is not None:
-                raise _cell_error(name, tag, v, r, "NULL values are None")
-            present = list(map(methodcaller("__contains__", name), items))
-            columns[name] = pa.array([True if p else None for p in present], pa.bool_())
-            continue
-        row = _explicit_none(items, name, cells)
-        if row is not None:
-            raise _cell_error(name, tag, None, row, "None is a NULL value: leave the attribute out, or type it NULL")
-        columns[name] = _column(cells, name, tag)
+                raise ItemError(f"item {r} is a {type(item).__name__}, not a dict", hint="pass dicts")
+            for k in item:
+                if k not in known:
+                    raise ItemError(f"item {r} has attribute {k!r} with no type", where=str(k), hint=_NAME_HINT)
+    columns = {name: _column(list(map(methodcaller("get", name, _ABSENT), items)), name, tag)
+               for name, tag in types.items()}
     if not columns:  # items without attributes: rows without columns
         return pa.Table.from_struct_array(pa.array([{}] * len(items), pa.struct([])))
     return pa.table(columns)

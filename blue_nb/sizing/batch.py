@@ -24,11 +24,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from itertools import chain, repeat
-from operator import itemgetter
+from operator import add, itemgetter, sub
 from typing import Any
 
 from blue_nb.sizing.items import item_size, str_size, value_size, wire_item_size, wire_value_size
-from blue_nb.sizing.numbers import number_size, text_number_size
+from blue_nb.sizing.numbers import MAX_NUMBER_BYTES, number_size, text_number_size
+from blue_nb.values import MAX_ADJUSTED, MAX_DIGITS, MIN_ADJUSTED
 
 __all__ = ["item_sizes", "wire_item_sizes"]
 
@@ -36,8 +37,6 @@ _CACHE_LIMIT = 1 << 17
 _CHUNK = 1024  # items per chunk: small enough for the repeated passes to hit the CPU cache
 _NONE = type(None)
 _GET_S, _GET_N = itemgetter("S"), itemgetter("N")
-#: (digits, digits without trailing zeros) -> size, for positive integers without leading zeros
-_INT_SIZES = {(n, core): 2 + (n - 1) // 2 - (n - core) // 2 for n in range(1, 39) for core in range(1, n + 1)}
 
 
 class _NumberSizes(dict):
@@ -53,30 +52,60 @@ class _NumberSizes(dict):
 # ---------------------------------------------------------------- shared column helpers
 
 
-def _plain_int_sizes(texts: list) -> list[int] | None:
-    """Sizes of texts that are all plain positive integers without leading zeros, else None."""
+class _PlainSizes(dict):
+    """(a, c) -> size of a plain unsigned decimal whose most significant non-zero digit has
+    power of ten ``a - 1`` and which has ``c`` digits from there to the last non-zero digit;
+    ``None`` when such a number is invalid (more than 38 digits or out of range)."""
+
+    def __missing__(self, key: tuple[int, int]) -> int | None:
+        a, c = key
+        hi, lo = a - 1, a - c
+        if c == 0:  # zero, however it is written
+            size = 1
+        elif c <= MAX_DIGITS and MIN_ADJUSTED <= hi <= MAX_ADJUSTED:
+            size = min(2 + hi // 2 - lo // 2, MAX_NUMBER_BYTES)
+        else:
+            size = None
+        self[key] = size
+        return size
+
+
+_PLAIN_SIZES = _PlainSizes()
+
+
+def _plain_number_sizes(texts: list) -> list[int] | None:
+    """Sizes of texts that are all plain unsigned decimals (``123``, ``0.50``, ``7.``), else None.
+
+    Per text: digits = integer part + fraction part; ``a`` = digits after stripping leading
+    zeros minus fraction digits, ``c`` = digits without leading and trailing zeros.
+    """
     try:
-        joined = "".join(texts)
-        if not (joined.isdigit() and joined.isascii()) or min(texts).startswith("0"):
+        parts = list(map(str.partition, texts, repeat(".")))
+        fractions = list(map(itemgetter(2), parts))
+        digits = list(map(add, map(itemgetter(0), parts), fractions))
+        joined = "".join(digits)
+        if not (all(digits) and joined.isdigit() and joined.isascii()):
             return None
-        cores = map(len, map(str.rstrip, texts, repeat("0")))
-        return list(map(_INT_SIZES.__getitem__, zip(map(len, texts), cores)))
-    except (TypeError, KeyError):  # not all str, empty, or more than 38 digits
+        a = map(sub, map(len, map(str.lstrip, digits, repeat("0"))), map(len, fractions))
+        sizes = list(map(_PLAIN_SIZES.__getitem__, zip(a, map(len, map(str.strip, digits, repeat("0"))))))
+    except TypeError:  # not all str
         return None
+    return None if None in sizes else sizes
 
 
 def _number_column(keys: list, nums: _NumberSizes) -> list[int]:
     """Sizes of a column of numbers given as texts (or as Python ints, which hash faster).
 
-    Known numbers come from the cache; a column of mostly new, mostly distinct plain integers
-    (ids, epoch times) is sized by C-level string passes instead of one Python call per value.
+    Known numbers come from the cache; a column of mostly new, mostly distinct plain unsigned
+    numbers (ids, epoch times, prices) is sized by C-level string passes instead of one Python
+    call per value.
     """
     sizes = list(map(nums.get, keys, repeat(0)))  # 0 = not cached yet (int compares are fast)
     missing = sizes.count(0)
     if not missing:
         return sizes
     if missing * 4 > len(keys) and len(set(keys)) * 4 > len(keys):
-        fast = _plain_int_sizes(keys if type(keys[0]) is str else list(map(str, keys)))
+        fast = _plain_number_sizes(keys if type(keys[0]) is str else list(map(str, keys)))
         if fast is not None:
             return fast
     return list(map(nums.__getitem__, keys))
@@ -266,11 +295,10 @@ def _safe_group_sizes(group: list, fl: _Flavour, nums: _NumberSizes) -> list[int
 
 def _chunk_sizes(items: list, fl: _Flavour, nums: _NumberSizes) -> list[int]:
     """Size one chunk: group by (count, first name), size each group."""
-    try:
-        signatures = list(zip(map(len, items), map(next, map(iter, items), repeat(None))))
-        distinct = len(set(signatures))
-    except Exception:  # noqa: BLE001 - not all mappings: let the reference walk raise
+    if set(map(type, items)) != {dict}:  # other mappings (defaultdict...): the reference walk
         return list(map(fl.exact, items))
+    signatures = list(zip(map(len, items), map(next, map(iter, items), repeat(None))))
+    distinct = len(set(signatures))
     if distinct == 1:
         return _safe_group_sizes(items, fl, nums)
     groups: dict[tuple, list[int]] = {}

@@ -47,21 +47,26 @@ def _too_deep(where: str) -> ItemError:
 # ---------------------------------------------------------------- Python values
 
 
+def _set_kind(v: Any) -> str:
+    """``s`` / ``n`` / ``b`` for a set element, ``?`` if it cannot be in a set."""
+    if isinstance(v, str):
+        return "s"
+    if isinstance(v, (int, Decimal)) and not isinstance(v, bool):
+        return "n"
+    return "b" if as_bytes(v) is not None else "?"
+
+
 def _set_size(value: set | frozenset, where: str) -> int:
-    """Sum of element sizes of a str / number / bytes set."""
-    total = 0
-    for v in value:
-        if isinstance(v, str):
-            total += str_size(v, where)
-        elif isinstance(v, (int, Decimal)) and not isinstance(v, bool):
-            total += number_size(v, where)
-        else:
-            raw = as_bytes(v)
-            if raw is None:
-                raise ItemError(f"set element {v!r:.80} is not str, number or bytes", where=where,
-                                hint="a set must hold only str, only numbers or only bytes")
-            total += len(raw)
-    return total
+    """Sum of element sizes of a str / number / bytes set (no overhead)."""
+    kinds = {_set_kind(v) for v in value}
+    if len(kinds) > 1 or "?" in kinds:
+        raise ItemError(f"set {value!r:.80} mixes or holds unsupported types", where=where,
+                        hint="a set must hold only str, only numbers (int/Decimal) or only bytes")
+    if kinds == {"s"}:
+        return sum(str_size(v, where) for v in value)
+    if kinds == {"n"}:
+        return sum(number_size(v, where) for v in value)
+    return sum(len(as_bytes(v) or b"") for v in value)
 
 
 def _value_size(v: Any, where: str, depth: int) -> int:

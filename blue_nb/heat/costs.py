@@ -1,0 +1,266 @@
+"""What one call of a pattern costs on the partition it hits, for every candidate at once, in SQL.
+
+For each candidate (``cid``) of a pattern (``pid``) this module appends rows to three tables:
+
+* ``calls(pid, cid, rcu, wcu, items, bytes, pages)``: the per-call cost;
+* ``effects(pid, cid, idx, pk, rcu, wcu)``: the units one call puts on each partition it touches
+  (a write touches the table partition and, for each index the item is in, one index partition);
+* ``hits(pid, cid, idx, pk, item, rcu, wcu)``: the same units per item (for "one item can never
+  exceed the limit" and Contributor Insights' per-(pk, sk) view).
+
+Reads follow :func:`blue_nb.access.paginate`: the matched entries in key order, a page ends
+after ``limit`` entries or before the entry that would take it past 1 MB, each page's bytes are
+rounded up once to 4 KB (0.5 per 4 KB eventual, and always eventual on a GSI), at least one unit
+per call; a pattern with a ``limit`` reads one page per call. Pages are cut greedily, exactly,
+by repeating a window query once per page (after 200 pages the rest is cut by cumulative bytes).
+
+Approximations (said here, once):
+
+* S keys compare by bytes exactly as DynamoDB does; N sort keys compare as DOUBLE, B sort keys
+  as their base64 text.
+* A scan costs ceil(bytes / 4 KB) per call (the per-page rounding is ignored) and is spread over
+  every partition of the table or index in proportion to its bytes.
+* A write to a key with no item is priced at the median size of the pattern's entity, with no
+  index writes (its index keys are unknown). A put or delete writes one entry in each index the
+  item is in; an update writes two (delete + put, both counted on the item's current index
+  partition) when the index's key templates use an attribute the update can change (a declared
+  attribute that is not a parameter of the key condition), else one.
+"""
+
+from __future__ import annotations
+
+from blue_nb.access import index_entry
+from blue_nb.heat.sqlkit import Scratch, ident, lit
+from blue_nb.heat.workload import Candidates
+from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES, wire_item_sizes
+from blue_nb.spec import AccessPattern, Spec
+from blue_nb.values import loads_wire
+
+__all__ = ["CostTables", "entries_table", "read_factor", "MAX_EXACT_PAGES"]
+
+MAX_EXACT_PAGES = 200
+
+
+def read_factor(spec: Spec, p: AccessPattern) -> float:
+    """Read units per 4 KB: 1 strong, 0.5 eventual (a GSI read is always eventual)."""
+    idx = spec.table.indexes.get(p.index)
+    return 1.0 if p.consistent_read and (idx is None or idx.type == "local") else 0.5
+
+
+def entries_table(scratch: Scratch, spec: Spec, index: str) -> str:
+    """``(pk, sk, epk, esk, esize)`` of every entry of the table or of one index. Entry sizes are item
+    sizes when the index projects ALL; otherwise they are computed in Python (exact, with
+    :func:`blue_nb.access.index_entry`'s projection) for the items in the index."""
+    key = f"ent_{index}"
+    if key in scratch.cache:
+        return scratch.cache[key]
+    cat = ident(spec.table_name + "__items")
+    if index == "table":
+        sql = f"(SELECT pk, sk, pk AS epk, sk AS esk, size AS esize FROM {cat})"
+    elif spec.table.indexes[index].projection == "all":
+        ipk, isk = ident(f"{index}__pk"), ident(f"{index}__sk")
+        sql = f"(SELECT pk, sk, {ipk} AS epk, {isk} AS esk, size AS esize FROM {cat} WHERE {ipk} IS NOT NULL)"
+    else:
+        sql = _projected_entries(scratch, spec, index)
+    scratch.cache[key] = sql
+    return sql
+
+
+def _projected_entries(scratch: Scratch, spec: Spec, index: str) -> str:
+    ipk, isk = ident(f"{index}__pk"), ident(f"{index}__sk")
+    cat, main = ident(spec.table_name + "__items"), ident(spec.table_name)
+    sql = (f"SELECT c.pk, c.sk, c.{ipk}, c.{isk}, t.data FROM {cat} c JOIN {main} t ON t.pk = c.pk AND t.sk = c.sk "
+           f"WHERE c.{ipk} IS NOT NULL")
+
+    def rows():
+        batch = []
+        for row in scratch.store.rows(sql, [], 5000):
+            batch.append(row)
+            if len(batch) >= 5000:
+                yield from _sized(spec, index, batch)
+                batch = []
+        yield from _sized(spec, index, batch)
+
+    return scratch.upload(f"ent_{index}", {"pk": "TEXT", "sk": "TEXT", "epk": "TEXT", "esk": "TEXT",
+                                           "esize": "BIGINT"}, rows())
+
+
+def _sized(spec: Spec, index: str, batch: list) -> list[tuple]:
+    wires = [loads_wire(r[4]) for r in batch]
+    entries = [index_entry(w, spec, index) or {} for w in wires]        # projection works on wire items too
+    return [(r[0], r[1], r[2], r[3], s) for r, s in zip(batch, wire_item_sizes(entries))]
+
+
+class CostTables:
+    """The ``calls``, ``effects`` and ``hits`` tables of one heat run, filled pattern by pattern."""
+
+    def __init__(self, scratch: Scratch, spec: Spec):
+        self.scratch, self.spec, self.store = scratch, spec, scratch.store
+        self.cat = ident(spec.table_name + "__items")
+        self.calls = scratch.create_as("calls", "SELECT 0::INT AS pid, 0::BIGINT AS cid, 0.0::DOUBLE AS rcu, "
+                                                "0.0::DOUBLE AS wcu, 0::BIGINT AS items, 0::BIGINT AS bytes, "
+                                                "0::BIGINT AS pages LIMIT 0")
+        cols = "0::INT AS pid, 0::BIGINT AS cid, ''::TEXT AS idx, ''::TEXT AS pk"
+        self.effects = scratch.create_as("effects", f"SELECT {cols}, 0.0::DOUBLE AS rcu, 0.0::DOUBLE AS wcu LIMIT 0")
+        self.hits = scratch.create_as("hits", f"SELECT {cols}, ''::TEXT AS item, 0.0::DOUBLE AS rcu, "
+                                              "0.0::DOUBLE AS wcu LIMIT 0")
+
+    def add(self, pid: int, c: Candidates) -> None:
+        p = c.pattern
+        if p.operation == "scan":
+            self._scan(pid, p)
+        elif c.table is None:
+            return
+        elif p.operation in ("put_item", "update_item", "delete_item"):
+            self._write(pid, p, c.table)
+        elif p.operation == "get_item" and p.index == "table":
+            self._get(pid, p, c.table)
+        else:
+            self._query(pid, p, c.table)
+
+    # -- reads -----------------------------------------------------------------------------
+    def _get(self, pid: int, p: AccessPattern, cand: str) -> None:
+        f = read_factor(self.spec, p)
+        units = f"greatest(1, ceil(coalesce(i.size, 0) / {READ_UNIT_BYTES}.0)) * {f}"
+        m = self.scratch.create_as(f"get{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, {units} AS rcu, "
+                                                f"i.size FROM {cand} q LEFT JOIN {self.cat} i "
+                                                "ON i.pk = q.qpk AND i.sk = coalesce(q.qsk1, '')")
+        ex = self.store.execute
+        ex(f"INSERT INTO {self.calls} SELECT {pid}, cid, rcu, 0, (size IS NOT NULL)::BIGINT, coalesce(size, 0), 1 "
+           f"FROM {m}")
+        ex(f"INSERT INTO {self.effects} SELECT {pid}, cid, 'table', qpk, rcu, 0 FROM {m}")
+        ex(f"INSERT INTO {self.hits} SELECT {pid}, cid, 'table', qpk, qsk, rcu, 0 FROM {m}")
+
+    def _sk_condition(self, p: AccessPattern) -> str:
+        kc = p.key_condition
+        op = {"sk": "eq", "sk_begins_with": "begins_with", "sk_between": "between", "sk_lt": "<",
+              "sk_lte": "<=", "sk_gt": ">", "sk_gte": ">="}.get(kc.sk_op or "")
+        if op is None:
+            return "TRUE"
+        numeric = self._sk_type(p) == "N"
+        col, a, b = ("TRY_CAST(e.esk AS DOUBLE)", "TRY_CAST(q.qsk1 AS DOUBLE)", "TRY_CAST(q.qsk2 AS DOUBLE)") \
+            if numeric else ("e.esk", "q.qsk1", "q.qsk2")
+        if op == "eq":
+            return f"{col} = {a}"
+        if op == "begins_with":
+            return "starts_with(e.esk, q.qsk1)"
+        if op == "between":
+            return f"{col} BETWEEN {a} AND {b}"
+        return f"{col} {op} {a}"
+
+    def _sk_type(self, p: AccessPattern) -> str:
+        idx = self.spec.table.indexes.get(p.index)
+        return idx.sort_key_type if idx is not None else self.spec.table.sort_key_type
+
+    def _order(self, p: AccessPattern) -> str:
+        _, sk_attr = self.spec.key_attributes(p.index)
+        if not sk_attr:
+            return "e.pk, e.sk"
+        d = "" if p.scan_forward else " DESC"
+        col = "TRY_CAST(e.esk AS DOUBLE)" if self._sk_type(p) == "N" else "e.esk"
+        return f"{col}{d}, e.pk{d}, e.sk{d}"
+
+    def _query(self, pid: int, p: AccessPattern, cand: str) -> None:
+        ent = entries_table(self.scratch, self.spec, p.index)
+        m = self.scratch.create_as(
+            f"m{pid}", f"SELECT q.cid, e.pk AS ipk, e.sk AS isk, e.epk, e.esk, e.esize AS b, "
+                       f"row_number() OVER (PARTITION BY q.cid ORDER BY {self._order(p)}) AS rn, NULL::INT AS page "
+                       f"FROM {cand} q JOIN {ent} e ON e.epk = q.qpk AND {self._sk_condition(p)}")
+        if p.limit:
+            self.store.execute(f"DELETE FROM {m} WHERE rn > {int(p.limit)}")
+        self._paginate(m, one_page=bool(p.limit))
+        f = read_factor(self.spec, p)
+        pages = self.scratch.create_as(f"pg{pid}", f"SELECT cid, page, sum(b) AS pb, count(*) AS k, "
+                                                   f"greatest(1, ceil(sum(b) / {READ_UNIT_BYTES}.0)) * {f} AS rcu "
+                                                   f"FROM {m} GROUP BY cid, page")
+        ex = self.store.execute
+        ex(f"INSERT INTO {self.calls} SELECT {pid}, q.cid, coalesce(sum(g.rcu), {f}), 0, coalesce(sum(g.k), 0), "
+           f"coalesce(sum(g.pb), 0), greatest(count(g.page), 1) FROM {cand} q LEFT JOIN {pages} g ON g.cid = q.cid "
+           "GROUP BY q.cid")
+        idx = lit(p.index)
+        ex(f"INSERT INTO {self.effects} SELECT {pid}, c.cid, {idx}, q.qpk, c.rcu, 0 FROM {self.calls} c "
+           f"JOIN {cand} q ON q.cid = c.cid WHERE c.pid = {pid}")
+        item = "m.isk" if p.index == "table" else "m.esk || ' | ' || m.ipk || ' / ' || m.isk"
+        ex(f"INSERT INTO {self.hits} SELECT {pid}, m.cid, {idx}, m.epk, {item}, "
+           f"g.rcu * m.b / greatest(g.pb, 1), 0 FROM {m} m JOIN {pages} g ON g.cid = m.cid AND g.page = m.page")
+
+    def _paginate(self, m: str, one_page: bool) -> None:
+        """Cut each candidate's rows into pages greedily: a page takes rows while its bytes stay
+        within 1 MB (always at least one row)."""
+        ex = self.store.execute
+        for k in range(MAX_EXACT_PAGES):
+            ex(f"""UPDATE {m} SET page = {k} FROM (
+                     SELECT cid, rn, sum(b) OVER (PARTITION BY cid ORDER BY rn) AS cum,
+                            min(rn) OVER (PARTITION BY cid) AS first FROM {m} WHERE page IS NULL) x
+                   WHERE {m}.cid = x.cid AND {m}.rn = x.rn AND (x.cum <= {PAGE_BYTES} OR x.rn = x.first)""")
+            if one_page:
+                ex(f"DELETE FROM {m} WHERE page IS NULL")
+                return
+            if not ex(f"SELECT count(*) FROM {m} WHERE page IS NULL")[0][0]:
+                return
+        ex(f"""UPDATE {m} SET page = {MAX_EXACT_PAGES} + x.extra FROM (
+                 SELECT cid, rn, (sum(b) OVER (PARTITION BY cid ORDER BY rn) - 1) // {PAGE_BYTES} AS extra
+                 FROM {m} WHERE page IS NULL) x WHERE {m}.cid = x.cid AND {m}.rn = x.rn""")
+
+    def _scan(self, pid: int, p: AccessPattern) -> None:
+        ent = entries_table(self.scratch, self.spec, p.index)
+        f = read_factor(self.spec, p)
+        total, n = self.store.execute(f"SELECT coalesce(sum(esize), 0), count(*) FROM {ent} e")[0]
+        read = min(total, PAGE_BYTES, int(p.limit * total / max(n, 1))) if p.limit else total
+        rcu = max(1, -(-int(read) // READ_UNIT_BYTES)) * f
+        pages = 1 if p.limit else max(1, -(-int(total) // PAGE_BYTES))
+        idx = lit(p.index)
+        ex = self.store.execute
+        ex(f"INSERT INTO {self.calls} VALUES ({pid}, 0, {rcu}, 0, {n if not p.limit else min(n, p.limit)}, "
+           f"{int(read)}, {pages})")
+        ex(f"INSERT INTO {self.effects} SELECT {pid}, 0, {idx}, epk, {rcu} * sum(esize) / {max(total, 1)}, 0 "
+           f"FROM {ent} e GROUP BY epk")
+
+    # -- writes ----------------------------------------------------------------------------
+    def _write(self, pid: int, p: AccessPattern, cand: str) -> None:
+        entity = p.entities[0] if p.entities else None
+        median = self.store.execute(f"SELECT quantile_disc(size, 0.5) FROM {self.cat} WHERE entity = ?",
+                                    (entity,))[0][0] if entity else None
+        base = "0" if p.operation == "delete_item" else str(median or 0)
+        units = f"greatest(1, ceil(coalesce(i.size, {base}) / {WRITE_UNIT_BYTES}.0))"
+        joins, cols, lsi, gsi = [], [], [], []
+        for k, (name, idx) in enumerate(self.spec.table.indexes.items()):
+            ent = entries_table(self.scratch, self.spec, name)
+            a = f"e{k}"
+            joins.append(f" LEFT JOIN {ent} {a} ON {a}.pk = i.pk AND {a}.sk = i.sk")
+            mult = self._index_writes(p, name)
+            cols.append(f"{a}.epk AS epk{k}, {a}.esk AS esk{k}, "
+                        f"CASE WHEN {a}.epk IS NULL THEN 0 ELSE {mult} * greatest(1, ceil({a}.esize / "
+                        f"{WRITE_UNIT_BYTES}.0)) END AS w{k}")
+            (lsi if idx.type == "local" else gsi).append((k, name))
+        extra = (", " + ", ".join(cols)) if cols else ""
+        w = self.scratch.create_as(f"w{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, {units} AS tw, "
+                                              f"i.size{extra} FROM {cand} q LEFT JOIN {self.cat} i ON i.pk = q.qpk "
+                                              f"AND i.sk = coalesce(q.qsk1, ''){''.join(joins)}")
+        table_w = " + ".join(["tw", *(f"w{k}" for k, _ in lsi)])
+        all_w = " + ".join(["tw", *(f"w{k}" for k, _ in lsi + gsi)])
+        ex = self.store.execute
+        ex(f"INSERT INTO {self.calls} SELECT {pid}, cid, 0, {all_w}, 1, coalesce(size, 0), 1 FROM {w}")
+        ex(f"INSERT INTO {self.effects} SELECT {pid}, cid, 'table', qpk, 0, {table_w} FROM {w}")
+        ex(f"INSERT INTO {self.hits} SELECT {pid}, cid, 'table', qpk, qsk, 0, {table_w} FROM {w}")
+        for k, name in gsi:
+            ex(f"INSERT INTO {self.effects} SELECT {pid}, cid, {lit(name)}, epk{k}, 0, w{k} FROM {w} "
+               f"WHERE epk{k} IS NOT NULL")
+            ex(f"INSERT INTO {self.hits} SELECT {pid}, cid, {lit(name)}, epk{k}, coalesce(esk{k}, '') || ' | ' || "
+               f"qpk || ' / ' || qsk, 0, w{k} FROM {w} WHERE epk{k} IS NOT NULL")
+
+    def _index_writes(self, p: AccessPattern, index: str) -> int:
+        """Index entries written per write: 2 when an update can change the index key, else 1."""
+        if p.operation != "update_item":
+            return 1
+        ipk, isk = self.spec.key_attributes(index)
+        params = set(p.parameters)
+        for name in p.entities:
+            e = self.spec.entities.get(name)
+            if e is None:
+                continue
+            for attr in (ipk, isk):
+                t = e.templates.get(attr or "")
+                if t is not None and any(ph in e.attributes and ph not in params for ph in t.placeholders):
+                    return 2
+        return 1

@@ -1,0 +1,182 @@
+"""Per-partition and per-second units: the workload model (or a recorded log) priced on the items.
+
+A :class:`HeatModel` holds, in scratch tables of a DuckDB store, every pattern's candidates with
+their weights (``allc(pid, cid, qpk, w)``), the pattern rates (``pats``) and the per-call costs
+(:class:`~blue_nb.heat.costs.CostTables`). Then, all in SQL:
+
+* per partition (``index``, ``pk``): ``rcu_per_s = Σ rate × weight × per-call RCU`` over the
+  candidates that hit it, likewise ``wcu_per_s`` (index writes land on the index partitions),
+  Contributor Insights' ``consumed_throughput_units = 3 × WCU + RCU``, and items and bytes from
+  the catalog (index entry sizes for an index);
+* per second: ``T`` seconds of calls drawn from each pattern's distribution (a Poisson number of
+  calls per second, each call's candidate drawn by weight), or a log's real calls, bucketed per
+  (second, index, pk): the spikes that averages hide.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from blue_nb.heat.costs import CostTables, entries_table
+from blue_nb.heat.sqlkit import Scratch, frame, ident
+from blue_nb.heat.workload import Candidates, build_candidates
+from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
+from blue_nb.spec import Spec
+
+__all__ = ["HeatModel", "PARTITION_COLUMNS", "TIMELINE_COLUMNS", "MAX_DRAWS"]
+
+PARTITION_COLUMNS = ["index", "pk", "items", "bytes", "rcu_per_s", "wcu_per_s", "consumed_throughput_units",
+                     "patterns"]
+TIMELINE_COLUMNS = ["second", "index", "pk", "rcu", "wcu"]
+MAX_DRAWS = 2_000_000        # calls drawn per pattern for the timeline; above it each draw stands for several
+
+
+class HeatModel:
+    """The priced workload of one spec on one store (see the module docstring)."""
+
+    def __init__(self, scratch: Scratch, spec: Spec):
+        self.scratch, self.spec, self.store = scratch, spec, scratch.store
+        self.costs = CostTables(scratch, spec)
+        self.candidates: dict[int, Candidates] = {}
+        self.rates: dict[int, float] = {}
+        self.names: dict[int, str] = {}
+        self.allc = scratch.create_as("allc", "SELECT 0::INT AS pid, 0::BIGINT AS cid, ''::TEXT AS qpk, "
+                                              "0.0::DOUBLE AS w LIMIT 0")
+        self.pats = ""
+        self.seconds_observed: int | None = None
+
+    # -- building ----------------------------------------------------------------------------
+    def add_model_patterns(self, only_with_rate: bool = True) -> None:
+        """Candidates, weights and costs of every pattern of the spec (with a rate, by default)."""
+        for pid, p in enumerate(self.spec.access_patterns):
+            if only_with_rate and not p.rate_per_second:
+                continue
+            self.price(pid, p.name, p.rate_per_second, build_candidates(self.scratch, self.spec, p, tag=str(pid)))
+
+    def price(self, pid: int, name: str, rate: float, c: Candidates) -> None:
+        """Register the candidates of one (pattern, pid) with its rate, and price them."""
+        self.candidates[pid], self.rates[pid], self.names[pid] = c, float(rate), name
+        self.costs.add(pid, c)
+        if c.pattern.operation == "scan":
+            self.store.execute(f"INSERT INTO {self.allc} VALUES ({pid}, 0, NULL, 1.0)")
+        elif c.table is not None:
+            self.store.execute(f"INSERT INTO {self.allc} SELECT {pid}, cid, qpk, w FROM {c.table}")
+
+    def _pats(self) -> str:
+        rows = [(pid, self.names[pid], self.rates[pid]) for pid in self.rates]
+        self.pats = self.scratch.upload("pats", {"pid": "INT", "name": "TEXT", "rate": "DOUBLE"}, rows)
+        return self.pats
+
+    # -- per partition -----------------------------------------------------------------------
+    def _load_sql(self, table: str, extra_key: str = "") -> str:
+        pats = self._pats()
+        return (f"SELECT e.idx, e.pk{extra_key}, p.name, sum(p.rate * c.w * e.rcu) AS rcu, "
+                f"sum(p.rate * c.w * e.wcu) AS wcu FROM {table} e JOIN {self.allc} c ON c.pid = e.pid AND "
+                f"c.cid = e.cid JOIN {pats} p ON p.pid = e.pid GROUP BY ALL")
+
+    def partitions(self) -> pd.DataFrame:
+        """One row per partition key of the table and of each index (the ``partitions`` contract),
+        hottest first by consumed throughput units, then by bytes."""
+        cat = ident(self.spec.table_name + "__items")
+        sizes = [f"SELECT 'table' AS idx, pk, count(*) AS items, sum(size) AS bytes FROM {cat} GROUP BY pk"]
+        for name, idx in self.spec.table.indexes.items():
+            if idx.type == "global":
+                ent = entries_table(self.scratch, self.spec, name)
+                sizes.append(f"SELECT '{name}', epk, count(*), sum(esize) FROM {ent} e GROUP BY epk")
+        by_pattern = self.scratch.create_as("bypat", self._load_sql(self.costs.effects))
+        sql = f"""
+            WITH s AS ({' UNION ALL '.join(sizes)}),
+                 l AS (SELECT idx, pk, sum(rcu) AS rcu, sum(wcu) AS wcu,
+                              string_agg(name, ', ' ORDER BY 3 * wcu + rcu DESC, name) AS patterns
+                       FROM {by_pattern} WHERE rcu > 0 OR wcu > 0 GROUP BY idx, pk)
+            SELECT coalesce(s.idx, l.idx), coalesce(s.pk, l.pk), coalesce(s.items, 0), coalesce(s.bytes, 0),
+                   coalesce(l.rcu, 0), coalesce(l.wcu, 0), coalesce(3 * l.wcu + l.rcu, 0), coalesce(l.patterns, '')
+            FROM s FULL OUTER JOIN l ON l.idx = s.idx AND l.pk = s.pk
+            ORDER BY 7 DESC, 4 DESC, 1, 2"""
+        df = frame(self.store, sql, PARTITION_COLUMNS)
+        for col in ("items", "bytes"):
+            df[col] = df[col].astype("int64")
+        return df
+
+    def drivers(self, min_units: float = 0.0, limit: int = 5000) -> pd.DataFrame:
+        """Units per (index, pk, pattern) for the hottest partitions: which patterns drive a key."""
+        table = ident(self.scratch.name("bypat"))
+        sql = (f"WITH t AS (SELECT idx, pk, sum(3 * wcu + rcu) AS u FROM {table} GROUP BY idx, pk "
+               f"HAVING u > {float(min_units)!r} ORDER BY u DESC LIMIT {int(limit)}) "
+               f"SELECT b.idx, b.pk, b.name, b.rcu, b.wcu FROM {table} b JOIN t USING (idx, pk) "
+               "ORDER BY t.u DESC, b.idx, b.pk, 3 * b.wcu + b.rcu DESC")
+        return frame(self.store, sql, ["index", "pk", "pattern", "rcu_per_s", "wcu_per_s"])
+
+    def hot_items(self, n: int = 100) -> pd.DataFrame:
+        """The hottest single items (and index entries): ``index, pk, item, rcu_per_s, wcu_per_s``, plus
+        the hottest item of every partition over half a limit (what no split can go below)."""
+        items = self.scratch.create_as("items", f"SELECT idx, pk, item, sum(rcu) AS rcu, sum(wcu) AS wcu FROM "
+                                                f"({self._load_sql(self.costs.hits, ', e.item')}) GROUP BY ALL")
+        sql = f"""
+            WITH r AS (SELECT *, row_number() OVER (PARTITION BY idx, pk ORDER BY 3 * wcu + rcu DESC, item) AS k,
+                              row_number() OVER (ORDER BY 3 * wcu + rcu DESC, idx, pk, item) AS g,
+                              sum(rcu) OVER (PARTITION BY idx, pk) AS prcu, sum(wcu) OVER (PARTITION BY idx, pk) AS pwcu
+                       FROM {items})
+            SELECT idx, pk, item, rcu, wcu FROM r
+            WHERE g <= {int(n)} OR (k = 1 AND (prcu >= {PARTITION_RCU / 2} OR pwcu >= {PARTITION_WCU / 2}))
+            ORDER BY 3 * wcu + rcu DESC, idx, pk, item"""
+        return frame(self.store, sql, ["index", "pk", "item", "rcu_per_s", "wcu_per_s"])
+
+    def pattern_costs(self) -> pd.DataFrame:
+        """Per pattern: candidates, calls/s and the weighted mean per-call cost."""
+        pats = self.pats or self._pats()
+        sql = (f"SELECT p.name, count(*), p.rate, sum(c.w * k.rcu) / sum(c.w), sum(c.w * k.wcu) / sum(c.w), "
+               f"sum(c.w * k.items) / sum(c.w), max(k.pages), p.rate * sum(c.w * k.rcu), p.rate * sum(c.w * k.wcu) "
+               f"FROM {self.costs.calls} k JOIN {self.allc} c ON c.pid = k.pid AND c.cid = k.cid "
+               f"JOIN {pats} p ON p.pid = k.pid GROUP BY p.pid, p.name, p.rate ORDER BY p.pid")
+        return frame(self.store, sql, ["pattern", "candidates", "calls_per_s", "rcu_per_call", "wcu_per_call",
+                                       "items_per_call", "max_pages", "rcu_per_s", "wcu_per_s"])
+
+    # -- per second --------------------------------------------------------------------------
+    def simulate(self, seconds: int = 60, seed: int = 18) -> str:
+        """Draw ``seconds`` of calls per pattern; returns the ``calls(second, pid, cid, k)`` table."""
+        rng = np.random.default_rng(seed)
+        direct: list[pd.DataFrame] = []
+        draws: list[pd.DataFrame] = []
+        for pid, rate in self.rates.items():
+            counts = rng.poisson(rate, size=seconds)
+            n = self.store.execute(f"SELECT count(*) FROM {self.allc} WHERE pid = {pid}")[0][0]
+            if not n or not counts.sum():
+                continue
+            if counts.sum() <= 200_000 or n > 10_000:
+                mult = max(1.0, counts.sum() / MAX_DRAWS)
+                k = np.maximum(np.rint(counts / mult), 0).astype(np.int64)
+                second = np.repeat(np.arange(seconds), k)
+                draws.append(pd.DataFrame({"second": second, "pid": pid, "u": rng.random(len(second)),
+                                           "mult": counts.sum() / max(k.sum(), 1)}))
+            else:
+                w = np.array([r[0] for r in self.store.execute(
+                    f"SELECT w FROM {self.allc} WHERE pid = {pid} ORDER BY cid")], dtype=float)
+                per = np.stack([rng.multinomial(c, w / w.sum()) for c in counts])
+                s, cid = np.nonzero(per)
+                direct.append(pd.DataFrame({"second": s, "pid": pid, "cid": cid, "k": per[s, cid].astype(float)}))
+        calls = self.scratch.create_as("simcalls", "SELECT 0::INT AS second, 0::INT AS pid, 0::BIGINT AS cid, "
+                                                   "0.0::DOUBLE AS k LIMIT 0")
+        if draws:
+            d = self.scratch.upload_frame("draws", pd.concat(draws, ignore_index=True),
+                                          {"second": "INT", "pid": "INT", "u": "DOUBLE", "mult": "DOUBLE"})
+            cum = self.scratch.create_as("cum", f"SELECT pid, cid, sum(w) OVER (PARTITION BY pid ORDER BY cid ROWS "
+                                                f"UNBOUNDED PRECEDING) - w AS lo, sum(w) OVER (PARTITION BY pid) AS tw "
+                                                f"FROM {self.allc}")
+            self.store.execute(f"INSERT INTO {calls} SELECT d.second, d.pid, c.cid, sum(d.mult) FROM "
+                               f"(SELECT d.*, d.u * t.tw AS x FROM {d} d JOIN (SELECT DISTINCT pid, tw FROM {cum}) t "
+                               f"ON t.pid = d.pid) d ASOF JOIN {cum} c ON c.pid = d.pid AND d.x >= c.lo GROUP BY ALL")
+        if direct:
+            up = self.scratch.upload_frame("direct", pd.concat(direct, ignore_index=True),
+                                           {"second": "INT", "pid": "INT", "cid": "BIGINT", "k": "DOUBLE"})
+            self.store.execute(f"INSERT INTO {calls} SELECT second, pid, cid, k FROM {up}")
+        return calls
+
+    def timeline(self, calls: str) -> pd.DataFrame:
+        """Units per (second, index, pk) of a ``calls`` table (the ``timeline`` contract)."""
+        sql = (f"SELECT k.second, e.idx, e.pk, sum(k.k * e.rcu), sum(k.k * e.wcu) FROM {calls} k "
+               f"JOIN {self.costs.effects} e ON e.pid = k.pid AND e.cid = k.cid GROUP BY ALL ORDER BY 1, 2, 3")
+        df = frame(self.store, sql, TIMELINE_COLUMNS)
+        df["second"] = df["second"].astype("int64")
+        return df

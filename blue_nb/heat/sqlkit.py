@@ -1,0 +1,100 @@
+"""Small SQL helpers for the heat model: literals, scratch tables on a store, frames from queries.
+
+Everything runs through a :class:`~blue_nb.stores.Store`'s ``execute`` / ``insert_rows`` (heat
+never imports a driver). The heat SQL uses DuckDB functions (``regexp_extract``, window
+functions, ``ASOF JOIN``, ``quantile_disc``), so the store must be a DuckDB one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any, Iterable, Sequence
+
+import pandas as pd
+
+from blue_nb.errors import StoreError
+from blue_nb.stores import Store, quote_ident
+
+__all__ = ["lit", "ident", "Scratch", "frame", "require_duckdb"]
+
+_counter = itertools.count()
+
+
+def lit(value: Any) -> str:
+    """A SQL literal: NULL, a number, or a single-quoted string with quotes doubled."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def ident(name: str) -> str:
+    """A double-quoted identifier for columns such as ``gsi1__pk`` (validated like table names)."""
+    return quote_ident(name)
+
+
+def require_duckdb(store: Store) -> None:
+    if getattr(store, "kind", "") != "duckdb":
+        raise StoreError(f"the heat model runs on a DuckDB store, not {getattr(store, 'kind', store)!r}",
+                         hint='open one with blue_nb.stores.open_store("duckdb") and load the data into it')
+
+
+def frame(store: Store, sql: str, columns: Sequence[str], params: Sequence = ()) -> pd.DataFrame:
+    """The rows of a query as a DataFrame with the given column names."""
+    return pd.DataFrame(store.execute(sql, list(params)), columns=list(columns))
+
+
+class Scratch:
+    """Temporary tables of one heat run, dropped together by :meth:`close`."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.prefix = f"_heat{next(_counter)}_"
+        self.tables: list[str] = []
+        self.cache: dict[str, Any] = {}
+
+    def name(self, base: str) -> str:
+        n = re.sub(r"[^A-Za-z0-9_]", "_", self.prefix + base)
+        if n not in self.tables:
+            self.tables.append(n)
+        return n
+
+    def create_as(self, base: str, select: str) -> str:
+        """``CREATE TEMP TABLE <name> AS <select>``; returns the quoted name."""
+        n = self.name(base)
+        self.store.execute(f"CREATE OR REPLACE TEMP TABLE {ident(n)} AS {select}")
+        return ident(n)
+
+    def upload(self, base: str, columns: dict[str, str], rows: Iterable[tuple]) -> str:
+        """A temp table with a row id primary key (``rid``) and ``columns`` (name -> SQL type), filled
+        with ``rows`` through the store's bulk insert; returns the quoted name."""
+        n = self.name(base)
+        cols = ", ".join(f"{ident(c)} {t}" for c, t in columns.items())
+        self.store.execute(f"CREATE OR REPLACE TEMP TABLE {ident(n)} (rid BIGINT PRIMARY KEY, {cols})")
+        batch: list[tuple] = []
+        names = ["rid", *columns]
+        for i, row in enumerate(rows):
+            batch.append((i, *row))
+            if len(batch) >= 200_000:
+                self.store.insert_rows(n, names, batch)
+                batch = []
+        if batch:
+            self.store.insert_rows(n, names, batch)
+        return ident(n)
+
+    def upload_frame(self, base: str, df: pd.DataFrame, types: dict[str, str]) -> str:
+        rows = df[list(types)].astype(object).where(df[list(types)].notna(), None).itertuples(index=False, name=None)
+        return self.upload(base, types, rows)
+
+    def close(self) -> None:
+        for n in reversed(self.tables):
+            try:
+                self.store.execute(f"DROP TABLE IF EXISTS {ident(n)}")
+            except StoreError:
+                pass
+        self.tables.clear()
+        self.cache.clear()

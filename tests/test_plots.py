@@ -1,0 +1,363 @@
+"""Every picture in blue_nb.plots, drawn from synthetic frames: type, titles, labels with units, the data
+range, the limit marks, log scales, no overlapping labels, and "no data" for empty input.
+
+Each figure is also saved to /tmp/blue_nb_plots/<name>.png (not committed) for a person to look at.
+"""
+
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
+from matplotlib.patches import Rectangle, StepPatch
+
+from blue_nb import plots
+from blue_nb.errors import BlueNbError
+
+OUT = Path("/tmp/blue_nb_plots")
+GB10 = 10_737_418_240
+NON_ASCII = ["CAFÉ#crème", "Ελλάδα#1", "Москва#7", "Ünïcödé#ß", "ÅNGSTRÖM#Ø"]
+
+
+# ---------------------------------------------------------------- synthetic frames (deterministic)
+
+@pytest.fixture(scope="module")
+def timeline():
+    """100,000 keys over 120 s: a warm band, a hot key over 3,000 RCU/s and a write-hot key, plus a GSI."""
+    rng = np.random.default_rng(7)
+    keys = np.array([f"USER#{i:06d}" for i in range(100_000 - len(NON_ASCII))] + NON_ASCII, dtype=object)
+    n = 300_000
+    k = rng.integers(0, len(keys), n)
+    k[:len(keys)] = np.arange(len(keys))                              # every key appears
+    rcu, wcu = rng.gamma(2.0, 4.0, n), rng.gamma(1.5, 1.0, n)
+    warm = slice(len(keys), len(keys) + 20_000)                         # a warm key range, growing with time
+    k[warm] = rng.integers(40_000, 45_000, 20_000)
+    second = rng.integers(0, 120, n)
+    rcu[warm] = rng.gamma(2.0, 100.0, 20_000) * (0.5 + second[warm] / 120)
+    frame = pd.DataFrame({"second": second, "index": "table", "pk": keys[k], "rcu": rcu, "wcu": wcu})
+    hot = pd.DataFrame({"second": np.arange(30, 70), "index": "table", "pk": "USER#077777",
+                        "rcu": np.linspace(2_000, 4_500, 40), "wcu": 10.0})
+    writes = pd.DataFrame({"second": np.arange(80, 100), "index": "table", "pk": "Москва#7", "rcu": 1.0, "wcu": 1_200.0})
+    gsi = frame.sample(5_000, random_state=1).assign(index="GSI1")
+    return pd.concat([frame, hot, writes, gsi], ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def partitions():
+    rng = np.random.default_rng(11)
+    n = 500
+    keys = [f"DIALOGUE#{i:04d}" for i in range(n - len(NON_ASCII))] + NON_ASCII
+    p = pd.DataFrame({"index": np.where(np.arange(n) % 5 == 0, "GSI1", "table"), "pk": keys,
+                      "items": rng.integers(1, 5_000, n), "bytes": rng.lognormal(14, 2.5, n).astype(np.int64),
+                      "rcu_per_s": rng.gamma(1.2, 200.0, n), "wcu_per_s": rng.gamma(1.2, 60.0, n)})
+    p.loc[3, ["rcu_per_s", "bytes"]] = [4_500.0, 12 * 2**30]         # a hot key, and one past 10 GB
+    p.loc[8, "wcu_per_s"] = 1_400.0
+    p.loc[9, "pk"] = "DIALOGUE#" + "very-long-partition-key-" * 4
+    p["consumed_throughput_units"] = 3 * p["wcu_per_s"] + p["rcu_per_s"]
+    return p
+
+
+ENTITIES = {"Message": (7.0, 0.9), "Dialogue": (6.0, 0.5), "Perspective": (9.5, 1.2), "Attachment": (11.5, 1.3),
+            "Ünïcode-Entity": (5.0, 0.3)}
+
+
+@pytest.fixture(scope="module")
+def sizes():
+    """1,000,000 item sizes over five entities, a few just under the 400 KB limit."""
+    rng = np.random.default_rng(3)
+    ent = rng.choice(list(ENTITIES), 1_000_000, p=[0.5, 0.05, 0.3, 0.1, 0.05])
+    mu = np.array([ENTITIES[e][0] for e in ENTITIES])
+    sd = np.array([ENTITIES[e][1] for e in ENTITIES])
+    code = pd.Categorical(ent, categories=list(ENTITIES)).codes
+    size = np.clip(rng.lognormal(mu[code], sd[code]), 20, 409_600).astype(np.int64)
+    return pd.DataFrame({"entity": ent, "size": size})
+
+
+@pytest.fixture(scope="module")
+def waste(sizes):
+    s = sizes.assign(read=-(-sizes["size"] // 4096) * 4096, write=-(-sizes["size"] // 1024) * 1024)
+    return (s.groupby("entity").agg(items=("size", "size"), bytes_used=("size", "sum"), bytes_paid_read=("read", "sum"),
+                                    bytes_paid_write=("write", "sum")).reset_index())
+
+
+@pytest.fixture(scope="module")
+def attrs():
+    rng = np.random.default_rng(5)
+    rows = []
+    for entity in ENTITIES:
+        names = ["pk", "sk", "type", "gsi1pk", "body", "text_embedding", "author", "created_at", "tags", "meta", "refs",
+                 "summary"][: rng.integers(4, 13)]
+        weights = rng.pareto(1.2, len(names)) + 0.05
+        total = rng.integers(10**6, 10**9)
+        for name, w in zip(names, weights / weights.sum()):
+            rows.append((entity, name, int(w * total), w))
+    return pd.DataFrame(rows, columns=["entity", "attribute", "bytes", "share"])
+
+
+@pytest.fixture(scope="module")
+def entries():
+    rng = np.random.default_rng(9)
+    return pd.concat([pd.DataFrame({"index": "table", "size": rng.lognormal(8, 1.2, 50_000).astype(int) + 30}),
+                      pd.DataFrame({"index": "GSI1", "size": rng.lognormal(5, 0.4, 20_000).astype(int) + 30}),
+                      pd.DataFrame({"index": "GSI2-by-author", "size": rng.lognormal(7.5, 1.0, 8_000).astype(int) + 30})])
+
+
+# ---------------------------------------------------------------- checks shared by every picture
+
+def rendered(fig, name):
+    """Draw with Agg (as a PNG would be), save it for a person to look at, return the renderer."""
+    assert isinstance(fig, Figure)
+    FigureCanvasAgg(fig)
+    OUT.mkdir(exist_ok=True)
+    fig.savefig(OUT / f"{name}.png", dpi=fig.dpi)                        # draws once, at the figure's own dpi
+    return fig.canvas.get_renderer()
+
+
+def all_axes(fig):
+    return [a for a in fig.findobj(lambda o: hasattr(o, "xaxis") and hasattr(o, "get_title"))]
+
+
+def ticklabels(ax, which):
+    """The tick labels of ``ax``'s x or y axis that are drawn: non-empty, at a tick inside the view."""
+    lo, hi = sorted(getattr(ax, f"get_{which}lim")())
+    at = 0 if which == "x" else 1
+    return [t for t in getattr(ax, f"get_{which}ticklabels")()
+            if t.get_visible() and t.get_text().strip() and lo <= t.get_position()[at] <= hi]
+
+
+def labels_of(ax):
+    return ticklabels(ax, "x") + ticklabels(ax, "y")
+
+
+def overlap(a, b, tol=1.0):
+    """Two boxes share more than ``tol`` pixels each way."""
+    return a.x0 < b.x1 - tol and b.x0 < a.x1 - tol and a.y0 < b.y1 - tol and b.y0 < a.y1 - tol
+
+
+def assert_no_overlap(fig, renderer):
+    """Tick labels of each axis never overlap, and no text of the figure overlaps another."""
+    texts = []
+    for ax in all_axes(fig):
+        for which in "xy":
+            boxes = [t.get_window_extent(renderer) for t in ticklabels(ax, which)]
+            for a, b in combinations(boxes, 2):
+                assert not overlap(a, b), f"tick labels overlap in {ax.get_title()!r}"
+        texts += labels_of(ax) + [t for t in ax.texts if t.get_visible()]
+        texts += [t for t in (ax.title, ax.xaxis.label, ax.yaxis.label) if t.get_text()]
+    texts += [t for t in fig.texts if t.get_text()]                       # the suptitle is one of them
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in dict.fromkeys(texts)]
+    for (ta, a), (tb, b) in combinations(boxes, 2):
+        assert not overlap(a, b), f"{ta!r} overlaps {tb!r}"
+
+
+def assert_titled_and_labelled(fig, *units):
+    title = fig._suptitle.get_text() if fig._suptitle else ""
+    data_axes = [a for a in fig.axes if a.get_xlabel() or a.get_ylabel()]
+    assert data_axes
+    for ax in data_axes:
+        assert title or ax.get_title()
+        assert ax.get_xlabel() and ax.get_ylabel() or ax in fig.axes[1:]   # shared-y panels label y once
+    words = " ".join(a.get_xlabel() + " " + a.get_ylabel() for a in fig.axes)
+    for unit in units:
+        assert unit in words, f"no {unit!r} in the axis labels: {words!r}"
+
+
+def vlines(ax):
+    """x of every vertical line (axvline) in ``ax``."""
+    return sorted(float(l.get_xdata()[0]) for l in ax.get_lines() if len(set(map(float, l.get_xdata()))) == 1
+                  and len(l.get_xdata()) == 2 and tuple(l.get_ydata()) == (0, 1))
+
+
+def top_marks(ax):
+    """The labels on the top edge that name the marks."""
+    return [t.get_text() for c in ax.child_axes for t in c.get_xticklabels() if t.get_text()]
+
+
+def bars(ax):
+    return [p for p in ax.patches if isinstance(p, Rectangle)]
+
+
+def check(fig, name, *units):
+    renderer = rendered(fig, name)
+    assert_titled_and_labelled(fig, *units)
+    assert_no_overlap(fig, renderer)
+
+
+# ---------------------------------------------------------------- the pictures
+
+@pytest.mark.parametrize("metric, limit, unit", [("rcu", 3000, "read units/s"), ("wcu", 1000, "write units/s"),
+                                                  ("ctu", 3000, "consumed throughput units/s")])
+def test_key_heatmap(timeline, metric, limit, unit):
+    fig = plots.key_heatmap(timeline, metric=metric)
+    check(fig, f"key_heatmap_{metric}", "time (s)", "partition key")
+    ax, bar = fig.axes
+    (image,) = ax.get_images()
+    assert isinstance(image, AxesImage)
+    grid = image.get_array()
+    table = timeline[timeline["index"] == "table"]
+    value = table["rcu"] + 3 * table["wcu"] if metric == "ctu" else table[metric]
+    per_key_second = value.groupby([table["pk"], table["second"]]).sum()
+    assert grid.shape == (200, 120)
+    assert grid.max() == pytest.approx(per_key_second.max())
+    assert image.norm.vmax == limit and tuple(image.cmap.get_over()) != tuple(image.cmap(1.0))   # over the limit: its own colour
+    assert unit in bar.get_ylabel() and any(float(l.get_ydata()[0]) == limit for l in bar.get_lines())
+    ticks = [t.get_text() for t in ax.get_yticklabels()]
+    assert 5 <= len(ticks) <= 10 and all(len(t) <= plots.MAX_KEY_LABEL for t in ticks)
+    assert ticks[0] == "CAFÉ#crème" and ticks == sorted(ticks, key=str.encode)      # key order = UTF-8 byte order
+    hot = {"rcu": "USER#077777", "wcu": "Москва#7", "ctu": "USER#077777"}[metric]
+    named = [t.get_text() for c in ax.child_axes for t in c.get_yticklabels()]  # the hot rows, named on the right
+    assert named and named[0].startswith(f"◀ {hot}")
+    assert "100,000 keys" in ax.get_ylabel()
+
+
+def test_key_heatmap_marks_the_hot_key_and_keeps_key_order():
+    frame = pd.DataFrame({"second": [0, 1, 1, 2], "index": "table", "pk": ["b", "a", "é", "a"],
+                          "rcu": [10.0, 3_500.0, 5.0, 7.0], "wcu": 0.0})
+    fig = plots.key_heatmap(frame, title="tiny")
+    ax = fig.axes[0]
+    grid = ax.get_images()[0].get_array()
+    assert grid.tolist() == [[0, 3_500, 7], [10, 0, 0], [0, 5, 0]]             # rows a, b, é; columns seconds 0..2
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b", "é"]
+    assert "1 key(s) over" in ax.get_title() and fig._suptitle.get_text() == "tiny"
+    other = plots.key_heatmap(frame, index="GSI9")
+    assert [t.get_text() for t in other.axes[0].texts] == ["no data for index 'GSI9' (the timeline has table)"]
+
+
+def test_key_heatmap_bins_long_timelines():
+    frame = pd.DataFrame({"second": np.arange(5_000), "index": "table", "pk": "k", "rcu": np.arange(5_000.0), "wcu": 0.0})
+    grid = plots.key_heatmap(frame).axes[0].get_images()[0].get_array()
+    assert grid.shape == (1, 600) and grid.max() == 4_999
+
+
+def test_top_keys(partitions):
+    fig = plots.top_keys(partitions, n=20)
+    check(fig, "top_keys", "read units/s", "write units/s", "partition key")
+    reads, writes = fig.axes[:2]
+    hottest = partitions.nlargest(20, "consumed_throughput_units")
+    assert [b.get_width() for b in bars(reads)] == pytest.approx(hottest["rcu_per_s"].tolist())
+    assert [b.get_width() for b in bars(writes)] == pytest.approx(hottest["wcu_per_s"].tolist())
+    assert vlines(reads) == [3000] and vlines(writes) == [1000]
+    assert top_marks(reads) == ["partition limit 3,000/s"] and top_marks(writes) == ["partition limit 1,000/s"]
+    over = [b for b in bars(reads) if b.get_width() > 3000]
+    assert over and all(b.get_facecolor() != bars(reads)[-1].get_facecolor() for b in over)
+    assert reads.get_yticklabels()[0].get_text().startswith(hottest["index"].iloc[0] + " · ")
+    assert reads.get_ylim()[0] > reads.get_ylim()[1]                              # hottest at the top
+
+
+def test_partition_sizes(partitions):
+    fig = plots.partition_sizes(partitions, n=30)
+    check(fig, "partition_sizes", "bytes", "count")
+    top, hist = fig.axes[:2]
+    assert top.get_xscale() == "log" and hist.get_xscale() == "log"
+    assert vlines(top) == [GB10] and vlines(hist) == [GB10] and top_marks(top) == ["10 GB partition"]
+    assert [b.get_width() for b in bars(top)] == partitions["bytes"].nlargest(30).tolist()
+    (steps,) = [p for p in hist.patches if isinstance(p, StepPatch)]
+    assert steps.get_data().values.sum() == len(partitions)
+    lo, hi = top.get_xlim()
+    assert lo <= partitions["bytes"].min() and hi >= GB10
+
+
+def test_item_size_distribution(sizes):
+    fig = plots.item_size_distribution(sizes)                           # 1M rows: numpy histograms, no per-row Python
+    check(fig, "item_size_distribution", "bytes", "entity")
+    (ax,) = fig.axes
+    assert ax.get_xscale() == "log"
+    assert vlines(ax) == [1024, 4096, 409_600]
+    assert [m.split("\n")[0] for m in top_marks(ax)] == ["1 KB", "4 KB", "400 KB"]
+    steps = [p for p in ax.patches if isinstance(p, StepPatch)]
+    assert len(steps) == len(ENTITIES)
+    lo, hi = ax.get_xlim()
+    assert lo <= sizes["size"].min() and hi >= 409_600
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    counts = sizes["entity"].value_counts()
+    assert labels[0].startswith("Message\n") and f"{counts['Message']:,} items" in labels[0]
+    assert all(f"{counts[e]:,} items" in "".join(labels) for e in ENTITIES)
+    edges = steps[0].get_data().edges
+    assert edges[0] <= sizes["size"].min() and edges[-1] >= sizes["size"].max()
+
+
+def test_capacity_waste(waste):
+    fig = plots.capacity_waste(waste)
+    check(fig, "capacity_waste", "bytes", "entity")
+    (ax,) = fig.axes
+    w = waste.sort_values("bytes_used", ascending=False)
+    widths = [b.get_width() for b in bars(ax)]
+    n = len(w)
+    assert widths == w["bytes_used"].tolist() + w["bytes_paid_read"].tolist() + w["bytes_paid_write"].tolist()
+    texts = [t.get_text() for t in ax.texts]
+    pct = round(100 * (1 - w["bytes_used"].iloc[0] / w["bytes_paid_read"].iloc[0]))
+    assert f"{pct}% waste" in texts[n]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "used: sum of item sizes", "paid per read: 4 KB units", "paid per write: 1 KB units"]
+
+
+def test_attribute_sizes(attrs):
+    fig = plots.attribute_sizes(attrs)
+    check(fig, "attribute_sizes", "%", "entity")
+    (ax,) = fig.axes
+    assert ax.get_xlim() == (0, 100)
+    rights = {}
+    for b in bars(ax):
+        rights[round(b.get_y(), 3)] = max(rights.get(round(b.get_y(), 3), 0), b.get_x() + b.get_width())
+    assert len(rights) == attrs["entity"].nunique() and all(r == pytest.approx(100) for r in rights.values())
+    shown = [t.get_text() for t in ax.texts if t.get_visible()]
+    biggest = attrs.loc[attrs["share"].idxmax()]
+    assert f"{biggest['share'] * 100:.0f}%" in "".join(shown)
+
+
+def test_index_entry_sizes(entries):
+    fig = plots.index_entry_sizes(entries)
+    check(fig, "index_entry_sizes", "bytes", "index")
+    (ax,) = fig.axes
+    assert ax.get_xscale() == "log" and vlines(ax) == [1024, 4096]
+    labels = [t.get_text().split("\n")[0] for t in ax.get_yticklabels()]
+    assert labels == ["table", "GSI1", "GSI2-by-author"]                      # the table first, for comparison
+    lo, hi = ax.get_xlim()
+    assert lo <= entries["size"].min() and hi >= entries["size"].max()
+
+
+EMPTY = {
+    "key_heatmap": pd.DataFrame(columns=["second", "index", "pk", "rcu", "wcu"]),
+    "top_keys": pd.DataFrame(columns=["index", "pk", "items", "bytes", "rcu_per_s", "wcu_per_s", "consumed_throughput_units"]),
+    "partition_sizes": pd.DataFrame(columns=["index", "pk", "items", "bytes"]),
+    "item_size_distribution": pd.DataFrame(columns=["entity", "size"]),
+    "capacity_waste": pd.DataFrame(columns=["entity", "items", "bytes_used", "bytes_paid_read", "bytes_paid_write"]),
+    "attribute_sizes": pd.DataFrame(columns=["entity", "attribute", "bytes", "share"]),
+    "index_entry_sizes": pd.DataFrame(columns=["index", "size"]),
+}
+
+
+@pytest.mark.parametrize("name", EMPTY)
+def test_empty_input_says_no_data(name):
+    fig = getattr(plots, name)(EMPTY[name])
+    rendered(fig, f"empty_{name}")
+    (ax,) = fig.axes
+    assert ax.get_title() and [t.get_text() for t in ax.texts] == ["no data"]
+
+
+def test_missing_columns_and_bad_metric_are_named():
+    with pytest.raises(BlueNbError, match=r"missing column\(s\) \['size'\]"):
+        plots.item_size_distribution(pd.DataFrame({"entity": ["a"]}))
+    with pytest.raises(BlueNbError, match="unknown metric 'iops'"):
+        plots.key_heatmap(EMPTY["key_heatmap"], metric="iops")
+
+
+@pytest.mark.parametrize("n, text", [(0, "0 B"), (512, "512 B"), (1024, "1 KB"), (1536, "1.5 KB"), (4096, "4 KB"),
+                                     (409_600, "400 KB"), (1_048_576, "1 MB"), (GB10, "10 GB"), (1_234_567, "1.18 MB")])
+def test_human_bytes(n, text):
+    assert plots.human_bytes(n) == text
+
+
+def test_figures_show_themselves_in_jupyter_without_pyplot(partitions):
+    png = plots.top_keys(partitions, n=5)._repr_png_()
+    assert png.startswith(b"\x89PNG")
+
+
+def test_all_is_complete():
+    public = {n for n, v in vars(plots).items() if not n.startswith("_") and callable(v)
+              and getattr(v, "__module__", "") == "blue_nb.plots"}
+    assert public == set(plots.__all__)
