@@ -160,7 +160,8 @@ def _b64decode(text: Any, where: str) -> bytes:
     try:
         return base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError) as exc:
-        raise _fail(f"binary value {text[:60]!r} is not valid base64", where, "use standard base64 with padding") from exc
+        raise _fail(f"binary value {text[:60]!r} is not valid base64", where,
+                    "use standard base64 with padding") from exc
 
 
 # ---------------------------------------------------------------- Python -> wire
@@ -247,7 +248,8 @@ def _name(k: Any) -> str:
 def _wire_set(tag: str, body: Any, where: str) -> set:
     """Decode SS / NS / BS; sets must be non-empty lists without duplicates."""
     if not isinstance(body, list) or not body:
-        raise _fail(f"{tag} must be a non-empty list, got {body!r:.80}", where, "omit the attribute instead of an empty set")
+        raise _fail(f"{tag} must be a non-empty list, got {body!r:.80}", where,
+                    "omit the attribute instead of an empty set")
     if tag == "SS":
         bad = [v for v in body if not isinstance(v, str)]
         if bad:
@@ -256,7 +258,8 @@ def _wire_set(tag: str, body: Any, where: str) -> set:
     elif tag == "NS":
         bad = [v for v in body if not isinstance(v, str)]
         if bad:
-            raise _fail(f"NS element {bad[0]!r} must be a number string", where, 'write numbers as strings: ["1", "2.5"]')
+            raise _fail(f"NS element {bad[0]!r} must be a number string", where,
+                        'write numbers as strings: ["1", "2.5"]')
         out = {validate_number(v, where) for v in body}
     else:
         out = {_b64decode(v, where) for v in body}

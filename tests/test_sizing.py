@@ -332,9 +332,15 @@ def test_write_units(size, transactional, expected):
 @pytest.mark.parametrize(
     ("size", "expected"),
     [
-        (8192, {"size": 8192, "rcu_strong": 2, "rcu_eventual": 1, "rcu_transactional": 4, "wcu": 8, "wcu_transactional": 16}),
-        (0, {"size": 0, "rcu_strong": 1, "rcu_eventual": 0.5, "rcu_transactional": 2, "wcu": 1, "wcu_transactional": 2}),
-        (1025, {"size": 1025, "rcu_strong": 1, "rcu_eventual": 0.5, "rcu_transactional": 2, "wcu": 2, "wcu_transactional": 4}),
+        # doc: 8 KB item -> 2 / 1 / 4 RCU; 8 / 16 WCU
+        (8192, {"size": 8192, "rcu_strong": 2, "rcu_eventual": 1, "rcu_transactional": 4,
+                "wcu": 8, "wcu_transactional": 16}),
+        # missing item: the minimum everywhere; 0.5 stays a float
+        (0, {"size": 0, "rcu_strong": 1, "rcu_eventual": 0.5, "rcu_transactional": 2,
+             "wcu": 1, "wcu_transactional": 2}),
+        # one byte over 1 KB: 2 WCU, still one 4 KB read
+        (1025, {"size": 1025, "rcu_strong": 1, "rcu_eventual": 0.5, "rcu_transactional": 2,
+                "wcu": 2, "wcu_transactional": 4}),
     ],
 )
 def test_item_costs(size, expected):

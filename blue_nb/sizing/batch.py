@@ -107,6 +107,9 @@ def _number_column(keys: list, nums: _NumberSizes) -> list[int]:
     if missing * 4 > len(keys) and len(set(keys)) * 4 > len(keys):
         fast = _plain_number_sizes(keys if type(keys[0]) is str else list(map(str, keys)))
         if fast is not None:
+            if len(nums) > _CACHE_LIMIT:
+                nums.clear()
+            nums.update(zip(keys, fast))  # repeated values are cache hits in the next chunks
             return fast
     return list(map(nums.__getitem__, keys))
 
