@@ -4,7 +4,10 @@
   walk written the obvious way (Decimal arithmetic for numbers, isinstance chains);
 - loading: rows -> items -> SQLite + DuckDB in one pass vs a naive loader that inserts item by
   item into SQLite with one statement each;
-- patterns: the hot read patterns on the loaded stores (latency per call).
+- patterns: the hot read patterns on the loaded stores (latency per call);
+- explorer: the widget's answer time per parameter change, against a naive full-table scan;
+- sizing_columnar: :func:`blue_nb.columnar.item_size_column` over 1M items in Arrow columns
+  against the naive walk (the 20x requirement).
 
 Run ``python -m blue_nb.bench [--items N]``. Nothing here is a test; numbers are printed.
 """
@@ -156,6 +159,36 @@ def bench_patterns(spec, data: Path) -> dict:
     return out
 
 
+def bench_explorer(spec, data: Path) -> dict:
+    """The explorer's answer time per parameter change (what a person waits for), against a naive
+    answer that scans every item of the table in Python and filters by the key condition."""
+    from blue_nb.access import bind, sk_matches
+    from blue_nb.session import DesignSession
+    from blue_nb.widgets import PatternExplorer
+
+    session = DesignSession(spec, data)
+    explorer = PatternExplorer(session)
+    out: dict = {"items": session.stores["sqlite"].count(spec.table_name)}
+    for name in ("get_dialogue", "list_round", "tension_history", "dialogues_by_status"):
+        explorer.pattern.value = name
+        values = session.parameter_values(name, limit=5)
+        times = []
+        for i in range(5):
+            t = time.perf_counter()
+            explorer.set_params(**{k: v[i % len(v)] for k, v in values.items() if v})
+            times.append((time.perf_counter() - t) * 1000)
+        out[f"{name}_ms"] = round(statistics.median(times), 1)
+    req = bind(spec, "list_round", {k: v[0] for k, v in session.parameter_values("list_round").items()})
+    t = time.perf_counter()
+    naive = [i for i in session.stores["sqlite"].iter_items(spec.table_name)
+             if i["pk"] == req.pk_value and sk_matches(req, i["sk"])]
+    out["naive_full_scan_list_round_ms"] = round((time.perf_counter() - t) * 1000, 1)
+    out["speedup_list_round"] = round(out["naive_full_scan_list_round_ms"] / out["list_round_ms"], 1)
+    out["naive_items_found"] = len(naive)
+    session.close()
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--items", type=int, default=100_000, help="dialogue items to generate")
@@ -170,6 +203,7 @@ def main(argv: list[str] | None = None) -> None:
         del items
         report["load"] = bench_load(spec, data, naive_items=min(2_000, args.items))
         report["patterns"] = bench_patterns(spec, data)
+        report["explorer"] = bench_explorer(spec, data)
     for section, numbers in report.items():
         print(f"[{section}]")
         for k, v in numbers.items():
