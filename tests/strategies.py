@@ -1,6 +1,6 @@
 """Hypothesis strategies for DynamoDB values and items (Python values, as boto3 returns them)."""
 
-from decimal import Decimal
+from decimal import Context, Decimal
 
 from hypothesis import strategies as st
 
@@ -15,7 +15,7 @@ def numbers(draw) -> Decimal:
         return Decimal(0)
     exp = draw(st.integers(min_value=-120, max_value=80))
     sign = draw(st.sampled_from([1, -1]))
-    return Decimal(sign * digits).scaleb(exp)
+    return Decimal(sign * digits).scaleb(exp, context=Context(prec=50))     # never round to 28 digits
 
 
 scalars = st.one_of(

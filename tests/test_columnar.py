@@ -1,7 +1,7 @@
 """Vectorized sizing over Arrow columns: byte-exact against the reference walk ``item_size``."""
 
 import json
-from decimal import Decimal
+from decimal import Context, Decimal
 
 import numpy as np
 import pyarrow as pa
@@ -340,7 +340,7 @@ def numbers(draw):
     digits = draw(st.one_of(st.integers(1, 10**38 - 1), st.integers(1, 10**6)))
     adjusted = draw(st.integers(-130, 125))
     sign = draw(st.sampled_from([1, -1]))
-    return Decimal(sign * digits).scaleb(adjusted - (len(str(digits)) - 1))
+    return Decimal(sign * digits).scaleb(adjusted - (len(str(digits)) - 1), context=Context(prec=50))
 
 
 def number_texts(d: Decimal) -> st.SearchStrategy:

@@ -68,6 +68,7 @@ def test_make_lab_prepares_sample_data_then_runs_blue_nb_lab():
         pytest.skip("make is not installed")
     out = subprocess.run(["make", "-n", "lab"], cwd=ROOT, capture_output=True, text=True, timeout=30,
                          check=True).stdout.splitlines()
+    out = [line for line in out if not line.startswith("make[")]     # "Entering directory" under make test
     prepare = [i for i, line in enumerate(out) if re.search(r"\bblue-nb prepare\b", line)]
     lab = [i for i, line in enumerate(out) if re.search(r"\bblue-nb lab\b", line)]
     assert prepare and lab, f"make -n lab printed:\n" + "\n".join(out)

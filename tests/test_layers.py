@@ -17,8 +17,9 @@ RANKS = {
     "values": 1,                                   # L0: the DynamoDB value model (stdlib)
     "spec": 1,                                     # L0: design model (stdlib + yaml)
     "sizing": 2, "rules": 3, "items": 3, "frames": 3, "access": 3, "columnar": 3,   # L1
-    "stores": 4, "dynamo": 4, "sources": 4, "export": 4, "heat": 4,   # L2
+    "stores": 4, "dynamo": 4, "sources": 4, "export": 4.5, "heat": 4.5,   # L2 (heat and export read stores)
     "workflows": 5, "session": 6, "plots": 5, "widgets": 7,        # L3: widgets wire sessions
+    "reports": 6,                                  # L3: heat report files (workflows, heat, plots)
     "cli": 8, "bench": 8, "__init__": 8,           # L4 (the package root re-exports)
 }
 HEAVY = {"pandas", "numpy", "duckdb", "boto3", "botocore", "ipywidgets", "matplotlib", "pyarrow", "moto"}

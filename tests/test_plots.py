@@ -4,6 +4,7 @@ range, the limit marks, log scales, no overlapping labels, and "no data" for emp
 Each figure is also saved to /tmp/blue_nb_plots/<name>.png (not committed) for a person to look at.
 """
 
+import warnings
 from itertools import combinations
 from pathlib import Path
 
@@ -150,17 +151,22 @@ def assert_no_overlap(fig, renderer):
         texts += [t for t in (ax.title, ax.xaxis.label, ax.yaxis.label) if t.get_text()]
     texts += [t for t in fig.texts if t.get_text()]                       # the suptitle is one of them
     boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in dict.fromkeys(texts)]
+    page = fig.bbox
+    for text, box in boxes:                                              # nothing cut off at the figure's edge
+        assert page.x0 - 1 <= box.x0 and box.x1 <= page.x1 + 1 and page.y0 - 1 <= box.y0 and box.y1 <= page.y1 + 1, text
     for (ta, a), (tb, b) in combinations(boxes, 2):
         assert not overlap(a, b), f"{ta!r} overlaps {tb!r}"
 
 
 def assert_titled_and_labelled(fig, *units):
-    title = fig._suptitle.get_text() if fig._suptitle else ""
-    data_axes = [a for a in fig.axes if a.get_xlabel() or a.get_ylabel()]
-    assert data_axes
-    for ax in data_axes:
-        assert title or ax.get_title()
-        assert ax.get_xlabel() and ax.get_ylabel() or ax in fig.axes[1:]   # shared-y panels label y once
+    """A title, an x label on every panel, a y label unless the panel shares its y axis, a label on every colour bar."""
+    assert fig.get_suptitle() or all(ax.get_title() for ax in fig.axes)
+    for ax in fig.axes:
+        if getattr(ax, "_colorbar", None):
+            assert ax.get_ylabel()
+            continue
+        assert ax.get_xlabel()
+        assert ax.get_ylabel() or len(ax.get_shared_y_axes().get_siblings(ax)) > 1
     words = " ".join(a.get_xlabel() + " " + a.get_ylabel() for a in fig.axes)
     for unit in units:
         assert unit in words, f"no {unit!r} in the axis labels: {words!r}"
@@ -189,28 +195,34 @@ def check(fig, name, *units):
 
 # ---------------------------------------------------------------- the pictures
 
+@pytest.fixture(scope="module")
+def peak(timeline):
+    """The hottest (key, second) of the table for each metric, computed the plain way."""
+    table = timeline[timeline["index"] == "table"]
+    units = table[["rcu", "wcu"]].groupby([table["pk"], table["second"]]).sum()
+    return {"rcu": units["rcu"].max(), "wcu": units["wcu"].max(), "ctu": (units["rcu"] + 3 * units["wcu"]).max()}
+
+
 @pytest.mark.parametrize("metric, limit, unit", [("rcu", 3000, "read units/s"), ("wcu", 1000, "write units/s"),
                                                   ("ctu", 3000, "consumed throughput units/s")])
-def test_key_heatmap(timeline, metric, limit, unit):
+def test_key_heatmap(timeline, peak, metric, limit, unit):
     fig = plots.key_heatmap(timeline, metric=metric)
     check(fig, f"key_heatmap_{metric}", "time (s)", "partition key")
     ax, bar = fig.axes
     (image,) = ax.get_images()
     assert isinstance(image, AxesImage)
     grid = image.get_array()
-    table = timeline[timeline["index"] == "table"]
-    value = table["rcu"] + 3 * table["wcu"] if metric == "ctu" else table[metric]
-    per_key_second = value.groupby([table["pk"], table["second"]]).sum()
     assert grid.shape == (200, 120)
-    assert grid.max() == pytest.approx(per_key_second.max())
+    assert grid.max() == pytest.approx(peak[metric])
     assert image.norm.vmax == limit and tuple(image.cmap.get_over()) != tuple(image.cmap(1.0))   # over the limit: its own colour
     assert unit in bar.get_ylabel() and any(float(l.get_ydata()[0]) == limit for l in bar.get_lines())
     ticks = [t.get_text() for t in ax.get_yticklabels()]
     assert 5 <= len(ticks) <= 10 and all(len(t) <= plots.MAX_KEY_LABEL for t in ticks)
     assert ticks[0] == "CAFÉ#crème" and ticks == sorted(ticks, key=str.encode)      # key order = UTF-8 byte order
     hot = {"rcu": "USER#077777", "wcu": "Москва#7", "ctu": "USER#077777"}[metric]
-    named = [t.get_text() for c in ax.child_axes for t in c.get_yticklabels()]  # the hot rows, named on the right
-    assert named and named[0].startswith(f"◀ {hot}")
+    named = [t for c in ax.child_axes for t in c.get_yticklabels()]      # the hottest keys, named on the right
+    assert named[0].get_text().startswith(f"◀ {hot}") and named[0].get_color() == plots.WARN
+    assert all(t.get_color() != plots.WARN for t in named if "USER#077777" not in t.get_text() and "Москва" not in t.get_text())
     assert "100,000 keys" in ax.get_ylabel()
 
 
@@ -222,7 +234,7 @@ def test_key_heatmap_marks_the_hot_key_and_keeps_key_order():
     grid = ax.get_images()[0].get_array()
     assert grid.tolist() == [[0, 3_500, 7], [10, 0, 0], [0, 5, 0]]             # rows a, b, é; columns seconds 0..2
     assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b", "é"]
-    assert "1 key(s) over" in ax.get_title() and fig._suptitle.get_text() == "tiny"
+    assert "1 key(s) over" in ax.get_title() and fig.get_suptitle() == "tiny"
     other = plots.key_heatmap(frame, index="GSI9")
     assert [t.get_text() for t in other.axes[0].texts] == ["no data for index 'GSI9' (the timeline has table)"]
 
@@ -361,3 +373,58 @@ def test_all_is_complete():
     public = {n for n, v in vars(plots).items() if not n.startswith("_") and callable(v)
               and getattr(v, "__module__", "") == "blue_nb.plots"}
     assert public == set(plots.__all__)
+
+
+SMALL = {  # one entity, three keys, one GSI: short figures must still fit their labels
+    "key_heatmap": pd.DataFrame({"second": np.tile(np.arange(30), 4), "index": "table", "rcu": np.arange(120.0), "wcu": 1.0,
+                                 "pk": np.repeat(["ORDER#1", "ORDER#2", "USER#ä" + "x" * 60, "ZED"], 30)}),
+    "top_keys": pd.DataFrame({"index": ["table", "GSI1", "table"], "pk": ["a", "b", "c" * 80], "rcu_per_s": [10.0, 20.0, 5.0],
+                              "wcu_per_s": [1.0, 0.0, 2.0], "consumed_throughput_units": [13.0, 20.0, 11.0]}),
+    "partition_sizes": pd.DataFrame({"index": ["table", "GSI1", "table"], "pk": ["a", "b", "c" * 80],
+                                     "bytes": [100, 5_000_000, 2**20]}),
+    "item_size_distribution": pd.DataFrame({"entity": "Only", "size": [100, 200, 300, 5_000]}),
+    "capacity_waste": pd.DataFrame({"entity": ["A"], "items": [10], "bytes_used": [5_000], "bytes_paid_read": [40_960],
+                                    "bytes_paid_write": [10_240]}),
+    "attribute_sizes": pd.DataFrame({"entity": "A", "attribute": ["pk", "sk", "payload"], "bytes": [10, 10, 980],
+                                     "share": [0.01, 0.01, 0.98]}),
+    "index_entry_sizes": pd.DataFrame({"index": ["GSI1"] * 3, "size": [50, 60, 70]}),
+}
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_small_inputs_still_read_well(name):
+    fig = getattr(plots, name)(SMALL[name])
+    check(fig, f"small_{name}", "")
+
+
+def test_linear_byte_ticks_are_round():
+    fig = plots.capacity_waste(SMALL["capacity_waste"])
+    rendered(fig, "small_capacity_waste")
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "linear"
+    assert [t.get_text() for t in ticklabels(ax, "x")] == ["0 B", "10 KB", "20 KB", "30 KB", "40 KB"]
+
+
+def test_keys_in_any_script_draw_without_missing_glyphs():
+    """CJK, Hangul and emoji keys: drawn with an installed CJK font, else written as escapes - never as empty boxes."""
+    frame = pd.DataFrame({"second": [0, 1, 2], "index": "table", "pk": ["東京#価格戦略", "서울#1", "ok#👍"],
+                          "rcu": [5.0, 3_200.0, 1.0], "wcu": 0.0})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                                   # "Glyph ... missing from font(s)" fails
+        fig = plots.key_heatmap(frame)
+        rendered(fig, "key_heatmap_any_script")
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels[0] == "ok#\\U0001f44d"                                   # no font here draws this emoji
+    assert labels[1].startswith(("東京#価格戦略", "\\u6771\\u4eac#\\u4fa1"))   # UTF-8 order: ok < 東 < 서
+    assert labels[2] in ("서울#1", "\\uc11c\\uc6b8#1")
+
+
+def test_installed_cjk_fonts_are_used_for_every_text(monkeypatch):
+    monkeypatch.setattr(plots, "NAME_FONTS", ("DejaVu Serif",))           # stands in for an installed CJK font
+    plots._fonts.cache_clear()
+    try:
+        fig = plots.top_keys(SMALL["top_keys"])
+        assert fig.axes[0].get_yticklabels()[0].get_fontfamily() == ["sans-serif", "DejaVu Serif"]
+        assert fig.texts[0].get_fontfamily() == ["sans-serif", "DejaVu Serif"]
+    finally:
+        plots._fonts.cache_clear()
