@@ -16,34 +16,33 @@ Bytes are binary (1 KB = 1024 bytes); the limits come from :mod:`blue_nb.sizing`
 
 from __future__ import annotations
 
+import functools
 import io
 
 import numpy as np
 import pandas as pd
-from matplotlib import colormaps
+from matplotlib import colormaps, font_manager
 from matplotlib.colors import PowerNorm, to_rgb
 from matplotlib.figure import Figure
+from matplotlib.ft2font import FT2Font
 from matplotlib.patches import Rectangle
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter, NullLocator
 
 from blue_nb.errors import BlueNbError
 from blue_nb.sizing import KB, MAX_ITEM_BYTES, PARTITION_BYTES, PARTITION_RCU, PARTITION_WCU, READ_UNIT_BYTES
 
-__all__ = [
-    "PlotFigure", "attribute_sizes", "capacity_waste", "human_bytes", "index_entry_sizes",
-    "item_size_distribution", "key_heatmap", "partition_sizes", "top_keys",
-]
+__all__ = ["PlotFigure", "attribute_sizes", "capacity_waste", "human_bytes", "index_entry_sizes",
+           "item_size_distribution", "key_heatmap", "partition_sizes", "top_keys"]
 
 WARN = "#d62728"    # over a limit
 BASE = "#4c72b0"    # under it
 OVER = "#00e5ff"    # heat map cells over the limit: a colour magma never uses
 MAX_KEY_LABEL = 28  # characters of a partition key shown in a tick label
 _UNITS = ("B", "KB", "MB", "GB", "TB", "PB")
-_METRICS = {  # metric -> (colour bar unit, per-partition limit)
-    "rcu": ("read units/s", PARTITION_RCU),
-    "wcu": ("write units/s", PARTITION_WCU),
-    "ctu": ("consumed throughput units/s (3×WCU + RCU)", PARTITION_RCU),
-}
+_METRICS = {"rcu": ("read units/s", PARTITION_RCU), "wcu": ("write units/s", PARTITION_WCU),  # unit, partition limit
+            "ctu": ("consumed throughput units/s (3×WCU + RCU)", PARTITION_RCU)}
+NAME_FONTS = ("Noto Sans CJK JP", "Noto Sans CJK SC", "Noto Sans CJK KR", "Source Han Sans", "Hiragino Sans",
+              "Yu Gothic", "Microsoft YaHei", "Malgun Gothic", "WenQuanYi Zen Hei", "Droid Sans Fallback", "Arial Unicode MS")
 ITEM_MARKS = [(KB, "1 KB\n1 write unit"), (READ_UNIT_BYTES, "4 KB\n1 read unit"), (MAX_ITEM_BYTES, "400 KB\nitem limit")]
 
 
@@ -65,8 +64,6 @@ def human_bytes(n: float) -> str:
     return f"{text} {_UNITS[i]}"
 
 
-# ---------------------------------------------------------------- shared helpers
-
 def _figure(width: float, height: float) -> PlotFigure:
     return PlotFigure(figsize=(width, height), layout="constrained")
 
@@ -87,23 +84,59 @@ def _no_data(title: str, message: str = "no data") -> PlotFigure:
     return fig
 
 
+@functools.cache
+def _fonts() -> tuple[tuple[str, ...], tuple[FT2Font, ...]]:
+    """The families names are drawn with (the default sans-serif, then any installed CJK font) and their fonts."""
+    files = {f.name: f.fname for f in font_manager.fontManager.ttflist}
+    extra = tuple(f for f in NAME_FONTS if f in files)
+    default = font_manager.findfont(font_manager.FontProperties(family=["sans-serif"]))
+    return ("sans-serif", *extra), tuple(FT2Font(f) for f in (default, *(files[e] for e in extra)))
+
+
 def _short(text: str, width: int = MAX_KEY_LABEL) -> str:
-    text = str(text)
+    """``text`` cut to ``width`` characters; a character no font here can draw is written as an escape (\\u6771)."""
+    fonts = _fonts()[1]
+    text = "".join(c if c.isascii() or any(f.get_char_index(ord(c)) for f in fonts)
+                   else c.encode("ascii", "backslashreplace").decode() for c in str(text))
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _finish(fig: PlotFigure) -> PlotFigure:
+    """Let every text fall back to the installed CJK fonts (keys, entities and attributes may be in any script)."""
+    for text in fig.findobj(lambda a: hasattr(a, "set_fontfamily")) if len(_fonts()[0]) > 1 else ():
+        text.set_fontfamily(list(_fonts()[0]))
+    return fig
 
 
 def _count(v: float, _pos=None) -> str:
     return f"{v:,.0f}"
 
 
-def _log_bytes(ax, axis: str = "x") -> None:
-    """A log axis with ticks at powers of 4 labelled in KB/MB/GB and no minor labels."""
-    getattr(ax, f"set_{axis}scale")("log")
-    a = getattr(ax, f"{axis}axis")
-    a.set_major_locator(LogLocator(base=4, subs=(1.0,)))
-    a.set_major_formatter(FuncFormatter(lambda v, _p: human_bytes(v)))
-    a.set_minor_locator(NullLocator())
-    a.set_minor_formatter(NullFormatter())
+class _BytesLog(LogLocator):
+    """Powers of 4 (16 B, 64 B, ... 1 KB, 4 KB), as many as labels like '256 KB' fit along the axis."""
+
+    def tick_values(self, vmin, vmax):
+        if self.axis is not None:  # tick space assumes labels 3 font sizes wide; ours are about 4.5
+            self.numticks = int(np.clip(self.axis.get_tick_space() * 2 // 3, 2, 9))
+        return super().tick_values(vmin, vmax)
+
+
+class _BytesLinear(MaxNLocator):
+    """Round steps in the binary unit of the axis: 0, 10 KB, 20 KB (not 4.88 KB, 9.77 KB)."""
+
+    def tick_values(self, vmin, vmax):
+        unit = 1024.0 ** int(np.log(max(abs(vmin), abs(vmax), 1.0)) // np.log(1024))
+        return super().tick_values(vmin / unit, vmax / unit) * unit
+
+
+def _bytes_x(ax, log: bool = True) -> None:
+    """An x axis of bytes labelled in KB/MB/GB: log with ticks at powers of 4, or linear at round steps."""
+    if log:
+        ax.set_xscale("log")
+    ax.xaxis.set_major_locator(_BytesLog(base=4, subs=(1.0,)) if log else _BytesLinear(nbins=6, steps=[1, 2, 2.5, 5, 10]))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: human_bytes(v)))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
 
 
 def _marks(ax, marks, color: str = "0.2") -> None:
@@ -122,14 +155,6 @@ def _ink(color) -> str:
     return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
 
 
-# ---------------------------------------------------------------- heat
-
-def _bins(rank: np.ndarray, n: int, most: int) -> tuple[np.ndarray, int]:
-    """Contiguous bins of ``rank`` (0..n-1) into at most ``most`` bins: (bin of each, number of bins)."""
-    bins = min(n, most)
-    return (rank.astype(np.int64) * bins) // n, bins
-
-
 def _heat_grid(df: pd.DataFrame, metric: str, max_rows: int, max_cols: int):
     """(grid of the max units/s per key range and time bin, units per (key rank, second), keys in key order, T)."""
     values = (df["rcu"] + 3 * df["wcu"] if metric == "ctu" else df[metric]).to_numpy(float)
@@ -141,10 +166,8 @@ def _heat_grid(df: pd.DataFrame, metric: str, max_rows: int, max_cols: int):
     cell = pd.Series(values).groupby(rank[codes] * seconds + df["second"].to_numpy(np.int64)).sum()
     key, sec = cell.index.to_numpy() // seconds, cell.index.to_numpy() % seconds
     cell.index = pd.MultiIndex.from_arrays([key, sec], names=["key", "second"])
-    rows, n_rows = _bins(key, len(uniq), max_rows)
-    cols, n_cols = _bins(sec, seconds, max_cols)
-    grid = np.zeros((n_rows, n_cols))
-    np.maximum.at(grid, (rows, cols), cell.to_numpy())
+    grid = np.zeros((min(len(uniq), max_rows), min(seconds, max_cols)))  # contiguous key ranges x time bins
+    np.maximum.at(grid, (key * len(grid) // len(uniq), sec * grid.shape[1] // seconds), cell.to_numpy())
     return grid, cell, np.asarray(uniq, dtype=object)[order], seconds
 
 
@@ -165,7 +188,7 @@ def key_heatmap(timeline: pd.DataFrame, *, index: str = "table", metric: str = "
     df = timeline[timeline["index"] == index]
     if df.empty:
         have = ", ".join(sorted(map(str, timeline["index"].unique())))
-        return _no_data(title, f"no data for index {index!r}" + (f" (the timeline has {have})" if have else ""))
+        return _no_data(title, f"no data for index {index!r} (the timeline has {have})" if have else "no data")
     grid, cell, keys, seconds = _heat_grid(df, metric, max_rows, max_cols)
     (n_rows, n_cols), n_keys = grid.shape, len(keys)
     fig = _figure(11, 6.5)
@@ -173,7 +196,7 @@ def key_heatmap(timeline: pd.DataFrame, *, index: str = "table", metric: str = "
     im = ax.imshow(grid, aspect="auto", interpolation="nearest", cmap=colormaps["magma"].with_extremes(over=OVER),
                    norm=PowerNorm(0.5, vmin=0, vmax=limit), extent=(0, seconds, n_rows, 0))
     bar = fig.colorbar(im, ax=ax, extend="max", extendfrac=0.06)
-    bar.set_label(f"{unit} per partition key (cyan: over the limit)")
+    bar.set_label(f"{unit} per partition key\ncyan: over the limit")
     bar.set_ticks([limit * f for f in (0, 0.05, 0.25, 0.5, 0.75, 1)],
                   labels=[_count(limit * f) for f in (0, 0.05, 0.25, 0.5, 0.75)] + [f"limit {limit:,.0f}"])
     bar.ax.axhline(limit, color=OVER, lw=3)
@@ -182,32 +205,36 @@ def key_heatmap(timeline: pd.DataFrame, *, index: str = "table", metric: str = "
     per = f", {n_keys / n_rows:,.0f} keys per row" if n_keys > n_rows else ""
     ax.set_ylabel(f"partition key (key order; {n_keys:,} keys{per})")
     ax.set_xlabel("time (s)" + (f"; 1 column = {seconds / n_cols:,.1f} s" if n_cols < seconds else ""))
+    peaks = cell.groupby(level="key").max().nlargest(40)
+    _name_hot_rows(ax, peaks, keys, n_keys, n_rows, limit)
     hot = cell[cell.to_numpy() > limit]
-    peaks = hot.groupby(level="key").max().sort_values(ascending=False)
-    _name_hot_rows(ax, peaks, keys, n_keys, n_rows)
-    ax.set_title(f"{len(peaks):,} key(s) over the {limit:,.0f}/s partition limit, for {len(hot):,} key-second(s)"
-                 if len(peaks) else f"no key over the {limit:,.0f}/s partition limit (peak {grid.max():,.0f})",
-                 color=WARN if len(peaks) else "0.2", fontsize=10)
+    n_hot = hot.index.get_level_values("key").nunique()
+    ax.set_title(f"{n_hot:,} key(s) over the {limit:,.0f}/s partition limit, for {len(hot):,} key-second(s)"
+                 if n_hot else f"no key over the {limit:,.0f}/s partition limit (peak {grid.max():,.0f})",
+                 color=WARN if n_hot else "0.2", fontsize=10)
     fig.suptitle(title)
-    return fig
+    return _finish(fig)
 
 
-def _name_hot_rows(ax, peaks: pd.Series, keys: np.ndarray, n_keys: int, n_rows: int, most: int = 8) -> None:
-    """Label, on the right edge, the rows holding keys over the limit (hottest first, never crowded)."""
+def _name_hot_rows(ax, peaks: pd.Series, keys: np.ndarray, n_keys: int, n_rows: int, limit: float,
+                   most: int = 6) -> None:
+    """Name, on the right edge, the hottest keys and their peak (red when over the limit), never crowded."""
     gap, taken = max(1, n_rows // 25), []
     for key, peak in peaks.items():
         row = key * n_rows // n_keys
-        if len(taken) < most and all(abs(row - r) >= gap for r, _ in taken):
-            taken.append((row, f"◀ {_short(keys[key])}  {peak:,.0f}/s"))
+        if len(taken) < most and all(abs(row - r) >= gap for r, _, _ in taken):
+            taken.append((row, f"◀ {_short(keys[key])}  {peak:,.0f}/s", WARN if peak > limit else "0.3"))
     right = ax.secondary_yaxis("right")
-    right.set_yticks([r + 0.5 for r, _ in taken], [t for _, t in taken], fontsize=8)
-    right.tick_params(colors=WARN, length=0)
+    right.set_yticks([r + 0.5 for r, _, _ in taken], [t for _, t, _ in taken], fontsize=8)
+    right.tick_params(length=0)
+    for label, (_, _, color) in zip(right.get_yticklabels(), taken):
+        label.set_color(color)
 
 
 def top_keys(partitions: pd.DataFrame, n: int = 20, title: str | None = None) -> PlotFigure:
     """The ``n`` hottest partition keys (by 3×WCU + RCU): RCU/s and WCU/s bars against 3,000 and 1,000/s."""
     _check(partitions, ("index", "pk", "rcu_per_s", "wcu_per_s", "consumed_throughput_units"), "top_keys(partitions)")
-    title = title or f"Top {n} partition keys by consumed throughput (3×WCU + RCU)"
+    title = title or f"Top {min(n, len(partitions)) or n} partition keys by consumed throughput (3×WCU + RCU)"
     if partitions.empty:
         return _no_data(title)
     top = partitions.nlargest(n, "consumed_throughput_units")
@@ -220,9 +247,9 @@ def top_keys(partitions: pd.DataFrame, n: int = 20, title: str | None = None) ->
         v = top[col].to_numpy(float)
         ax.barh(y, v, height=0.7, color=np.where(v > limit, WARN, BASE))
         for yy, x in zip(y, v):
-            if x > limit:
-                ax.text(x, yy, f" {x / limit:.1f}× limit", va="center", fontsize=8, color=WARN)
-        ax.set_xlim(0, max(limit, v.max()) * 1.25)
+            ax.text(x, yy, f" {x:,.0f}" + (f" ({x / limit:.1f}×)" if x > limit else ""), va="center", fontsize=8,
+                    color=WARN if x > limit else "0.2")
+        ax.set_xlim(0, max(limit, v.max()) * 1.4)
         _marks(ax, [(limit, f"partition limit {limit:,}/s")], color=WARN)
         ax.xaxis.set_major_formatter(FuncFormatter(_count))
         ax.set_xlabel(f"{unit} (red: over the limit)")
@@ -230,10 +257,8 @@ def top_keys(partitions: pd.DataFrame, n: int = 20, title: str | None = None) ->
     axes[0].invert_yaxis()
     axes[0].set_ylabel("partition key (index · key)")
     fig.suptitle(title)
-    return fig
+    return _finish(fig)
 
-
-# ---------------------------------------------------------------- sizes
 
 def partition_sizes(partitions: pd.DataFrame, n: int = 30, title: str | None = None) -> PlotFigure:
     """The ``n`` largest partition keys (bytes) and the histogram of all, against the 10 GB partition."""
@@ -256,17 +281,18 @@ def partition_sizes(partitions: pd.DataFrame, n: int = 30, title: str | None = N
     counts, _ = np.histogram(np.clip(b, lo, hi), edges)
     hx.stairs(counts, edges, fill=True, color=BASE)
     hx.set_yscale("log")
+    hx.set_ylim(0.7, max(2.0, counts.max() * 1.5))
     hx.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
     hx.yaxis.set_major_formatter(FuncFormatter(_count))
     hx.set_ylabel("partition keys (count, log scale)")
     hx.set_title(f"all {len(b):,} keys", fontsize=10)
     for a in (ax, hx):
-        _log_bytes(a)
+        _bytes_x(a)
         a.set_xlim(lo, hi)
         a.set_xlabel("bytes per partition key (log scale)")
         _marks(a, [(PARTITION_BYTES, "10 GB partition")], color=WARN)
     fig.suptitle(title)
-    return fig
+    return _finish(fig)
 
 
 def _ridges(groups, marks, *, title: str, xlabel: str, ylabel: str) -> PlotFigure:
@@ -277,7 +303,7 @@ def _ridges(groups, marks, *, title: str, xlabel: str, ylabel: str) -> PlotFigur
     lo = max(1.0, min(float(g[1].min()) for g in groups)) / 1.5
     hi = max(max(float(g[1].max()) for g in groups), max(x for x, _ in marks)) * 1.5
     edges = np.geomspace(lo, hi, 81)
-    fig = _figure(11, 1.9 + 0.75 * len(groups))
+    fig = _figure(11, max(3.2, 1.9 + 0.75 * len(groups)))
     ax = fig.add_subplot()
     labels = []
     for i, (name, v, noun, color) in enumerate(groups):
@@ -289,13 +315,13 @@ def _ridges(groups, marks, *, title: str, xlabel: str, ylabel: str) -> PlotFigur
         labels.append(f"{_short(name)}\n{len(v):,} {noun} · p50 {human_bytes(p50)} · max {human_bytes(v.max())}")
     ax.set_yticks(np.arange(len(groups))[::-1] + 0.3, labels, fontsize=8)
     ax.set_ylim(0, len(groups))
-    _log_bytes(ax)
+    _bytes_x(ax)
     ax.set_xlim(lo, hi)
     _marks(ax, marks)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     fig.suptitle(title)
-    return fig
+    return _finish(fig)
 
 
 def _split(df: pd.DataFrame, by: str, first: tuple[str, ...] = ()):
@@ -310,22 +336,23 @@ def _split(df: pd.DataFrame, by: str, first: tuple[str, ...] = ()):
 def item_size_distribution(sizes: pd.DataFrame, title: str | None = None) -> PlotFigure:
     """Item sizes per entity (one row each, log x) against 1 KB, 4 KB and 400 KB; black tick = median."""
     _check(sizes, ("entity", "size"), "item_size_distribution(sizes)")
-    title = title or "Item sizes per entity (black tick: median)"
+    title = title or "Item sizes per entity (each row scaled to its peak; black tick: median)"
     colors = colormaps["tab10"].colors
     groups = [(name, v, "items", colors[i % 10]) for i, (name, v) in enumerate(_split(sizes, "entity"))]
     return _ridges(groups, ITEM_MARKS, title=title, xlabel="item size (bytes, log scale)",
-                   ylabel="entity (items per size bin, each row scaled to its peak)")
+                   ylabel="entity (items per size bin)")
 
 
 def index_entry_sizes(entries: pd.DataFrame, title: str | None = None) -> PlotFigure:
     """Index entry sizes per GSI (log x) against 1 KB and 4 KB; rows with index 'table' are the table's items."""
     _check(entries, ("index", "size"), "index_entry_sizes(entries)")
-    title = title or "Index entry sizes per GSI (grey: the table's items; black tick: median)"
-    colors = colormaps["tab10"].colors
+    colors, with_table = colormaps["tab10"].colors, (entries["index"] == "table").any()
+    title = title or ("Index entry sizes per GSI, each row scaled to its peak"
+                      + ("; grey: the table's items" if with_table else "") + "; black tick: median")
     groups = [(name, v, "items" if name == "table" else "entries", "0.6" if name == "table" else colors[i % 10])
               for i, (name, v) in enumerate(_split(entries, "index", first=("table",)))]
     return _ridges(groups, ITEM_MARKS[:2], title=title, xlabel="entry size (bytes, log scale)",
-                   ylabel="index (entries per size bin, each row scaled to its peak)")
+                   ylabel="index (entries per size bin)")
 
 
 def capacity_waste(waste: pd.DataFrame, title: str | None = None) -> PlotFigure:
@@ -351,18 +378,15 @@ def capacity_waste(waste: pd.DataFrame, title: str | None = None) -> PlotFigure:
             ax.text(1.01, at, human_bytes(x) + pct, transform=ax.get_yaxis_transform(), va="center", fontsize=8)
     positive = w[[c for c, _, _ in series]].to_numpy(float)
     positive = positive[positive > 0]
-    if len(positive) and positive.max() / positive.min() > 30:
-        _log_bytes(ax)
-        ax.set_xlabel("bytes (log scale); waste = share of the paid bytes that is rounding")
-    else:
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: human_bytes(v)))
-        ax.set_xlabel("bytes; waste = share of the paid bytes that is rounding")
+    log = bool(len(positive)) and positive.max() / positive.min() > 30
+    _bytes_x(ax, log)
+    ax.set_xlabel(f"bytes{' (log scale)' if log else ''}; waste = share of the paid bytes that is rounding")
     ax.set_yticks(y, [f"{_short(e)}\n{n:,} items" for e, n in zip(w["entity"], w["items"])], fontsize=9)
     ax.invert_yaxis()
     ax.set_ylabel("entity")
     ax.legend(loc="lower left", bbox_to_anchor=(0, 1.0), ncols=3, frameon=False, fontsize=9)
     fig.suptitle(title)
-    return fig
+    return _finish(fig)
 
 
 def attribute_sizes(attrs: pd.DataFrame, title: str | None = None, top: int = 8) -> PlotFigure:
@@ -373,8 +397,8 @@ def attribute_sizes(attrs: pd.DataFrame, title: str | None = None, top: int = 8)
         return _no_data(title)
     totals = attrs.groupby("entity", sort=False)["bytes"].sum().sort_values(ascending=False)
     overall = attrs.groupby("attribute")["bytes"].sum().sort_values(ascending=False).index
-    palette = colormaps["tab20"].colors
-    color = {a: palette[i % 20] for i, a in enumerate(overall)}
+    palette = [c for i, c in enumerate(colormaps["tab20"].colors) if i not in (14, 15)]  # greys mean 'other'
+    color = {a: palette[i % len(palette)] for i, a in enumerate(overall)}
     fig = _figure(11, 2.2 + 0.7 * len(totals))
     ax = fig.add_subplot()
     inside, drawn = [], set()
@@ -402,8 +426,9 @@ def attribute_sizes(attrs: pd.DataFrame, title: str | None = None, top: int = 8)
     other = ["other (the smallest)"] if any(a.startswith("other (") for a in drawn - set(used)) else []
     fig.legend(handles=[Rectangle((0, 0), 1, 1, color=color.get(a, "0.8")) for a in used + other],
                labels=[_short(a, 20) for a in used + other],
-               loc="outside lower center", ncols=min(len(used), 7), fontsize=8, frameon=False)
+               loc="outside lower center", ncols=min(len(used + other), 7), fontsize=8, frameon=False)
     fig.suptitle(title)
+    _finish(fig)
     fig.draw_without_rendering()
     for patch, text in inside:  # the name and share, else the share alone, else nothing: never wider than the segment
         for label in (text.get_text(), text.get_text().split("\n")[-1], ""):
