@@ -18,7 +18,7 @@ RANKS = {
     "spec": 1,                                     # L0: design model (stdlib + yaml)
     "sizing": 2, "rules": 3, "items": 3, "frames": 3, "access": 3, "columnar": 3,   # L1
     "stores": 4, "dynamo": 4, "sources": 4, "export": 4.5, "heat": 4.5,   # L2 (heat and export read stores)
-    "workflows": 5, "session": 6, "plots": 5, "widgets": 7,        # L3: widgets wire sessions
+    "workflows": 5, "session": 6, "whatif": 6, "plots": 5, "widgets": 7,   # L3: widgets wire sessions
     "reports": 6,                                  # L3: heat report files (workflows, heat, plots)
     "cli": 8, "bench": 8, "__init__": 8,           # L4 (the package root re-exports)
 }
