@@ -248,6 +248,40 @@ def query(spec, pattern, params, backend, sqlite, duckdb, max_pages, fmt):
                f"{s['rcu']} RCU ({req.read_mode})", err=True)
 
 
+@cli.command()
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("--data", "data_dir", type=click.Path(file_okay=False), required=True,
+              help="folder with one file per entity source (.csv, .parquet or .jsonl)")
+@click.option("--log", "log", type=click.Path(dir_okay=False),
+              help="recorded access log (.csv, .parquet or .jsonl) to use instead of the spec's rates")
+@click.option("--out", "out", type=click.Path(file_okay=False), required=True,
+              help="folder to write summary.json, the CSVs and the PNGs to")
+@click.option("--seconds", type=click.IntRange(min=1, max=3600), default=60, show_default=True,
+              help="seconds of traffic to simulate from the model")
+@click.option("--seed", type=int, default=18, show_default=True, help="same seed, same simulated seconds")
+@click.option("--progress/--no-progress", default=True, help="show a progress bar while loading")
+@format_option
+@handles_errors
+def heat(spec, data_dir, log, out, seconds, seed, progress, fmt):
+    """Partition heat and item sizes of SPEC's items under --data: per key RCU/s and WCU/s against
+    the per-partition limits, throttle predictions, and PNG plots plus summary.json in --out."""
+    from blue_nb.reports import heat_report
+
+    summary = heat_report(spec, data_dir, out, log=log, seconds=seconds, seed=seed, progress=progress)
+    if fmt == "json":
+        echo_json(summary)
+        return
+    click.echo(f"{summary['partitions']:,} partition keys ({summary['source']}, {summary['seconds']} s); hottest:")
+    for k in summary["top_keys"][:10]:
+        click.echo(f"  {k['index']:<8} {str(k['pk'])[:40]:<40} {k['rcu_per_s']:>10,.1f} RCU/s {k['wcu_per_s']:>9,.1f} "
+                   f"WCU/s {k['items']:>8,} items")
+    for f in summary["findings"]:
+        click.echo(f"{f['severity']} [{f['rule']}] {f['where']}: {f['message']}")
+    c = summary["counts"]
+    click.echo(f"{c['error']} errors, {c['warning']} warnings, {c['info']} notes; "
+               f"{len(summary['files'])} files written to {out}")
+
+
 def main() -> None:
     cli(prog_name="blue-nb")
 

@@ -171,4 +171,27 @@ def validate(spec_or_path: Spec | str | Path, data_dir: str | Path | None = None
     from blue_nb.rules import check_spec
 
     spec = as_spec(spec_or_path)
-    return check_spec(spec, spec_items(spec, data_dir) if data_dir is not None else None)
+    findings = check_spec(spec, spec_items(spec, data_dir) if data_dir is not None else None)
+    return findings if data_dir is None else _with_heat(spec, data_dir, findings)
+
+
+def _with_heat(spec: Spec, data_dir: str | Path, findings):
+    """Add the heat model's findings (HOT-PARTITION, PARTITION-SIZE, ...) computed on an in-memory
+    DuckDB copy of the items; ITEM-SIZE-NEAR-LIMIT is left out where ITEM-SIZE already reports the entity."""
+    from blue_nb.errors import BlueNbError
+    from blue_nb.heat import HEAT_RULES, heat_findings
+    from blue_nb.rules import RULES, Finding, Findings
+
+    store = open_store("duckdb")
+    try:
+        load_data(spec, data_dir, stores=[store], progress=False)
+        extra = heat_findings(spec, store)
+    except BlueNbError as e:
+        extra = [Finding("HEAT-MODEL", "info", "access_patterns", f"the partition heat model did not run: {e.msg}",
+                         hint=e.hint)]
+    finally:
+        store.close()
+    have = {(f.rule, f.where) for f in findings}
+    extra = [f for f in extra if not (f.rule == "ITEM-SIZE-NEAR-LIMIT" and ("ITEM-SIZE", f.where) in have)]
+    return Findings([*findings, *extra], spec=findings.spec, items_checked=findings.items_checked,
+                    rule_order=[*RULES, *HEAT_RULES])

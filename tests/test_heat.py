@@ -392,6 +392,21 @@ def test_access_log_buckets_per_second_and_shows_the_spike(dialogue, tmp_path, s
     assert r.source == str(log)
 
 
+def test_log_rows_on_keys_without_items_cost_the_minimum(dialogue, tmp_path):
+    spec, store = dialogue
+    log = write_log(tmp_path / "new.jsonl", [
+        {"timestamp": 10, "pattern": "list_perspectives", "pk": "new-dialogue"},
+        {"timestamp": 10.5, "pattern": "add_perspective", "pk": "new-dialogue"},
+        {"timestamp": 11, "pattern": "get_dialogue", "params": {"dialogue_id": "new-dialogue"}}])
+    r = heat(spec, store, log=log, sizes=False)
+    tl = r.timeline.set_index(["second", "pk"])
+    median = int(store.execute("SELECT quantile_disc(size, 0.5) FROM blue_dialogue__items "
+                               "WHERE entity = 'Perspective'")[0][0])
+    assert tl.loc[(0, "new-dialogue"), "rcu"] == 0.5 and tl.loc[(0, "new-dialogue"), "wcu"] == write_units(median)
+    assert tl.loc[(1, "new-dialogue"), "rcu"] == 0.5                          # a missing item: the minimum
+    assert r.partitions.set_index(["index", "pk"]).loc[("table", "new-dialogue"), "items"] == 0
+
+
 def test_bad_log_rows_are_reported_with_file_and_line(dialogue, tmp_path):
     spec, _ = dialogue
     from blue_nb.heat import read_access_log

@@ -3,16 +3,19 @@
 For each candidate (``cid``) of a pattern (``pid``) this module appends rows to three tables:
 
 * ``calls(pid, cid, rcu, wcu, items, bytes, pages)``: the per-call cost;
-* ``effects(pid, cid, idx, pk, rcu, wcu)``: the units one call puts on each partition it touches
-  (a write touches the table partition and, for each index the item is in, one index partition);
+* ``effects(pid, cid, idx, pk, rcu, wcu, floor)``: the units one call puts on each partition it
+  touches (a write touches the table partition and, for each index the item is in, one index
+  partition); ``floor`` is the least a read call costs on any partition it touches (1 strong, 0.5
+  eventual), which no split of the collection can lower;
 * ``hits(pid, cid, idx, pk, item, rcu, wcu)``: the same units per item (for "one item can never
   exceed the limit" and Contributor Insights' per-(pk, sk) view).
 
 Reads follow :func:`blue_nb.access.paginate`: the matched entries in key order, a page ends
 after ``limit`` entries or before the entry that would take it past 1 MB, each page's bytes are
 rounded up once to 4 KB (0.5 per 4 KB eventual, and always eventual on a GSI), at least one unit
-per call; a pattern with a ``limit`` reads one page per call. Pages are cut greedily, exactly,
-by repeating a window query once per page (after 200 pages the rest is cut by cumulative bytes).
+per call; a pattern with a ``limit`` reads one page per call. Pages are cut greedily, exactly:
+the first page by one window over cumulative bytes, later pages (of the few calls that read more
+than 1 MB) by one more window query per page (after 200 pages the rest is cut by cumulative bytes).
 
 Approximations (said here, once):
 
@@ -29,14 +32,17 @@ Approximations (said here, once):
 
 from __future__ import annotations
 
+import pandas as pd
+
 from blue_nb.access import index_entry
-from blue_nb.heat.sqlkit import Scratch, ident, lit
-from blue_nb.heat.workload import Candidates
+from blue_nb.heat.sqlkit import Scratch, frame, ident, lit, require_duckdb
+from blue_nb.heat.workload import Candidates, build_candidates
 from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES, wire_item_sizes
 from blue_nb.spec import AccessPattern, Spec
+from blue_nb.stores import Store
 from blue_nb.values import loads_wire
 
-__all__ = ["CostTables", "entries_table", "read_factor", "MAX_EXACT_PAGES"]
+__all__ = ["CostTables", "call_costs", "entries_table", "read_factor", "MAX_EXACT_PAGES"]
 
 MAX_EXACT_PAGES = 200
 
@@ -101,7 +107,8 @@ class CostTables:
                                                 "0.0::DOUBLE AS wcu, 0::BIGINT AS items, 0::BIGINT AS bytes, "
                                                 "0::BIGINT AS pages LIMIT 0")
         cols = "0::INT AS pid, 0::BIGINT AS cid, ''::TEXT AS idx, ''::TEXT AS pk"
-        self.effects = scratch.create_as("effects", f"SELECT {cols}, 0.0::DOUBLE AS rcu, 0.0::DOUBLE AS wcu LIMIT 0")
+        self.effects = scratch.create_as("effects", f"SELECT {cols}, 0.0::DOUBLE AS rcu, 0.0::DOUBLE AS wcu, "
+                                                    "0.0::DOUBLE AS floor LIMIT 0")
         self.hits = scratch.create_as("hits", f"SELECT {cols}, ''::TEXT AS item, 0.0::DOUBLE AS rcu, "
                                               "0.0::DOUBLE AS wcu LIMIT 0")
 
@@ -128,7 +135,7 @@ class CostTables:
         ex = self.store.execute
         ex(f"INSERT INTO {self.calls} SELECT {pid}, cid, rcu, 0, (size IS NOT NULL)::BIGINT, coalesce(size, 0), 1 "
            f"FROM {m}")
-        ex(f"INSERT INTO {self.effects} SELECT {pid}, cid, 'table', qpk, rcu, 0 FROM {m}")
+        ex(f"INSERT INTO {self.effects} SELECT {pid}, cid, 'table', qpk, rcu, 0, {f} FROM {m}")
         ex(f"INSERT INTO {self.hits} SELECT {pid}, cid, 'table', qpk, qsk, rcu, 0 FROM {m}")
 
     def _sk_condition(self, p: AccessPattern) -> str:
@@ -162,13 +169,17 @@ class CostTables:
 
     def _query(self, pid: int, p: AccessPattern, cand: str) -> None:
         ent = entries_table(self.scratch, self.spec, p.index)
+        order = self._order(p)
         m = self.scratch.create_as(
-            f"m{pid}", f"SELECT q.cid, e.pk AS ipk, e.sk AS isk, e.epk, e.esk, e.esize AS b, "
-                       f"row_number() OVER (PARTITION BY q.cid ORDER BY {self._order(p)}) AS rn, NULL::INT AS page "
-                       f"FROM {cand} q JOIN {ent} e ON e.epk = q.qpk AND {self._sk_condition(p)}")
-        if p.limit:
-            self.store.execute(f"DELETE FROM {m} WHERE rn > {int(p.limit)}")
-        self._paginate(m, one_page=bool(p.limit))
+            f"m{pid}", f"SELECT *, CASE WHEN cum <= {PAGE_BYTES} THEN 0 END AS page FROM ("
+                       f"SELECT q.cid, e.pk AS ipk, e.sk AS isk, e.epk, e.esk, e.esize AS b, "
+                       f"row_number() OVER w AS rn, sum(e.esize) OVER (w ROWS UNBOUNDED PRECEDING) AS cum "
+                       f"FROM {cand} q JOIN {ent} e ON e.epk = q.qpk AND {self._sk_condition(p)} "
+                       f"WINDOW w AS (PARTITION BY q.cid ORDER BY {order}))")
+        if p.limit:                                    # one page per call: its first `limit` entries within 1 MB
+            self.store.execute(f"DELETE FROM {m} WHERE rn > {int(p.limit)} OR page IS NULL")
+        else:
+            self._later_pages(pid, m)
         f = read_factor(self.spec, p)
         pages = self.scratch.create_as(f"pg{pid}", f"SELECT cid, page, sum(b) AS pb, count(*) AS k, "
                                                    f"greatest(1, ceil(sum(b) / {READ_UNIT_BYTES}.0)) * {f} AS rcu "
@@ -178,29 +189,32 @@ class CostTables:
            f"coalesce(sum(g.pb), 0), greatest(count(g.page), 1) FROM {cand} q LEFT JOIN {pages} g ON g.cid = q.cid "
            "GROUP BY q.cid")
         idx = lit(p.index)
-        ex(f"INSERT INTO {self.effects} SELECT {pid}, c.cid, {idx}, q.qpk, c.rcu, 0 FROM {self.calls} c "
+        ex(f"INSERT INTO {self.effects} SELECT {pid}, c.cid, {idx}, q.qpk, c.rcu, 0, {f} FROM {self.calls} c "
            f"JOIN {cand} q ON q.cid = c.cid WHERE c.pid = {pid}")
         item = "m.isk" if p.index == "table" else "m.esk || ' | ' || m.ipk || ' / ' || m.isk"
         ex(f"INSERT INTO {self.hits} SELECT {pid}, m.cid, {idx}, m.epk, {item}, "
            f"g.rcu * m.b / greatest(g.pb, 1), 0 FROM {m} m JOIN {pages} g ON g.cid = m.cid AND g.page = m.page")
 
-    def _paginate(self, m: str, one_page: bool) -> None:
-        """Cut each candidate's rows into pages greedily: a page takes rows while its bytes stay
-        within 1 MB (always at least one row)."""
+    def _later_pages(self, pid: int, m: str) -> None:
+        """Page 0 is every row whose cumulative bytes stay within 1 MB (exact); the rows after it, of
+        the few candidates that read more than 1 MB, are cut into pages 1, 2, ... greedily: a page
+        takes rows while its bytes stay within 1 MB (always at least one row)."""
         ex = self.store.execute
-        for k in range(MAX_EXACT_PAGES):
-            ex(f"""UPDATE {m} SET page = {k} FROM (
+        if not ex(f"SELECT count(*) FROM {m} WHERE page IS NULL")[0][0]:
+            return
+        rest = self.scratch.create_as(f"rest{pid}", f"SELECT cid, rn, b, NULL::INT AS page FROM {m} WHERE page IS NULL")
+        for k in range(1, MAX_EXACT_PAGES):
+            ex(f"""UPDATE {rest} SET page = {k} FROM (
                      SELECT cid, rn, sum(b) OVER (PARTITION BY cid ORDER BY rn) AS cum,
-                            min(rn) OVER (PARTITION BY cid) AS first FROM {m} WHERE page IS NULL) x
-                   WHERE {m}.cid = x.cid AND {m}.rn = x.rn AND (x.cum <= {PAGE_BYTES} OR x.rn = x.first)""")
-            if one_page:
-                ex(f"DELETE FROM {m} WHERE page IS NULL")
-                return
-            if not ex(f"SELECT count(*) FROM {m} WHERE page IS NULL")[0][0]:
-                return
-        ex(f"""UPDATE {m} SET page = {MAX_EXACT_PAGES} + x.extra FROM (
-                 SELECT cid, rn, (sum(b) OVER (PARTITION BY cid ORDER BY rn) - 1) // {PAGE_BYTES} AS extra
-                 FROM {m} WHERE page IS NULL) x WHERE {m}.cid = x.cid AND {m}.rn = x.rn""")
+                            min(rn) OVER (PARTITION BY cid) AS first FROM {rest} WHERE page IS NULL) x
+                   WHERE {rest}.cid = x.cid AND {rest}.rn = x.rn AND (x.cum <= {PAGE_BYTES} OR x.rn = x.first)""")
+            if not ex(f"SELECT count(*) FROM {rest} WHERE page IS NULL")[0][0]:
+                break
+        else:
+            ex(f"""UPDATE {rest} SET page = {MAX_EXACT_PAGES} + x.extra FROM (
+                     SELECT cid, rn, (sum(b) OVER (PARTITION BY cid ORDER BY rn) - 1) // {PAGE_BYTES} AS extra
+                     FROM {rest} WHERE page IS NULL) x WHERE {rest}.cid = x.cid AND {rest}.rn = x.rn""")
+        ex(f"UPDATE {m} SET page = r.page FROM {rest} r WHERE {m}.cid = r.cid AND {m}.rn = r.rn")
 
     def _scan(self, pid: int, p: AccessPattern) -> None:
         ent = entries_table(self.scratch, self.spec, p.index)
@@ -213,7 +227,7 @@ class CostTables:
         ex = self.store.execute
         ex(f"INSERT INTO {self.calls} VALUES ({pid}, 0, {rcu}, 0, {n if not p.limit else min(n, p.limit)}, "
            f"{int(read)}, {pages})")
-        ex(f"INSERT INTO {self.effects} SELECT {pid}, 0, {idx}, epk, {rcu} * sum(esize) / {max(total, 1)}, 0 "
+        ex(f"INSERT INTO {self.effects} SELECT {pid}, 0, {idx}, epk, {rcu} * sum(esize) / {max(total, 1)}, 0, {f} "
            f"FROM {ent} e GROUP BY epk")
 
     # -- writes ----------------------------------------------------------------------------
@@ -241,10 +255,10 @@ class CostTables:
         all_w = " + ".join(["tw", *(f"w{k}" for k, _ in lsi + gsi)])
         ex = self.store.execute
         ex(f"INSERT INTO {self.calls} SELECT {pid}, cid, 0, {all_w}, 1, coalesce(size, 0), 1 FROM {w}")
-        ex(f"INSERT INTO {self.effects} SELECT {pid}, cid, 'table', qpk, 0, {table_w} FROM {w}")
+        ex(f"INSERT INTO {self.effects} SELECT {pid}, cid, 'table', qpk, 0, {table_w}, 0 FROM {w}")
         ex(f"INSERT INTO {self.hits} SELECT {pid}, cid, 'table', qpk, qsk, 0, {table_w} FROM {w}")
         for k, name in gsi:
-            ex(f"INSERT INTO {self.effects} SELECT {pid}, cid, {lit(name)}, epk{k}, 0, w{k} FROM {w} "
+            ex(f"INSERT INTO {self.effects} SELECT {pid}, cid, {lit(name)}, epk{k}, 0, w{k}, 0 FROM {w} "
                f"WHERE epk{k} IS NOT NULL")
             ex(f"INSERT INTO {self.hits} SELECT {pid}, cid, {lit(name)}, epk{k}, coalesce(esk{k}, '') || ' | ' || "
                f"qpk || ' / ' || qsk, 0, w{k} FROM {w} WHERE epk{k} IS NOT NULL")
@@ -264,3 +278,20 @@ class CostTables:
                 if t is not None and any(ph in e.attributes and ph not in params for ph in t.placeholders):
                     return 2
         return 1
+
+
+def call_costs(store: Store, spec: Spec, pattern: AccessPattern | str) -> pd.DataFrame:
+    """Every candidate of one pattern with what one call of it costs: the candidates' columns (see
+    :func:`blue_nb.heat.workload.candidates`) plus ``rcu, wcu, items, bytes, pages``."""
+    require_duckdb(store)
+    p = spec.pattern(pattern) if isinstance(pattern, str) else pattern
+    scratch = Scratch(store)
+    try:
+        c = build_candidates(scratch, spec, p)
+        costs = CostTables(scratch, spec)
+        costs.add(0, c)
+        cols = ["cid", "rcu", "wcu", "items", "bytes", "pages"]
+        calls = frame(store, f"SELECT {', '.join(cols)} FROM {costs.calls} ORDER BY cid", cols)
+        return c.frame(store).merge(calls, on="cid", how="left") if c.table is not None else calls
+    finally:
+        scratch.close()

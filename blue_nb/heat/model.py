@@ -71,8 +71,9 @@ class HeatModel:
     # -- per partition -----------------------------------------------------------------------
     def _load_sql(self, table: str, extra_key: str = "") -> str:
         pats = self._pats()
+        floor = ", sum(p.rate * c.w * e.floor) AS floor" if table == self.costs.effects else ""
         return (f"SELECT e.idx, e.pk{extra_key}, p.name, sum(p.rate * c.w * e.rcu) AS rcu, "
-                f"sum(p.rate * c.w * e.wcu) AS wcu FROM {table} e JOIN {self.allc} c ON c.pid = e.pid AND "
+                f"sum(p.rate * c.w * e.wcu) AS wcu{floor} FROM {table} e JOIN {self.allc} c ON c.pid = e.pid AND "
                 f"c.cid = e.cid JOIN {pats} p ON p.pid = e.pid GROUP BY ALL")
 
     def partitions(self) -> pd.DataFrame:
@@ -100,24 +101,43 @@ class HeatModel:
         return df
 
     def drivers(self, min_units: float = 0.0, limit: int = 5000) -> pd.DataFrame:
-        """Units per (index, pk, pattern) for the hottest partitions: which patterns drive a key."""
+        """Units per (index, pk, pattern) for the hottest partitions: which patterns drive a key, and
+        ``floor_rcu_per_s``, the read units its calls cost even if the key were split (calls/s x the
+        minimum charge per call on each partition touched)."""
         table = ident(self.scratch.name("bypat"))
         sql = (f"WITH t AS (SELECT idx, pk, sum(3 * wcu + rcu) AS u FROM {table} GROUP BY idx, pk "
                f"HAVING u > {float(min_units)!r} ORDER BY u DESC LIMIT {int(limit)}) "
-               f"SELECT b.idx, b.pk, b.name, b.rcu, b.wcu FROM {table} b JOIN t USING (idx, pk) "
+               f"SELECT b.idx, b.pk, b.name, b.rcu, b.wcu, b.floor FROM {table} b JOIN t USING (idx, pk) "
                "ORDER BY t.u DESC, b.idx, b.pk, 3 * b.wcu + b.rcu DESC")
-        return frame(self.store, sql, ["index", "pk", "pattern", "rcu_per_s", "wcu_per_s"])
+        return frame(self.store, sql, ["index", "pk", "pattern", "rcu_per_s", "wcu_per_s", "floor_rcu_per_s"])
 
-    def hot_items(self, n: int = 100) -> pd.DataFrame:
-        """The hottest single items (and index entries): ``index, pk, item, rcu_per_s, wcu_per_s``, plus
-        the hottest item of every partition over half a limit (what no split can go below)."""
+    def pattern_peaks(self) -> pd.DataFrame:
+        """Per (pattern, index): the partition key where the pattern puts the most WCU/s, and that WCU/s."""
+        table = ident(self.scratch.name("bypat"))
+        return frame(self.store, f"SELECT name, idx, arg_max(pk, wcu), max(wcu), arg_max(pk, rcu), max(rcu) "
+                                 f"FROM {table} GROUP BY name, idx ORDER BY name, idx",
+                     ["pattern", "index", "pk", "wcu_per_s", "rcu_pk", "rcu_per_s"])
+
+    def hot_items(self, n: int = 100, partitions: int = 200) -> pd.DataFrame:
+        """The hottest single items (and index entries) of the ``partitions`` hottest keys and of every
+        key over half a limit: ``index, pk, item, rcu_per_s, wcu_per_s``; the top ``n`` of them, plus
+        the hottest item of every key over half a limit (what no split can go below)."""
+        bypat = ident(self.scratch.name("bypat"))
+        warm = self.scratch.create_as("warm", f"""
+            SELECT idx, pk, prcu, pwcu FROM (
+                SELECT idx, pk, sum(rcu) AS prcu, sum(wcu) AS pwcu,
+                       row_number() OVER (ORDER BY sum(3 * wcu + rcu) DESC, idx, pk) AS g
+                FROM {bypat} GROUP BY idx, pk)
+            WHERE g <= {int(partitions)} OR prcu >= {PARTITION_RCU / 2} OR pwcu >= {PARTITION_WCU / 2}""")
+        hits = self.scratch.create_as("warmhits", f"SELECT h.* FROM {self.costs.hits} h JOIN {warm} w "
+                                                  "ON w.idx = h.idx AND w.pk = h.pk")
         items = self.scratch.create_as("items", f"SELECT idx, pk, item, sum(rcu) AS rcu, sum(wcu) AS wcu FROM "
-                                                f"({self._load_sql(self.costs.hits, ', e.item')}) GROUP BY ALL")
+                                                f"({self._load_sql(hits, ', e.item')}) GROUP BY ALL")
         sql = f"""
-            WITH r AS (SELECT *, row_number() OVER (PARTITION BY idx, pk ORDER BY 3 * wcu + rcu DESC, item) AS k,
-                              row_number() OVER (ORDER BY 3 * wcu + rcu DESC, idx, pk, item) AS g,
-                              sum(rcu) OVER (PARTITION BY idx, pk) AS prcu, sum(wcu) OVER (PARTITION BY idx, pk) AS pwcu
-                       FROM {items})
+            WITH r AS (SELECT i.*, w.prcu, w.pwcu,
+                              row_number() OVER (PARTITION BY i.idx, i.pk ORDER BY 3 * wcu + rcu DESC, item) AS k,
+                              row_number() OVER (ORDER BY 3 * wcu + rcu DESC, i.idx, i.pk, item) AS g
+                       FROM {items} i JOIN {warm} w ON w.idx = i.idx AND w.pk = i.pk)
             SELECT idx, pk, item, rcu, wcu FROM r
             WHERE g <= {int(n)} OR (k = 1 AND (prcu >= {PARTITION_RCU / 2} OR pwcu >= {PARTITION_WCU / 2}))
             ORDER BY 3 * wcu + rcu DESC, idx, pk, item"""
@@ -126,10 +146,11 @@ class HeatModel:
     def pattern_costs(self) -> pd.DataFrame:
         """Per pattern: candidates, calls/s and the weighted mean per-call cost."""
         pats = self.pats or self._pats()
-        sql = (f"SELECT p.name, count(*), p.rate, sum(c.w * k.rcu) / sum(c.w), sum(c.w * k.wcu) / sum(c.w), "
-               f"sum(c.w * k.items) / sum(c.w), max(k.pages), p.rate * sum(c.w * k.rcu), p.rate * sum(c.w * k.wcu) "
+        sql = (f"SELECT p.name, count(*), sum(p.rate * c.w), sum(p.rate * c.w * k.rcu) / sum(p.rate * c.w), "
+               f"sum(p.rate * c.w * k.wcu) / sum(p.rate * c.w), sum(p.rate * c.w * k.items) / sum(p.rate * c.w), "
+               f"max(k.pages), sum(p.rate * c.w * k.rcu), sum(p.rate * c.w * k.wcu) "
                f"FROM {self.costs.calls} k JOIN {self.allc} c ON c.pid = k.pid AND c.cid = k.cid "
-               f"JOIN {pats} p ON p.pid = k.pid GROUP BY p.pid, p.name, p.rate ORDER BY p.pid")
+               f"JOIN {pats} p ON p.pid = k.pid GROUP BY p.name ORDER BY min(p.pid % 1000), p.name")
         return frame(self.store, sql, ["pattern", "candidates", "calls_per_s", "rcu_per_call", "wcu_per_call",
                                        "items_per_call", "max_pages", "rcu_per_s", "wcu_per_s"])
 

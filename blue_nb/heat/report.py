@@ -1,0 +1,119 @@
+"""The heat report: every frame the plots and notebooks need, the findings, and ``summary.json``."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from blue_nb.rules import Findings
+
+__all__ = ["HeatReport", "skew", "SUMMARY_TOP"]
+
+SUMMARY_TOP = 20
+
+
+def skew(partitions: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """Per index, over the keys that get traffic: max over median of the consumed throughput units,
+    and the share of all units taken by the top 1% of keys (at least one key)."""
+    out = {}
+    for index, g in partitions.groupby("index", sort=False):
+        u = g["consumed_throughput_units"].to_numpy(dtype=float)
+        u = u[u > 0]
+        if not len(u):
+            out[index] = {"keys": int(len(g)), "keys_with_traffic": 0, "max_over_median": None,
+                          "top1pct_share": None}
+            continue
+        u.sort()
+        top = max(1, math.ceil(len(u) * 0.01))
+        median = float(pd.Series(u).median())
+        out[index] = {"keys": int(len(g)), "keys_with_traffic": int(len(u)),
+                      "max_over_median": float(u[-1] / median) if median else None,
+                      "top1pct_share": float(u[-top:].sum() / u.sum())}
+    return out
+
+
+def _clean(v: Any) -> Any:
+    if isinstance(v, float):
+        return None if math.isnan(v) else round(v, 3)
+    if hasattr(v, "item"):
+        return _clean(v.item())
+    return v
+
+
+@dataclass
+class HeatReport:
+    """What :func:`blue_nb.heat.heat` computed; every frame follows the plots' data contract.
+
+    * ``partitions``: index, pk, items, bytes, rcu_per_s, wcu_per_s, consumed_throughput_units,
+      patterns - hottest first;
+    * ``timeline``: second, index, pk, rcu, wcu - units consumed per second;
+    * ``sizes`` (entity, size), ``waste`` (entity, items, bytes_used, bytes_paid_read,
+      bytes_paid_write), ``attrs`` (entity, attribute, bytes, share), ``entries`` (index, size);
+    * ``findings`` (:class:`blue_nb.rules.Findings`), ``skew`` (per index), ``hot_items``,
+      ``drivers`` (units per key and pattern), ``patterns`` (per-call costs), ``table``
+      (billing mode and burst), ``item_sizes`` (per entity count, p50, p95, max).
+    """
+
+    source: str
+    seconds: int
+    partitions: pd.DataFrame
+    timeline: pd.DataFrame
+    findings: Findings
+    skew: dict[str, Any]
+    hot_items: pd.DataFrame
+    drivers: pd.DataFrame
+    patterns: pd.DataFrame
+    table: dict[str, Any]
+    item_sizes: dict[str, dict[str, int]]
+    sizes: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["entity", "size"]))
+    waste: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
+        columns=["entity", "items", "bytes_used", "bytes_paid_read", "bytes_paid_write"]))
+    attrs: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["entity", "attribute", "bytes", "share"]))
+    entries: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["index", "size"]))
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def top_keys(self, n: int = SUMMARY_TOP) -> list[dict[str, Any]]:
+        """The n hottest keys (by consumed throughput units) with their load and size."""
+        cols = ["index", "pk", "rcu_per_s", "wcu_per_s", "consumed_throughput_units", "items", "bytes", "patterns"]
+        hot = self.partitions[self.partitions["consumed_throughput_units"] > 0].head(n)
+        return [{k: _clean(v) for k, v in rec.items()} for rec in hot[cols].to_dict("records")]
+
+    def summary(self, top: int = SUMMARY_TOP) -> dict[str, Any]:
+        """The ``summary.json`` of ``blue-nb heat``."""
+        per_index = self.partitions.groupby("index", sort=False).agg(
+            keys=("pk", "count"), items=("items", "sum"), bytes=("bytes", "sum"), rcu_per_s=("rcu_per_s", "sum"),
+            wcu_per_s=("wcu_per_s", "sum"))
+        peaks = (self.timeline.groupby(["index", "pk"])[["rcu", "wcu"]].max().groupby("index").max()
+                 if len(self.timeline) else pd.DataFrame(columns=["rcu", "wcu"]))
+        indexes = {}
+        for rec in per_index.reset_index().to_dict("records"):
+            index = rec.pop("index")
+            indexes[index] = {k: _clean(v) for k, v in rec.items()}
+            if index in peaks.index:
+                indexes[index].update(peak_key_rcu=_clean(peaks.loc[index, "rcu"]),
+                                      peak_key_wcu=_clean(peaks.loc[index, "wcu"]))
+        return {
+            "source": self.source,
+            "seconds": self.seconds,
+            "partitions": int(len(self.partitions)),
+            "indexes": indexes,
+            "top_keys": self.top_keys(top),
+            "findings": self.findings.to_dicts(),
+            "counts": self.findings.counts,
+            "item_sizes": self.item_sizes,
+            "skew": {i: {k: _clean(v) for k, v in s.items()} for i, s in self.skew.items()},
+            "table": {k: (_clean(v) if not isinstance(v, dict) else {a: _clean(b) for a, b in v.items()})
+                      for k, v in self.table.items()},
+            "patterns": [{k: _clean(v) for k, v in rec.items()} for rec in self.patterns.to_dict("records")],
+            "hot_items": [{k: _clean(v) for k, v in rec.items()} for rec in self.hot_items.head(top).to_dict("records")],
+        }
+
+    def __repr__(self) -> str:
+        top = self.partitions.head(1)
+        hottest = (f"{top['index'].iloc[0]} {top['pk'].iloc[0]!r} at {top['rcu_per_s'].iloc[0]:,.1f} RCU/s, "
+                   f"{top['wcu_per_s'].iloc[0]:,.1f} WCU/s" if len(top) else "no partitions")
+        return (f"HeatReport({self.source}: {len(self.partitions):,} partitions, hottest {hottest}; "
+                f"{self.findings.summary()})")

@@ -1,0 +1,106 @@
+"""The entry points: :func:`heat` (the whole report) and :func:`heat_findings` (for validate)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from blue_nb.heat.logs import price_log, read_access_log
+from blue_nb.heat.model import HeatModel
+from blue_nb.heat.report import HeatReport, skew
+from blue_nb.heat.sizes import ATTR_SAMPLE, item_size_summary, size_frames
+from blue_nb.heat.sqlkit import Scratch, require_duckdb
+from blue_nb.heat.throttle import (HEAT_RULES, monotonic_findings, size_findings, table_capacity,
+                                   throttle_findings)
+from blue_nb.rules import Finding, Findings
+from blue_nb.spec import Spec
+from blue_nb.stores import Store
+
+__all__ = ["heat", "heat_findings", "DEFAULT_SECONDS", "DEFAULT_SEED"]
+
+DEFAULT_SECONDS = 60
+DEFAULT_SEED = 18
+
+
+def _findings(spec: Spec, model: HeatModel, partitions, timeline, hot, drivers, seconds: int,
+              scratch: Scratch) -> tuple[list[Finding], dict]:
+    found = throttle_findings(spec, partitions, timeline, hot, drivers, seconds)
+    found += monotonic_findings(spec, model.pattern_peaks())
+    found += size_findings(scratch, spec)
+    table, capacity = table_capacity(spec, timeline, seconds)
+    return found + capacity, table
+
+
+def _analyse(spec: Spec, store: Store, scratch: Scratch, log, seconds: int, seed: int, timings: dict):
+    t0 = time.perf_counter()
+    model = HeatModel(scratch, spec)
+    if log is None:
+        model.add_model_patterns()
+        calls = None
+    else:
+        frame_ = log if not isinstance(log, (str, Path)) else read_access_log(log, spec)
+        calls, seconds = price_log(model, frame_, where=str(log) if isinstance(log, (str, Path)) else "log")
+    timings["model"] = time.perf_counter() - t0
+    partitions = model.partitions()
+    if calls is None:
+        calls = model.simulate(seconds, seed)
+    timeline = model.timeline(calls)
+    hot = model.hot_items()
+    drivers = model.drivers()
+    timings["partitions"] = time.perf_counter() - t0 - timings["model"]
+    found, table = _findings(spec, model, partitions, timeline, hot, drivers, seconds, scratch)
+    table["unmodelled_patterns"] = _unmodelled(spec, model)
+    return model, partitions, timeline, hot, drivers, seconds, found, table
+
+
+def _unmodelled(spec: Spec, model: HeatModel) -> list[str]:
+    """Patterns with traffic that put no load anywhere: no items of their entities carry their parameters."""
+    out = []
+    for c in model.candidates.values():
+        if c.table is None and c.pattern.operation != "scan":
+            why = (f"no {', '.join(c.skipped_entities)} item carries {', '.join(c.params)}" if c.skipped_entities
+                   else "no items of " + ", ".join(c.pattern.entities))
+            out.append(f"{c.pattern.name}: {why}")
+    return out
+
+
+def heat(spec: Spec, store: Store, *, log=None, seconds: int = DEFAULT_SECONDS, seed: int = DEFAULT_SEED,
+         sizes: bool = True, attr_sample: int = ATTR_SAMPLE) -> HeatReport:
+    """Partition heat and item sizes of ``spec``'s items in a DuckDB ``store``.
+
+    Without ``log`` the workload is the spec's model (each pattern's ``rate_per_second`` spread
+    over the candidates its ``key_distribution`` draws from the data), simulated for ``seconds``
+    seconds with numpy's RNG seeded by ``seed``; with ``log`` (a path, or a frame from
+    :func:`~blue_nb.heat.logs.read_access_log`) the recorded calls replace the model.
+    """
+    require_duckdb(store)
+    scratch = Scratch(store)
+    timings: dict[str, float] = {}
+    try:
+        model, partitions, timeline, hot, drivers, seconds, found, table = _analyse(
+            spec, store, scratch, log, seconds, seed, timings)
+        t = time.perf_counter()
+        frames = size_frames(scratch, spec, sample=attr_sample, seed=seed) if sizes else {}
+        item_sizes = item_size_summary(scratch, spec)
+        timings["sizes"] = time.perf_counter() - t
+        n_items = int(partitions.loc[partitions["index"] == "table", "items"].sum())
+        findings = Findings(found, spec=spec.source_path or spec.domain, items_checked=n_items,
+                            rule_order=list(HEAT_RULES))
+        return HeatReport(source="model" if log is None else ("log" if not isinstance(log, (str, Path)) else str(log)),
+                          seconds=seconds, partitions=partitions, timeline=timeline, findings=findings,
+                          skew=skew(partitions), hot_items=hot, drivers=drivers, patterns=model.pattern_costs(),
+                          table=table, item_sizes=item_sizes, timings=timings, **frames)
+    finally:
+        scratch.close()
+
+
+def heat_findings(spec: Spec, store: Store, *, seconds: int = DEFAULT_SECONDS,
+                  seed: int = DEFAULT_SEED) -> list[Finding]:
+    """The heat model's findings only (HOT-PARTITION, HOT-INDEX-PARTITION, PARTITION-SIZE,
+    MONOTONIC-WRITES, ITEM-SIZE-NEAR-LIMIT, TABLE-CAPACITY): what ``validate`` adds with data."""
+    require_duckdb(store)
+    scratch = Scratch(store)
+    try:
+        return _analyse(spec, store, scratch, None, seconds, seed, {})[6]
+    finally:
+        scratch.close()

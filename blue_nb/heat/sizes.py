@@ -1,0 +1,71 @@
+"""Item and entry sizes as frames: what each entity's items weigh, what the 4 KB / 1 KB rounding
+wastes, which attributes carry the bytes, and how big the index entries are.
+
+All aggregation is SQL on the catalog; only the per-attribute split reads items, a bounded
+reservoir sample per entity.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pandas as pd
+
+from blue_nb.heat.costs import entries_table
+from blue_nb.heat.sqlkit import Scratch, frame, ident
+from blue_nb.sizing import READ_UNIT_BYTES, WRITE_UNIT_BYTES, str_size, wire_value_size
+from blue_nb.spec import Spec
+from blue_nb.values import loads_wire
+
+__all__ = ["ATTR_SAMPLE", "size_frames", "item_size_summary", "attribute_sizes"]
+
+ATTR_SAMPLE = 10_000           # items per entity: shares are stable well before this
+
+
+def size_frames(scratch: Scratch, spec: Spec, *, sample: int = ATTR_SAMPLE, seed: int = 18) -> dict[str, pd.DataFrame]:
+    """``sizes``, ``waste``, ``attrs`` and ``entries`` (the plots' data contract)."""
+    store, cat = scratch.store, ident(spec.table_name + "__items")
+    sizes = frame(store, f"SELECT coalesce(entity, '?'), size FROM {cat}", ["entity", "size"])
+    waste = frame(store, f"SELECT coalesce(entity, '?'), count(*), sum(size), "
+                         f"sum(greatest(1, ceil(size / {READ_UNIT_BYTES}.0)) * {READ_UNIT_BYTES}), "
+                         f"sum(greatest(1, ceil(size / {WRITE_UNIT_BYTES}.0)) * {WRITE_UNIT_BYTES}) "
+                         f"FROM {cat} GROUP BY 1 ORDER BY 3 DESC, 1",
+                  ["entity", "items", "bytes_used", "bytes_paid_read", "bytes_paid_write"])
+    for col in waste.columns[1:]:
+        waste[col] = waste[col].astype("int64")
+    parts = [f"SELECT '{name}' AS idx, esize FROM {entries_table(scratch, spec, name)} e"
+             for name in spec.table.indexes]
+    entries = (frame(store, " UNION ALL ".join(parts), ["index", "size"]) if parts
+               else pd.DataFrame(columns=["index", "size"]))
+    return {"sizes": sizes, "waste": waste, "attrs": attribute_sizes(scratch, spec, sample=sample, seed=seed),
+            "entries": entries}
+
+
+def attribute_sizes(scratch: Scratch, spec: Spec, *, sample: int = ATTR_SAMPLE, seed: int = 18) -> pd.DataFrame:
+    """Per entity and attribute: bytes (name + value, summed over a reservoir sample of at most
+    ``sample`` items and scaled to all the entity's items) and the share of the entity's bytes."""
+    store = scratch.store
+    cat, main = ident(spec.table_name + "__items"), ident(spec.table_name)
+    rows = []
+    for entity, n in store.execute(f"SELECT coalesce(entity, '?'), count(*) FROM {cat} GROUP BY 1 ORDER BY 1"):
+        sql = (f"SELECT data FROM (SELECT t.data FROM {main} t JOIN {cat} c ON c.pk = t.pk AND c.sk = t.sk "
+               f"WHERE coalesce(c.entity, '?') = ?) USING SAMPLE reservoir({int(sample)} ROWS) REPEATABLE ({int(seed)})")
+        totals: dict[str, int] = defaultdict(int)
+        seen = 0
+        for (data,) in store.rows(sql, [entity], 2000):
+            seen += 1
+            for name, value in loads_wire(data).items():
+                totals[name] += str_size(name) + wire_value_size(value)
+        scale = n / max(seen, 1)
+        whole = sum(totals.values()) or 1
+        rows += [(entity, a, int(round(b * scale)), b / whole) for a, b in sorted(totals.items(), key=lambda x: -x[1])]
+    return pd.DataFrame(rows, columns=["entity", "attribute", "bytes", "share"])
+
+
+def item_size_summary(scratch: Scratch, spec: Spec) -> dict[str, dict[str, int]]:
+    """Per entity: count, p50, p95 and max item bytes (``summary.json``'s ``item_sizes``)."""
+    cat = ident(spec.table_name + "__items")
+    rows = scratch.store.execute(f"SELECT coalesce(entity, '?'), count(*), quantile_disc(size, 0.5), "
+                                 f"quantile_disc(size, 0.95), max(size), sum(size) FROM {cat} GROUP BY 1 ORDER BY 1")
+    return {e: {"count": int(n), "p50": int(p50), "p95": int(p95), "max": int(mx), "bytes": int(b)}
+            for e, n, p50, p95, mx, b in rows}

@@ -1,0 +1,325 @@
+"""Throttle prediction: which keys go over DynamoDB's per-partition limits, when, why, and
+whether adaptive capacity could help; plus partition and item sizes against their limits.
+
+Limits (dynamodb-rules.md section 4): a partition serves at most 3,000 RCU/s and 1,000 WCU/s,
+and one item never more, whatever the table's capacity. An item collection (one partition key
+value) gets more only when adaptive capacity splits it by sort-key range, which it cannot do
+when the table has an LSI, or usefully when the writes follow an ever-growing sort key. Burst
+capacity (up to 300 s of unused capacity) only lets a provisioned table run over its own
+provisioned rate for a while: it is modelled for the table as a whole, never as a way past the
+per-partition limits.
+
+The rules are :class:`~blue_nb.rules.Rule` objects of their own (:data:`HEAT_RULES`): they are
+not in :data:`blue_nb.rules.RULES`, whose checks run without a store.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from blue_nb.heat.sqlkit import Scratch, ident
+from blue_nb.rules import Finding, Rule
+from blue_nb.sizing import (MAX_ITEM_BYTES, PARTITION_BYTES, PARTITION_RCU, PARTITION_WCU, STORAGE_OVERHEAD,
+                            read_units, write_units)
+from blue_nb.spec import Placeholder, Spec
+
+__all__ = ["HEAT_RULES", "BURST_SECONDS", "WARN_FRACTION", "FEW_KEYS", "MONOTONIC_FRACTION", "NEAR_LIMIT_BYTES",
+           "throttle_findings", "monotonic_findings", "size_findings", "per_key_peaks", "table_capacity", "is_time_like"]
+
+BURST_SECONDS = 300
+WARN_FRACTION = 0.8            # a key at >= 80% of a limit on average has no headroom left
+FEW_KEYS = 10                  # an index with at most this many partition key values cannot spread its load
+FEW_KEYS_FRACTION = 0.5        # ... so it is flagged from 50% of a limit
+MONOTONIC_FRACTION = 0.5       # "heavy" writes: >= 50% of 1,000 WCU/s on one partition
+NEAR_LIMIT_BYTES = int(MAX_ITEM_BYTES * 0.9)
+EVIDENCE = 5
+
+HEAT_RULES = {r.id: r for r in [
+    Rule("HOT-PARTITION", "error", "a table partition key over 3,000 RCU/s or 1,000 WCU/s (error), or throttling "
+                                   "in some seconds or at >= 80% of a limit (warning)"),
+    Rule("HOT-INDEX-PARTITION", "error", "a GSI partition key over its per-partition limits; a GSI with few key "
+                                         "values is flagged from 50%"),
+    Rule("PARTITION-SIZE", "error", "an item collection over 10 GB with an LSI (error) or at >= 80% of it "
+                                    "(warning); without an LSI, a key over 10 GB spans partitions (warning)"),
+    Rule("MONOTONIC-WRITES", "warning", "heavy writes whose sort key only grows: adaptive capacity cannot split "
+                                        "them"),
+    Rule("ITEM-SIZE-NEAR-LIMIT", "warning", "items at >= 90% of 409,600 bytes: each read or write of one costs "
+                                            "near the most an item can"),
+    Rule("TABLE-CAPACITY", "error", "a provisioned table's total over its provisioned capacity for longer than "
+                                    "burst capacity covers"),
+]}
+_TIME_WORDS = re.compile(r"(^|_)(ts|time|timestamp|date|datetime|epoch|created|updated|modified|at|when)$", re.I)
+
+
+def is_time_like(name: str) -> bool:
+    """A placeholder that holds a time (``ts``, ``created_at``, ``event_time``...): keys that end in it only grow."""
+    return bool(_TIME_WORDS.search(name))
+
+
+def _pattern_where(spec: Spec, name: str) -> str:
+    for i, p in enumerate(spec.access_patterns):
+        if p.name == name:
+            return f"access_patterns[{i}]"
+    return "access_patterns"
+
+
+def _num(x: float) -> str:
+    if x == 0:
+        return "0"
+    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:,.1f}" if abs(x) >= 1 else f"{x:,.2f}"
+
+
+def per_key_peaks(timeline: pd.DataFrame) -> pd.DataFrame:
+    """Per (index, pk): peak RCU and WCU in one second and the seconds over a limit."""
+    if timeline.empty:
+        return pd.DataFrame(columns=["index", "pk", "peak_rcu", "peak_wcu", "throttled_seconds"])
+    t = timeline.assign(over=(timeline["rcu"] > PARTITION_RCU) | (timeline["wcu"] > PARTITION_WCU))
+    return t.groupby(["index", "pk"], as_index=False).agg(peak_rcu=("rcu", "max"), peak_wcu=("wcu", "max"),
+                                                          throttled_seconds=("over", "sum"))
+
+
+def monotonic_patterns(spec: Spec) -> dict[tuple[str, str], str]:
+    """(pattern, index) -> the time-like placeholder that ends the sort key its writes add there."""
+    out = {}
+    for p in spec.access_patterns:
+        if p.operation not in ("put_item", "update_item"):
+            continue
+        for e in (spec.entities[n] for n in p.entities if n in spec.entities):
+            for index in ["table", *spec.table.indexes]:
+                if index == "table" and p.operation != "put_item":
+                    continue                           # an update keeps its table key
+                _, sk_attr = spec.key_attributes(index)
+                t = e.templates.get(sk_attr or "")
+                last = t.parts[-1] if t is not None and t.parts else None
+                if isinstance(last, Placeholder) and is_time_like(last.name):
+                    out[(p.name, index)] = last.name
+    return out
+
+
+def _split_case(spec: Spec, index: str, row, hot: pd.DataFrame, drivers: pd.DataFrame,
+                mono: dict) -> tuple[str, str]:
+    """(case, sentence): why the key can or cannot get more than one partition's throughput."""
+    pk = row.pk
+    top = hot[(hot["index"] == index) & (hot["pk"] == pk)]
+    if len(top):
+        item = top.iloc[0]
+        if item.rcu_per_s > PARTITION_RCU or item.wcu_per_s > PARTITION_WCU:
+            return "item", (f"one item, {item['item']!r}, alone takes {_num(item.rcu_per_s)} RCU/s and "
+                            f"{_num(item.wcu_per_s)} WCU/s: a single item never gets more than {PARTITION_RCU:,} RCU/s "
+                            f"or {PARTITION_WCU:,} WCU/s, so no split can help")
+    d = drivers[(drivers["index"] == index) & (drivers["pk"] == pk)]
+    floor = float(d["floor_rcu_per_s"].sum()) if len(d) else 0.0
+    if floor > PARTITION_RCU:
+        return "calls", (f"its read calls alone cost {_num(floor)} RCU/s at the minimum charge per call, which every "
+                         "partition a call touches pays, so no split by sort-key range can bring it under "
+                         f"{PARTITION_RCU:,}")
+    if index == "table" and any(i.type == "local" for i in spec.table.indexes.values()):
+        return "lsi", "the table has an LSI, so adaptive capacity cannot split this item collection"
+    writes_bound = row.wcu_per_s / PARTITION_WCU >= row.rcu_per_s / PARTITION_RCU
+    mono_w = d[[(n, index) in mono for n in d["pattern"]]]["wcu_per_s"].sum() if len(d) else 0.0
+    if writes_bound and mono_w >= 0.5 * row.wcu_per_s > 0:
+        return "monotonic", ("its writes follow an ever-growing sort key, so a split by sort-key range would leave "
+                             "every new write on the last range")
+    return "split", ("adaptive capacity can split this collection by sort-key range, but only after sustained "
+                     "throttling, and never below its hottest item")
+
+
+_CASES = {"item": "one item over the limit: no split helps", "calls": "too many calls: no split helps", "lsi": "LSI: the collection cannot split",
+          "monotonic": "growing sort key: a split does not help", "split": "adaptive capacity can split it"}
+_HINTS = {
+    "calls": "cut the calls to this key: cache the result, page less often, or spread the key (shard suffix) so "
+             "the calls go to several keys",
+    "item": "spread the hot item: cache it (DAX or an application cache) for reads, read it eventually consistent "
+            "(half the units), or write-shard it (copies under KEY#0..KEY#9 read and merged by the caller)",
+    "lsi": "drop the LSI (a GSI has no item-collection limit and lets the collection split), or shard the key",
+    "monotonic": "add a shard suffix to the partition key (KEY#{n % 10}) or lead the sort key with something that "
+                 "spreads (a hash bucket) so writes land on several ranges",
+    "split": "spread the key (shard suffix, or a finer partition key) before relying on adaptive capacity",
+}
+
+
+def throttle_findings(spec: Spec, partitions: pd.DataFrame, timeline: pd.DataFrame, hot: pd.DataFrame,
+                      drivers: pd.DataFrame, seconds: int) -> list[Finding]:
+    """HOT-PARTITION (table keys) and HOT-INDEX-PARTITION (GSI keys), one finding per index and severity."""
+    peaks = per_key_peaks(timeline)
+    df = partitions.merge(peaks, on=["index", "pk"], how="left").fillna(
+        {"peak_rcu": 0.0, "peak_wcu": 0.0, "throttled_seconds": 0})
+    df["mean_util"] = (df["rcu_per_s"] / PARTITION_RCU).combine(df["wcu_per_s"] / PARTITION_WCU, max)
+    df["peak_util"] = (df["peak_rcu"] / PARTITION_RCU).combine(df["peak_wcu"] / PARTITION_WCU, max)
+    mono = monotonic_patterns(spec)
+    out = []
+    for index, group in df.groupby("index", sort=False):
+        few = index != "table" and len(group) <= FEW_KEYS
+        warn = FEW_KEYS_FRACTION if few else WARN_FRACTION
+        flagged = group[(group["mean_util"] >= warn) | (group["throttled_seconds"] > 0)]
+        if flagged.empty:
+            continue
+        flagged = flagged.sort_values(["mean_util", "peak_util"], ascending=False)
+        rows = [(r, *_split_case(spec, index, r, hot, drivers, mono)) for r in flagged.itertuples()]
+        errors = [x for x in rows if x[0].mean_util > 1 and x[1] != "split"]
+        warnings = [x for x in rows if x not in errors]
+        for sev, chosen in (("error", errors), ("warning", warnings)):
+            if chosen:
+                out.append(_hot_finding(spec, index, sev, chosen, group, drivers, seconds, few))
+    return out
+
+
+def _hot_finding(spec: Spec, index: str, severity: str, rows: list, group: pd.DataFrame, drivers: pd.DataFrame,
+                 seconds: int, few: bool) -> Finding:
+    r, case, why = rows[0]
+    d = drivers[(drivers["index"] == index) & (drivers["pk"] == r.pk)]
+    top_pattern = d.iloc[0]["pattern"] if len(d) else ""
+    what = "table" if index == "table" else f"index {index}"
+    over = ": over the limit" if r.mean_util > 1 else ": near the limit" if r.mean_util >= WARN_FRACTION else ""
+    msg = (f"{what} partition key {r.pk!r} takes {_num(r.rcu_per_s)} RCU/s and {_num(r.wcu_per_s)} WCU/s on average "
+           f"({r.mean_util:.0%} of a partition's {PARTITION_RCU:,} RCU/s / {PARTITION_WCU:,} WCU/s{over}), "
+           f"peaking at {_num(r.peak_rcu)} RCU / {_num(r.peak_wcu)} WCU in one second; throttled in "
+           f"{int(r.throttled_seconds)} of {seconds} seconds. Driven by {_drivers_text(d)}. {why[0].upper() + why[1:]}.")
+    if len(rows) > 1:
+        msg += f" {len(rows) - 1} more key(s) of this {what} too (see evidence)."
+    if few:
+        share = r.items / max(group["items"].sum(), 1)
+        msg += (f" The index has only {len(group)} partition key value(s); {r.pk!r} holds {share:.0%} of its "
+                f"{int(group['items'].sum()):,} entries, so this load cannot spread over more keys.")
+    evidence = [f"{x.pk}: {_num(x.rcu_per_s)} RCU/s, {_num(x.wcu_per_s)} WCU/s, peak {_num(x.peak_rcu)} RCU / "
+                f"{_num(x.peak_wcu)} WCU, {int(x.throttled_seconds)}/{seconds} s throttled, {x.items:,} items; "
+                f"{_CASES[c]}"
+                for x, c, _ in rows[:EVIDENCE]]
+    if index == "table":
+        rule, where = HEAT_RULES["HOT-PARTITION"], _pattern_where(spec, top_pattern)
+        hint = _HINTS[case]
+    else:
+        rule, where = HEAT_RULES["HOT-INDEX-PARTITION"], f"table.indexes.{index}"
+        hint = (_HINTS[case] + "; for a low-cardinality index key (a status), add a shard suffix "
+                "(STATUS#open#{n % 10}) and query the shards in parallel, or make the index sparse; a throttled GSI "
+                "also throttles the table's writes")
+    return rule.finding(where, msg, hint=hint, evidence=evidence, severity=severity)
+
+
+def _drivers_text(d: pd.DataFrame) -> str:
+    if d.empty:
+        return "no modelled pattern"
+    d = d.assign(u=d["rcu_per_s"] + 3 * d["wcu_per_s"]).sort_values("u", ascending=False).head(3)
+    parts = [f"{x.pattern} ({_num(x.rcu_per_s)} RCU/s, {_num(x.wcu_per_s)} WCU/s)" for x in d.itertuples()]
+    return ", ".join(parts)
+
+
+def monotonic_findings(spec: Spec, drivers_peak: pd.DataFrame) -> list[Finding]:
+    """MONOTONIC-WRITES: a write pattern adding time-ordered sort keys at >= 50% of 1,000 WCU/s on one key.
+
+    ``drivers_peak``: per (pattern, index) the hottest partition key and its WCU/s from that pattern."""
+    out = []
+    for (name, index), placeholder in monotonic_patterns(spec).items():
+        d = drivers_peak[(drivers_peak["pattern"] == name) & (drivers_peak["index"] == index)]
+        if d.empty or d.iloc[0]["wcu_per_s"] < MONOTONIC_FRACTION * PARTITION_WCU:
+            continue
+        r = d.iloc[0]
+        p = spec.pattern(name)
+        entity = p.entities[0]
+        sk_attr = spec.key_attributes(index)[1]
+        where = f"entities.{entity}.key.{sk_attr}"
+        msg = (f"{name} writes {entity} items whose {sk_attr} ends in {{{placeholder}}}, which only grows, at "
+               f"{_num(r.wcu_per_s)} WCU/s on {'table' if index == 'table' else index} key {r.pk!r} "
+               f"({r.wcu_per_s / PARTITION_WCU:.0%} of {PARTITION_WCU:,}): every new item lands at the end of the "
+               "key's range, so adaptive capacity cannot split the writes over partitions")
+        out.append(HEAT_RULES["MONOTONIC-WRITES"].finding(where, msg, hint=_HINTS["monotonic"],
+                                                          evidence=[f"{r.pk}: {_num(r.wcu_per_s)} WCU/s from {name}"]))
+    return out
+
+
+def size_findings(scratch: Scratch, spec: Spec) -> list[Finding]:
+    """PARTITION-SIZE and ITEM-SIZE-NEAR-LIMIT from the catalog, in SQL."""
+    return _partition_size(scratch, spec) + _near_limit(scratch, spec)
+
+
+def _partition_size(scratch: Scratch, spec: Spec) -> list[Finding]:
+    cat = ident(spec.table_name + "__items")
+    lsis = [n for n, i in spec.table.indexes.items() if i.type == "local"]
+    extra = " + ".join(f"count({ident(n + '__pk')}) * {STORAGE_OVERHEAD} + coalesce(sum(CASE WHEN "
+                       f"{ident(n + '__pk')} IS NOT NULL THEN size END), 0)" for n in lsis)
+    sql = (f"SELECT pk, count(*), sum(size) + count(*) * {STORAGE_OVERHEAD}{' + ' + extra if extra else ''} AS b "
+           f"FROM {cat} GROUP BY pk HAVING b >= {int(PARTITION_BYTES * WARN_FRACTION)} ORDER BY b DESC")
+    rows = scratch.store.execute(sql)
+    if not rows:
+        return []
+    over = [r for r in rows if r[2] > PARTITION_BYTES]
+    rule = HEAT_RULES["PARTITION-SIZE"]
+    evidence = [f"{pk}: {n:,} items, {b / 2**30:,.2f} GB" for pk, n, b in rows[:EVIDENCE]]
+    pk, n, b = rows[0]
+    if lsis:
+        sev = "error" if over else "warning"
+        msg = (f"item collection {pk!r} holds {b / 2**30:,.2f} GB with its LSI entries ({len(rows)} key(s) at >= 80% "
+               f"of 10 GB, {len(over)} over): with an LSI ({', '.join(lsis)}) a collection cannot grow past 10 GB; "
+               "writes to it fail with ItemCollectionSizeLimitExceededException")
+        return [rule.finding("table.partition_key", msg, evidence=evidence, severity=sev,
+                             hint="use a GSI instead of the LSI, or split the collection over several keys")]
+    if not over:
+        return []
+    msg = (f"partition key {pk!r} holds {b / 2**30:,.2f} GB ({len(over)} key(s) over 10 GB): it spans several "
+           "partitions, and a query of the whole collection pages through all of them")
+    return [rule.finding("table.partition_key", msg, evidence=evidence, severity="warning",
+                         hint="split the collection over several keys (by time bucket or type)")]
+
+
+def _near_limit(scratch: Scratch, spec: Spec) -> list[Finding]:
+    cat = ident(spec.table_name + "__items")
+    rows = scratch.store.execute(
+        f"SELECT coalesce(entity, '?'), count(*), count(*) FILTER (WHERE size > {MAX_ITEM_BYTES}), max(size), "
+        f"arg_max(pk || ' / ' || sk, size) FROM {cat} WHERE size >= {NEAR_LIMIT_BYTES} GROUP BY 1 ORDER BY 1")
+    out = []
+    for entity, n, over, biggest, key in rows:
+        strong, wcu = read_units(min(biggest, MAX_ITEM_BYTES)), write_units(min(biggest, MAX_ITEM_BYTES))
+        msg = (f"{n:,} {entity} item(s) at >= 90% of {MAX_ITEM_BYTES:,} bytes ({over:,} over it; largest "
+               f"{biggest:,} bytes): one strongly consistent read of such an item costs {strong} RCU and one write "
+               f"{wcu} WCU, so one item serves at most {PARTITION_RCU // strong} strong reads/s or "
+               f"{PARTITION_WCU / wcu:.1f} writes/s")
+        out.append(HEAT_RULES["ITEM-SIZE-NEAR-LIMIT"].finding(
+            f"entities.{entity}", msg, evidence=[f"{key}: {biggest:,} bytes"],
+            hint="keep large bodies out of the item (S3, or chunk items under the same key), or compress them"))
+    return out
+
+
+def table_capacity(spec: Spec, timeline: pd.DataFrame, seconds: int) -> tuple[dict, list[Finding]]:
+    """The table's total units per second against its billing mode. For a provisioned table, a
+    burst bucket (300 s of the provisioned rate, full at the start) absorbs seconds over the
+    provisioned rate and refills with the unused capacity; only the table as a whole is modelled."""
+    t = spec.table
+    tl = timeline[timeline["index"] == "table"].groupby("second")[["rcu", "wcu"]].sum()
+    tl = tl.reindex(range(seconds), fill_value=0.0)
+    info = {"billing_mode": t.billing_mode, "mean_rcu_per_s": float(tl["rcu"].mean()) if len(tl) else 0.0,
+            "mean_wcu_per_s": float(tl["wcu"].mean()) if len(tl) else 0.0,
+            "peak_rcu": float(tl["rcu"].max()) if len(tl) else 0.0, "peak_wcu": float(tl["wcu"].max()) if len(tl) else 0.0}
+    if t.billing_mode != "PROVISIONED":
+        info["note"] = ("on demand: a new table serves 12,000 read and 4,000 write request units/s at first, then "
+                        "2x its previous peak; the per-partition limits hold regardless")
+        return info, []
+    out = []
+    for kind, cap in (("rcu", t.read_capacity), ("wcu", t.write_capacity)):
+        if not cap:
+            continue
+        bucket, throttled, first = BURST_SECONDS * cap, 0, None
+        for s, used in enumerate(tl[kind]):
+            bucket = min(bucket + cap - used, BURST_SECONDS * cap)
+            if bucket < 0:
+                throttled, bucket, first = throttled + 1, 0.0, first if first is not None else s
+        mean = info[f"mean_{kind}_per_s"]
+        lasts = BURST_SECONDS * cap / (mean - cap) if mean > cap else None
+        info[kind] = {"provisioned": cap, "throttled_seconds": throttled, "burst_lasts_s": lasts}
+        if mean > cap or throttled:
+            sev = "error"
+        elif info[f"peak_{kind}"] > cap:
+            sev = "warning"
+        else:
+            continue
+        unit = kind.upper()
+        msg = (f"the table uses {_num(mean)} {unit}/s on average (peak {_num(info[f'peak_{kind}'])}) against "
+               f"{cap:,} provisioned: burst capacity ({BURST_SECONDS} s of unused capacity) "
+               + (f"runs out after about {lasts:,.0f} s of this load" if lasts else "covers the peaks")
+               + f"; {throttled} of {seconds} simulated seconds throttle. Burst never lifts the per-partition limits.")
+        out.append(HEAT_RULES["TABLE-CAPACITY"].finding(f"table.{'read' if kind == 'rcu' else 'write'}_capacity", msg,
+                                                        severity=sev, hint="raise the provisioned capacity, use "
+                                                        "auto scaling, or switch to PAY_PER_REQUEST"))
+    return info, out
+

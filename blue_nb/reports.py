@@ -1,0 +1,92 @@
+"""Reports written to a folder: ``blue-nb heat``'s summary, CSVs and figures.
+
+Ranks with :mod:`blue_nb.session`: it combines :mod:`blue_nb.workflows` (loading),
+:mod:`blue_nb.heat` (the model) and :mod:`blue_nb.plots` (the figures, when that module exists).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import warnings
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from blue_nb.heat import DEFAULT_SECONDS, DEFAULT_SEED, HeatReport, heat
+from blue_nb.spec import Spec
+from blue_nb.stores import open_store
+from blue_nb.workflows import as_spec, load_data
+
+__all__ = ["heat_report", "write_heat_report", "heat_figures"]
+
+
+def heat_figures(report: HeatReport) -> dict[str, Callable[[], Any]]:
+    """Figure name -> a function drawing it, from :mod:`blue_nb.plots` (empty without that module)."""
+    try:
+        from blue_nb import plots
+    except ImportError:
+        return {}
+    figs: dict[str, Callable[[], Any]] = {}
+    indexes = list(dict.fromkeys(report.partitions["index"]))
+    for index in indexes:
+        for metric in ("rcu", "wcu"):
+            if len(report.timeline[(report.timeline["index"] == index) & (report.timeline[metric] > 0)]):
+                figs[f"heat_{index}_{metric}"] = (lambda i=index, m=metric:
+                                                  plots.key_heatmap(report.timeline, index=i, metric=m))
+    figs["top_keys"] = lambda: plots.top_keys(report.partitions, n=20)
+    figs["partition_sizes"] = lambda: plots.partition_sizes(report.partitions)
+    figs["item_sizes"] = lambda: plots.item_size_distribution(report.sizes)
+    figs["capacity_waste"] = lambda: plots.capacity_waste(report.waste)
+    figs["attribute_sizes"] = lambda: plots.attribute_sizes(report.attrs)
+    if len(report.entries):
+        table = report.sizes.assign(index="table")[["index", "size"]]
+        figs["index_entry_sizes"] = lambda: plots.index_entry_sizes(pd.concat([table, report.entries],
+                                                                              ignore_index=True))
+    return figs
+
+
+def write_heat_report(report: HeatReport, out_dir: str | Path, *, figures: bool = True) -> dict[str, Any]:
+    """Write ``summary.json``, ``partitions.csv``, ``hot_items.csv``, ``patterns.csv`` and the PNGs
+    to ``out_dir``; returns the summary with the list of ``files`` written."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    files = []
+    for name, df in (("partitions", report.partitions), ("hot_items", report.hot_items),
+                     ("patterns", report.patterns)):
+        df.to_csv(out / f"{name}.csv", index=False)
+        files.append(f"{name}.csv")
+    if figures:
+        for name, draw in heat_figures(report).items():
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="Glyph .* missing from font")   # CJK keys in labels
+                draw().savefig(out / f"{name}.png", dpi=110)
+            files.append(f"{name}.png")
+    summary = report.summary()
+    summary["files"] = ["summary.json", *files]
+    (out / "summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return summary
+
+
+def heat_report(spec: Spec | str | Path, data_dir: str | Path, out_dir: str | Path, *, log: str | Path | None = None,
+                seconds: int = DEFAULT_SECONDS, seed: int = DEFAULT_SEED, progress: bool = True,
+                figures: bool = True) -> dict[str, Any]:
+    """``blue-nb heat``: load the rows under ``data_dir`` into an in-memory DuckDB store, compute the
+    heat (the spec's model, or the recorded ``log``) and write the report to ``out_dir``."""
+    spec = as_spec(spec)
+    t0 = time.perf_counter()
+    store = open_store("duckdb")
+    try:
+        load_data(spec, data_dir, stores=[store], progress=progress)
+        loaded = time.perf_counter()
+        report = heat(spec, store, log=log, seconds=seconds, seed=seed)
+        computed = time.perf_counter()
+    finally:
+        store.close()
+    summary = write_heat_report(report, out_dir, figures=figures)
+    summary["timings"] = {"load_s": round(loaded - t0, 3), "heat_s": round(computed - loaded, 3),
+                          "write_s": round(time.perf_counter() - computed, 3)}
+    (Path(out_dir) / "summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n",
+                                                encoding="utf-8")
+    return summary
