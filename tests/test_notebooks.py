@@ -373,5 +373,31 @@ def test_access_patterns(jupyter_env, dialogue_dir):
         session.close()
 
 
-EXECUTED = {"00_quickstart.ipynb": test_quickstart, "01_load_data.ipynb": test_load_data,
+@pytest.mark.slow
+def test_item_sizes(jupyter_env):
+    from blue_nb.spec import load_spec
+    from blue_nb.stores import open_store
+    from blue_nb.whatif import short_names, size_whatif
+    from blue_nb.workflows import load_data
+
+    nb = run_notebook("04_item_sizes.ipynb", {})
+    spec = load_spec(ROOT / "data" / "specs" / "document.yaml")
+    store = open_store("duckdb")
+    load_data(spec, ROOT / "data" / "sample" / "document", stores=[store], progress=False)
+    for call in ("item_size_distribution(", "attribute_sizes(", "capacity_waste(", "index_entry_sizes("):
+        assert "image/png" in result(nb, call), f"{call} showed no picture"
+    sizes = ast.literal_eval(result(nb, "report.item_sizes")["text/plain"])
+    assert sizes["Document"]["count"] == store.count(spec.table_name, "Document")
+    assert sizes["Document"]["max"] == store.largest_items(spec.table_name, 1)[0][3]
+    dropped = html_records(result(nb, "drop=[MOVE_OUT]")["text/html"])
+    expected = size_whatif(store, spec, "Document", drop=["content"])
+    assert [int(r["bytes"]) for r in dropped] == expected["bytes"].tolist()
+    assert int(dropped[0]["over_400KB"]) >= 1 and int(dropped[1]["over_400KB"]) == 0
+    names = ast.literal_eval(result(nb, "names = short_names(")["text/plain"])
+    assert names == short_names(list(spec.entities["Document"].attributes))
+    renamed = html_records(result(nb, "rename=names")["text/html"])
+    assert [int(r["bytes"]) for r in renamed] == size_whatif(store, spec, "Document", rename=names)["bytes"].tolist()
+
+
+EXECUTED = {"04_item_sizes.ipynb": test_item_sizes, "00_quickstart.ipynb": test_quickstart, "01_load_data.ipynb": test_load_data,
             "02_access_patterns.ipynb": test_access_patterns}
