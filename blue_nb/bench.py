@@ -189,6 +189,76 @@ def bench_explorer(spec, data: Path) -> dict:
     return out
 
 
+def bench_heat_sliders(dialogues: int = 100_000) -> dict:
+    """The heat explorer's redraw per slider change at ~``dialogues`` partition keys (20 changes of rates
+    and skews through HeatExplorer: the what-if evaluation, the heat map and top-keys PNGs, the findings),
+    against the naive way: ``heat(spec, store)`` recomputed from scratch for one change. The data: the
+    dialogue spec with one Dialogue and Expert and 1-2 Perspectives per dialogue, a Tension and its event
+    for half of them, and five big dialogues (1,500 down to 150 perspectives); the spec's own patterns."""
+    import numpy as np
+    import pandas as pd
+
+    from blue_nb.heat import heat
+    from blue_nb.spec import with_pattern
+    from blue_nb.widgets import HeatExplorer
+
+    spec, rng = load_spec(ROOT / "data/specs/dialogue.yaml"), np.random.default_rng(1)
+    ids = np.array([f"d{i:06d}" for i in range(dialogues)], dtype=object)
+    ids[0] = "nvidia-dec"
+    n = 1 + rng.poisson(0.6, dialogues)
+    n[:5] = [1500, 600, 300, 200, 150]
+    d, t = np.repeat(np.arange(dialogues), n), np.flatnonzero(rng.random(dialogues) < 0.5)
+    seq = np.arange(len(d)) - np.repeat(np.cumsum(n) - n, n)
+    created = pd.Timestamp("2026-01-01") + pd.to_timedelta(rng.integers(0, 180 * 86400, dialogues), unit="s")
+    store = open_store("duckdb")
+    with tempfile.TemporaryDirectory() as tmp:
+        files = {"dialogues": {"dialogue_id": ids, "title": "t", "created_at": created.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                               "status": rng.choice(["open", "closed", "archived"], dialogues, p=[0.2, 0.3, 0.5])},
+                 "experts": {"dialogue_id": ids, "expert": "ada", "role": "lead", "tier": "a", "score": 1.5},
+                 "perspectives": {"dialogue_id": ids[d], "round": seq % 4, "expert": "ada", "seq": seq, "label": "x",
+                                  "content": "some words " * 20, "status": "draft"},
+                 "tensions": {"dialogue_id": ids[t], "tension_id": "T01", "description": "d", "status": "open"},
+                 "tension_events": {"dialogue_id": ids[t], "tension_id": "T01", "ts": 1_779_033_953 + t,
+                                    "event_type": "raised", "actor": "ada", "reason": "r"}}
+        for name, columns in files.items():
+            pd.DataFrame(columns).to_csv(Path(tmp) / f"{name}.csv", index=False)
+        t0 = time.perf_counter()
+        items = load_data(spec, tmp, stores=[store], progress=False)[0].items_written
+        t_load = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    report = heat(spec, store, whatif=True)
+    t_model = time.perf_counter() - t0
+    explorer = HeatExplorer(report)
+    rates, skews = explorer.rate_sliders, explorer.skew_sliders
+    plan = ([(rates["list_perspectives"], 60 * f) for f in (2, 3, 5, 8, 12)]
+            + [(skews["list_round"], s) for s in (0.0, 0.6, 1.8, 2.5, 1.2)]
+            + [(rates["get_dialogue"], 120 * f) for f in (10, 100, 1000, 1)]
+            + [(rates["add_perspective"], 25 * f) for f in (10, 100, 400)]
+            + [(skews["dialogues_by_status"], s) for s in (1.0, 2.0, 0.0)])
+    redraw, parts = [], {"evaluate_ms": [], "heatmap_ms": [], "top_keys_ms": []}
+    for slider, value in plan:                   # what dragging a slider does: its observer redraws
+        t0 = time.perf_counter()
+        slider.value = value
+        redraw.append((time.perf_counter() - t0) * 1000)
+        for k in parts:
+            parts[k].append(explorer.timings[k])
+    t0 = time.perf_counter()
+    heat(with_pattern(spec, "list_perspectives", rate_per_second=300), store)
+    t_naive = time.perf_counter() - t0
+    store.close()
+    out = {**report.whatif.counts, "items": items, "load_s": round(t_load, 1), "heat_with_whatif_s": round(t_model, 1),
+           "changes": len(redraw), "redraw_median_ms": round(statistics.median(redraw), 1),
+           "redraw_max_ms": round(max(redraw), 1)}
+    for k, v in parts.items():
+        out[k.replace("_ms", "_median_ms")] = round(statistics.median(v), 1)
+        out[k.replace("_ms", "_max_ms")] = round(max(v), 1)
+    out["naive_heat_one_change_s"] = round(t_naive, 1)
+    out["speedup_redraw"] = round(t_naive * 1000 / out["redraw_median_ms"], 1)
+    out["speedup_evaluate"] = round(t_naive * 1000 / out["evaluate_median_ms"], 1)
+    out["last_findings"] = explorer.findings.summary()
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--items", type=int, default=100_000, help="dialogue items to generate")
@@ -204,6 +274,7 @@ def main(argv: list[str] | None = None) -> None:
         report["load"] = bench_load(spec, data, naive_items=min(2_000, args.items))
         report["patterns"] = bench_patterns(spec, data)
         report["explorer"] = bench_explorer(spec, data)
+    report["heat_sliders"] = bench_heat_sliders()
     for section, numbers in report.items():
         print(f"[{section}]")
         for k, v in numbers.items():

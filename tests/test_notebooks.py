@@ -399,5 +399,41 @@ def test_item_sizes(jupyter_env):
     assert [int(r["bytes"]) for r in renamed] == size_whatif(store, spec, "Document", rename=names)["bytes"].tolist()
 
 
+@pytest.mark.slow
+def test_partition_heat(jupyter_env, dialogue_dir):
+    from blue_nb.heat import heat
+    from blue_nb.spec import load_spec
+    from blue_nb.stores import open_store
+    from blue_nb.workflows import load_data
+
+    seconds, hot_rate = 30, 300.0
+    nb = run_notebook("03_partition_heat.ipynb", {"DATA": str(dialogue_dir), "SECONDS": seconds, "HOT_RATE": hot_rate})
+    spec = load_spec(DIALOGUE_SPEC)
+    with open_store("duckdb") as store:
+        load_data(spec, dialogue_dir, stores=[store], progress=False)
+        report = heat(spec, store, seconds=seconds, whatif=True)
+    hot = report.whatif.evaluate({"list_perspectives": hot_rate})
+    path = lambda text: text.replace(str(DIALOGUE_SPEC), "../data/specs/dialogue.yaml")     # noqa: E731
+
+    assert result(nb, "report = heat(")["text/plain"] == repr(report)
+    assert ast.literal_eval(result(nb, "report.summary()")["text/plain"]) == report.summary()["indexes"]
+    shown = html_records(result(nb, "report.partitions.head(")["text/html"])
+    expected = report.partitions.head(10)
+    assert [(r["index"], r["pk"], int(r["items"]), int(r["bytes"])) for r in shown] == \
+        list(zip(expected["index"], expected["pk"], expected["items"], expected["bytes"]))
+    assert [float(r["rcu_per_s"]) for r in shown] == pytest.approx(expected["rcu_per_s"].tolist(), rel=1e-5)
+    for call in ("key_heatmap(report.timeline)", "top_keys(report.partitions)", "explorer.heatmap_figure"):
+        assert result(nb, call)["image/png"], f"{call} drew no picture"
+    assert path(result(nb, "report.findings")["text/plain"]) == path(repr(report.findings))
+    assert "0 errors, 0 warnings" in result(nb, "report.findings")["text/plain"]
+
+    moved = result(nb, "explorer.set_rate(")["text/plain"]
+    assert "hottest table 'nvidia-dec'" in moved and hot.findings.summary() in moved
+    shown = result(nb, "explorer.findings")
+    assert path(shown["text/plain"]) == path(repr(hot.findings))
+    assert "HOT-PARTITION" in shown["text/html"] and "nvidia-dec" in shown["text/html"]
+    assert hot.findings.by_rule("HOT-PARTITION") and "'nvidia-dec'" in hot.findings.by_rule("HOT-PARTITION")[0].message
+
+
 EXECUTED = {"04_item_sizes.ipynb": test_item_sizes, "00_quickstart.ipynb": test_quickstart, "01_load_data.ipynb": test_load_data,
-            "02_access_patterns.ipynb": test_access_patterns}
+            "02_access_patterns.ipynb": test_access_patterns, "03_partition_heat.ipynb": test_partition_heat}

@@ -10,6 +10,7 @@
 * :mod:`.logs` - a recorded access log (CSV, Parquet, JSONL) instead of the model
 * :mod:`.throttle` - predictions and findings; :mod:`.sizes` - item and entry sizes
 * :mod:`.report` - :class:`HeatReport` and ``summary.json``; :mod:`.run` - the entry points
+* :mod:`.whatif` - :class:`HeatWhatIf`: the model as arrays, re-evaluated for new rates and skews in ms
 
 All aggregation runs in DuckDB through the store's ``execute``: no Python loop over items.
 """
@@ -17,9 +18,11 @@ All aggregation runs in DuckDB through the store's ``execute``: no Python loop o
 from blue_nb.heat.costs import call_costs
 from blue_nb.heat.logs import parse_timestamp, read_access_log
 from blue_nb.heat.report import HeatReport, skew
-from blue_nb.heat.run import DEFAULT_SECONDS, DEFAULT_SEED, heat, heat_findings
+from blue_nb.heat.run import DEFAULT_SECONDS, DEFAULT_SEED, heat, heat_findings, what_if
 from blue_nb.heat.throttle import HEAT_RULES, is_time_like
+from blue_nb.heat.whatif import HeatWhatIf, WhatIfResult
 from blue_nb.heat.workload import candidates, parse_distribution
 
-__all__ = ["DEFAULT_SECONDS", "DEFAULT_SEED", "HEAT_RULES", "HeatReport", "call_costs", "candidates", "heat", "heat_findings",
-           "is_time_like", "parse_distribution", "parse_timestamp", "read_access_log", "skew"]
+__all__ = ["DEFAULT_SECONDS", "DEFAULT_SEED", "HEAT_RULES", "HeatReport", "HeatWhatIf", "WhatIfResult", "call_costs",
+           "candidates", "heat", "heat_findings", "is_time_like", "parse_distribution", "parse_timestamp",
+           "read_access_log", "skew", "what_if"]

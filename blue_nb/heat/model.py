@@ -154,6 +154,27 @@ class HeatModel:
         return frame(self.store, sql, ["pattern", "candidates", "calls_per_s", "rcu_per_call", "wcu_per_call",
                                        "items_per_call", "max_pages", "rcu_per_s", "wcu_per_s"])
 
+    def whatif_frames(self) -> dict[str, pd.DataFrame]:
+        """The per-candidate inputs of :class:`blue_nb.heat.whatif.HeatWhatIf` (fetched once, then numpy):
+
+        * ``candidates``: pid, cid, n, grank, gn, gk - the data's count of the tuple, and the rank, count
+          and number of tuples of its request key (a scan: one candidate of weight 1);
+        * ``effects``: pid, cid, idx, pk, rcu, wcu, floor - the units one call puts on each partition;
+        * ``hits``: pid, cid, idx, pk, item, rcu, wcu - the same per item."""
+        sel = []
+        for pid, c in self.candidates.items():
+            if c.pattern.operation == "scan":
+                sel.append(f"SELECT {pid}, 0::BIGINT, 1, 1, 1, 1")
+            elif c.table is not None:
+                sel.append(f"SELECT {pid}, cid, n, grank, gn, gk FROM {c.table}")
+        cols = ["pid", "cid", "n", "grank", "gn", "gk"]
+        cands = frame(self.store, " UNION ALL ".join(sel) + " ORDER BY 1, 2", cols) if sel else pd.DataFrame(columns=cols)
+        effects = frame(self.store, f"SELECT pid, cid, idx, pk, rcu, wcu, floor FROM {self.costs.effects}",
+                        ["pid", "cid", "idx", "pk", "rcu", "wcu", "floor"])
+        hits = frame(self.store, f"SELECT pid, cid, idx, pk, item, rcu, wcu FROM {self.costs.hits}",
+                     ["pid", "cid", "idx", "pk", "item", "rcu", "wcu"])
+        return {"candidates": cands, "effects": effects, "hits": hits}
+
     # -- per second --------------------------------------------------------------------------
     def simulate(self, seconds: int = 60, seed: int = 18) -> str:
         """Draw ``seconds`` of calls per pattern; returns the ``calls(second, pid, cid, k)`` table."""

@@ -37,7 +37,7 @@ def skew(partitions: pd.DataFrame) -> dict[str, dict[str, Any]]:
 
 def _clean(v: Any) -> Any:
     if isinstance(v, float):
-        return None if math.isnan(v) else round(v, 3)
+        return None if math.isnan(v) else round(float(v), 3)      # float(): no np.float64 in the summary
     if hasattr(v, "item"):
         return _clean(v.item())
     return v
@@ -54,7 +54,8 @@ class HeatReport:
       bytes_paid_write), ``attrs`` (entity, attribute, bytes, share), ``entries`` (index, size);
     * ``findings`` (:class:`blue_nb.rules.Findings`), ``skew`` (per index), ``hot_items``,
       ``drivers`` (units per key and pattern), ``patterns`` (per-call costs), ``table``
-      (billing mode and burst), ``item_sizes`` (per entity count, p50, p95, max).
+      (billing mode and burst), ``item_sizes`` (per entity count, p50, p95, max);
+    * ``whatif``: with ``heat(..., whatif=True)``, a :class:`~blue_nb.heat.whatif.HeatWhatIf` (else None).
     """
 
     source: str
@@ -74,6 +75,7 @@ class HeatReport:
     attrs: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["entity", "attribute", "bytes", "share"]))
     entries: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["index", "size"]))
     timings: dict[str, float] = field(default_factory=dict)
+    whatif: Any = None          # a HeatWhatIf when heat(..., whatif=True): re-evaluate other rates and skews
 
     def top_keys(self, n: int = SUMMARY_TOP) -> list[dict[str, Any]]:
         """The n hottest keys (by consumed throughput units) with their load and size."""

@@ -154,7 +154,8 @@ def _entity_select(spec: Spec, entity: str, names: list[str], cat: str, main: st
 
 @dataclass
 class Candidates:
-    """A pattern's candidate table in the store: ``cid, p_<param>..., qpk, qsk1, qsk2, n, w``."""
+    """A pattern's candidate table in the store: ``cid, p_<param>..., qpk, qsk1, qsk2, n, grank, gn, gk, w``
+    (``grank``, ``gn``, ``gk``: the rank, data count and tuple count of the candidate's request key)."""
 
     pattern: AccessPattern
     table: str | None                      # quoted temp table name; None when there is no data for it
@@ -258,7 +259,7 @@ def build_candidates(scratch: Scratch, spec: Spec, p: AccessPattern, tag: str = 
                     FROM g0 LEFT JOIN {pc} pc ON pc.pk = g0.qpk),
              g AS (SELECT *, count(*) OVER () AS ng, sum(gn) OVER () AS tot,
                           sum(pow(grank, -{s!r})) OVER () AS zsum FROM g1)
-        SELECT CAST(row_number() OVER (ORDER BY {order}) - 1 AS BIGINT) AS cid, r.*,
+        SELECT CAST(row_number() OVER (ORDER BY {order}) - 1 AS BIGINT) AS cid, r.*, g.grank, g.gn, g.gk,
                CAST({_weight_sql(kind, s)} AS DOUBLE) AS w
         FROM r JOIN g USING (qpk)"""
     table = scratch.create_as(f"cand{tag}", sql)

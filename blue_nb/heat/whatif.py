@@ -1,0 +1,395 @@
+"""What if the rates or the skews were different: the heat model re-evaluated in milliseconds.
+
+:class:`HeatWhatIf` is built once from a computed :class:`~blue_nb.heat.model.HeatModel`: its
+candidates with their weight inputs (data count, rank and size of the request key's group), the
+units one call of each puts on every partition (``effects``) and on every item (``hits``),
+fetched once into numpy arrays. :meth:`HeatWhatIf.evaluate` then takes new ``rates`` (calls/s per
+pattern) and ``skews`` (the Zipf exponent s per pattern) and recomputes with ``bincount``, never
+a Python loop over candidates:
+
+* the weights of :mod:`.workload`: uniform ``1/G/k``, sample ``n/total``, zipf
+  ``rank^-s / Σ rank^-s × n/gn``. A skew ``s > 0`` makes a pattern ``zipf:s`` whatever its spec
+  distribution; ``s = 0`` makes it ``uniform``;
+* ``partitions`` (the :class:`~blue_nb.heat.report.HeatReport` contract), equal to what
+  :func:`~blue_nb.heat.heat` computes for the same rates and distributions (up to float rounding);
+* a ``timeline`` of the keys that matter: every key whose mean plus six standard deviations
+  reaches half a per-partition limit, and per index the hottest key (by RCU and by WCU) of each
+  of ``rows`` contiguous key ranges - what :func:`blue_nb.plots.key_heatmap` colours a range by.
+  A key's units in one second are ``u × Poisson(λ)`` with ``λ u = Σ rate·w·units`` and
+  ``λ u² = Σ rate·w·units²`` over its calls: the exact mean and variance of the model's
+  per-second load, not its call-by-call draw, so peaks differ from a full run's by chance only;
+* the findings that depend on the rates, from :mod:`.throttle`'s own functions: HOT-PARTITION,
+  HOT-INDEX-PARTITION, MONOTONIC-WRITES and TABLE-CAPACITY; the size findings (PARTITION-SIZE,
+  ITEM-SIZE-NEAR-LIMIT) of the base run are kept, since no rate changes them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from blue_nb.errors import QueryError
+from blue_nb.heat.model import PARTITION_COLUMNS, TIMELINE_COLUMNS, HeatModel
+from blue_nb.heat.throttle import (FEW_KEYS, FEW_KEYS_FRACTION, HEAT_RULES, monotonic_findings, monotonic_patterns,
+                                   table_capacity, throttle_findings)
+from blue_nb.heat.workload import parse_distribution
+from blue_nb.rules import Finding, Findings
+from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
+from blue_nb.spec import Spec
+
+__all__ = ["HeatWhatIf", "WhatIfResult", "STATIC_RULES", "SIGMAS"]
+
+STATIC_RULES = ("PARTITION-SIZE", "ITEM-SIZE-NEAR-LIMIT")   # findings no rate changes
+SIGMAS = 6.0                                                 # a key is simulated when mean + 6 sd >= half a limit
+_SHIFT = 40                                                  # (pid << 40) | cid identifies a candidate
+
+
+@dataclass
+class WhatIfResult:
+    """One evaluation: the settings (``rates``, ``distributions`` per pattern), the frames of the
+    HeatReport contracts (``partitions``, ``timeline`` of the simulated keys, ``hot_items`` and
+    ``drivers`` of the keys that can be flagged), the ``findings``, ``table`` (billing mode, totals)."""
+
+    rates: dict[str, float]
+    distributions: dict[str, str]
+    seconds: int
+    partitions: pd.DataFrame
+    timeline: pd.DataFrame
+    findings: Findings
+    hot_items: pd.DataFrame
+    drivers: pd.DataFrame
+    table: dict[str, Any] = field(default_factory=dict)
+    elapsed_ms: float = 0.0
+
+    def __repr__(self) -> str:
+        top = self.partitions.head(1)
+        hottest = (f"{top['index'].iloc[0]} {top['pk'].iloc[0]!r} at {top['rcu_per_s'].iloc[0]:,.1f} RCU/s, "
+                   f"{top['wcu_per_s'].iloc[0]:,.1f} WCU/s" if len(top) else "no partitions")
+        return (f"WhatIfResult({len(self.partitions):,} partitions, hottest {hottest}; {self.findings.summary()}; "
+                f"{self.elapsed_ms:,.1f} ms)")
+
+
+def _key(pid, cid) -> np.ndarray:
+    return (np.asarray(pid, dtype=np.int64) << _SHIFT) | np.asarray(cid, dtype=np.int64)
+
+
+def _sorted_by(codes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(order that sorts ``codes``, offsets of each code 0..n-1 in that order)."""
+    order = np.argsort(codes, kind="stable")
+    return order, np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=n))])
+
+
+def _slices(offsets: np.ndarray, parts: np.ndarray) -> np.ndarray:
+    """The positions of every row of the partitions ``parts`` in arrays sorted by partition."""
+    if not len(parts):
+        return np.zeros(0, dtype=np.int64)
+    return np.concatenate([np.arange(offsets[p], offsets[p + 1]) for p in parts])
+
+
+class HeatWhatIf:
+    """The heat model of one spec as arrays; :meth:`evaluate` re-prices it for new rates and skews.
+
+    ``patterns`` (the modelled patterns: those with a rate, in spec order), ``indexes`` ("table" and
+    each GSI with keys), ``base_rates`` and ``base_distributions`` (the spec's), ``seconds`` and
+    ``seed`` of the timeline, ``rows`` (key ranges drawn per index, as the heat map's ``max_rows``)."""
+
+    def __init__(self, spec: Spec, frames: Mapping[str, pd.DataFrame], partitions: pd.DataFrame, *,
+                 names: Mapping[int, str], rates: Mapping[int, float], seconds: int, seed: int,
+                 findings: list[Finding] | tuple = (), rows: int = 200):
+        self.spec, self.seconds, self.seed, self.rows = spec, int(seconds), int(seed), int(rows)
+        pids = sorted(names)
+        self.patterns = [names[p] for p in pids]
+        self.base_rates = {names[p]: float(rates[p]) for p in pids}
+        self.base_distributions = {names[p]: parse_distribution(spec.pattern(names[p]).key_distribution)
+                                   for p in pids}
+        self.static_findings = [f for f in findings if f.rule in STATIC_RULES]
+        self._candidates(frames["candidates"], pids)
+        self._partitions(partitions, frames["effects"])
+        self._effects(frames["effects"])
+        self._hits(frames["hits"])
+        self._wcache: dict[int, tuple[tuple[str, float], np.ndarray]] = {}
+
+    @classmethod
+    def from_model(cls, model: HeatModel, partitions: pd.DataFrame, *, seconds: int, seed: int,
+                   findings: list[Finding] | tuple = (), rows: int = 200) -> "HeatWhatIf":
+        """From a model whose patterns are priced (``add_model_patterns``) and its ``partitions()`` frame."""
+        return cls(model.spec, model.whatif_frames(), partitions, names=model.names, rates=model.rates,
+                   seconds=seconds, seed=seed, findings=findings, rows=rows)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """The size of the arrays: patterns, candidates, effects (units per call and partition), hits, partitions."""
+        return {"patterns": len(self.patterns), "candidates": len(self._ckey), "effects": len(self._ecand),
+                "hits": len(self._hcand), "partitions": len(self._pk)}
+
+    # -- building (once) ---------------------------------------------------------------------
+    def _candidates(self, c: pd.DataFrame, pids: list[int]) -> None:
+        kcode = {pid: k for k, pid in enumerate(pids)}
+        c = c[c["pid"].isin(kcode)].sort_values(["pid", "cid"], kind="stable")
+        self._ckey = _key(c["pid"], c["cid"])
+        self._pat = c["pid"].map(kcode).to_numpy(np.int64)
+        self._n, self._grank, self._gn, self._gk = (c[x].to_numpy(float) for x in ("n", "grank", "gn", "gk"))
+        self._start = np.searchsorted(self._pat, np.arange(len(pids) + 1))
+        k = np.arange(len(pids))
+        self._ng = np.array([self._grank[a:b].max() if b > a else 0.0 for a, b in zip(self._start[k], self._start[k + 1])])
+        self._tot = np.bincount(self._pat, self._n, minlength=len(pids))
+        self._scan = np.array([self.spec.pattern(n).operation == "scan" for n in self.patterns], dtype=bool)
+        self._col = np.argsort(np.argsort(np.array(self.patterns, dtype=object)))   # a pattern's column: by name
+
+    def _partitions(self, parts: pd.DataFrame, effects: pd.DataFrame) -> None:
+        base = parts[["index", "pk", "items", "bytes"]]
+        keys = pd.MultiIndex.from_frame(base[["index", "pk"]])
+        extra = effects[["idx", "pk"]].drop_duplicates()
+        extra = extra[~pd.MultiIndex.from_frame(extra).isin(keys)]
+        if len(extra):
+            base = pd.concat([base, pd.DataFrame({"index": extra["idx"], "pk": extra["pk"], "items": 0, "bytes": 0})])
+        order = ["table", *self.spec.table.indexes]
+        names = sorted(set(base["index"]), key=lambda i: (order.index(i) if i in order else len(order), i))
+        base = base.assign(_i=base["index"].map({n: i for i, n in enumerate(names)})).sort_values(["_i", "pk"])
+        self.indexes = names
+        self._idx = base["_i"].to_numpy(np.int64)
+        self._istart = np.searchsorted(self._idx, np.arange(len(names) + 1))
+        self._idx_name = base["index"].to_numpy(object)
+        self._pk = base["pk"].to_numpy(object)
+        self._items, self._bytes = base["items"].to_numpy(np.int64), base["bytes"].to_numpy(np.int64)
+        self._keys = pd.MultiIndex.from_arrays([self._idx_name, self._pk])
+        self._idx_arr, self._pk_arr = (pd.Series(x).array for x in (self._idx_name, self._pk))   # pandas' own strings
+        alpha = np.argsort(np.argsort(np.array(names, dtype=object)))       # ORDER BY ..., idx, pk
+        self._tiebreak = np.lexsort((np.arange(len(base)), alpha[self._idx], -self._bytes))
+
+    def _codes(self, f: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        cand = np.searchsorted(self._ckey, _key(f["pid"], f["cid"]))
+        cand = np.minimum(cand, max(len(self._ckey) - 1, 0))
+        known = (self._ckey[cand] == _key(f["pid"], f["cid"])) if len(self._ckey) else np.zeros(len(f), bool)
+        part = self._keys.get_indexer(pd.MultiIndex.from_arrays([f["idx"].to_numpy(object), f["pk"].to_numpy(object)]))
+        return cand, np.where(known & (part >= 0), part, -1)
+
+    def _effects(self, e: pd.DataFrame) -> None:
+        cand, part = self._codes(e)
+        keep = part >= 0
+        order, self._eoff = _sorted_by(part[keep], len(self._pk))
+        self._ecand, self._epart = cand[keep][order], part[keep][order]
+        self._ercu, self._ewcu, self._efloor = (e[x].to_numpy(float)[keep][order] for x in ("rcu", "wcu", "floor"))
+        cell = self._col[self._pat[self._ecand]] * len(self._pk) + self._epart     # (column, partition) of a matrix
+        self._units = {}
+        for unit, v in (("rcu", self._ercu), ("wcu", self._ewcu)):
+            at = np.flatnonzero(v > 0)                                            # reads and writes apart: half the work
+            self._units[unit] = (self._ecand[at], cell[at], self._epart[at], v[at], v[at] ** 2)
+
+    def _hits(self, h: pd.DataFrame) -> None:
+        cand, part = self._codes(h)
+        keep = part >= 0
+        order, self._hoff = _sorted_by(part[keep], len(self._pk))
+        self._hcand = cand[keep][order]
+        codes, self._item_labels = pd.factorize(h["item"].to_numpy(object)[keep][order])
+        self._hitem = codes.astype(np.int64)
+        self._hrcu, self._hwcu = (h[x].to_numpy(float)[keep][order] for x in ("rcu", "wcu"))
+
+    # -- settings ----------------------------------------------------------------------------
+    def distribution(self, name: str, skew: float | None = None) -> tuple[str, float]:
+        """The distribution of a pattern under ``skew`` (None: its spec's)."""
+        if skew is None:
+            return self.base_distributions[name]
+        s = float(skew)
+        if not np.isfinite(s) or s < 0:
+            raise QueryError(f"skew of {name} must be a number >= 0, got {skew!r}", where="what-if skews",
+                             hint="s = 0 is uniform; s = 1.2 is zipf:1.2")
+        return ("zipf", s) if s > 0 else ("uniform", 0.0)
+
+    def _settings(self, rates: Mapping[str, float] | None, skews: Mapping[str, float | None] | None):
+        rates, skews = dict(rates or {}), dict(skews or {})
+        unknown = sorted((set(rates) | set(skews)) - set(self.patterns))
+        if unknown:
+            raise QueryError(f"no modelled pattern {', '.join(unknown)}", where="what-if",
+                             hint=f"the patterns with a rate are {', '.join(self.patterns)}")
+        r = np.array([float(rates.get(n, self.base_rates[n])) for n in self.patterns])
+        bad = [n for n, x in zip(self.patterns, r) if not np.isfinite(x) or x < 0]
+        if bad:
+            raise QueryError(f"rate of {bad[0]} must be a number >= 0, got {rates[bad[0]]!r}", where="what-if rates",
+                             hint="give calls per second")
+        return r, [self.distribution(n, skews.get(n)) for n in self.patterns]
+
+    def _weights(self, kinds: list[tuple[str, float]]) -> np.ndarray:
+        blocks = []
+        for k, kind in enumerate(kinds):
+            hit = self._wcache.get(k)
+            if hit is None or hit[0] != kind:
+                hit = (kind, self._pattern_weights(k, *kind))
+                self._wcache[k] = hit
+            blocks.append(hit[1])
+        return np.concatenate(blocks) if blocks else np.zeros(0)
+
+    def _pattern_weights(self, k: int, kind: str, s: float) -> np.ndarray:
+        """The weights of :func:`blue_nb.heat.workload.build_candidates`, for one pattern."""
+        a, b = self._start[k], self._start[k + 1]
+        if self._scan[k]:
+            return np.ones(b - a)
+        if kind == "uniform":
+            return 1.0 / self._ng[k] / self._gk[a:b]
+        if kind == "sample":
+            return self._n[a:b] / self._tot[k]
+        zsum = np.sum(np.arange(1, self._ng[k] + 1, dtype=float) ** -s)
+        return self._grank[a:b] ** -s / zsum * self._n[a:b] / self._gn[a:b]
+
+    # -- evaluation --------------------------------------------------------------------------
+    def evaluate(self, rates: Mapping[str, float] | None = None,
+                 skews: Mapping[str, float | None] | None = None) -> WhatIfResult:
+        """Partitions, timeline and findings for ``rates`` (calls/s) and ``skews`` (Zipf s) per pattern
+        name: a skew s > 0 makes the pattern zipf:s, 0 uniform; a pattern left out (or a skew of None)
+        keeps its spec's rate and distribution. ``partitions`` follows the HeatReport contract; its
+        ``patterns`` column is categorical (a few distinct lists over many keys)."""
+        t0 = time.perf_counter()
+        r, kinds = self._settings(rates, skews)
+        calls = r[self._pat] * self._weights(kinds)
+        n, k = len(self._pk), len(self.patterns)
+        m, mean, var = {}, {}, {}
+        for unit, (cand, cell, part, v, v2) in self._units.items():
+            c = calls[cand]
+            m[unit] = np.bincount(cell, c * v, n * k).reshape(k, n)            # units/s per (pattern by name, key)
+            mean[unit], var[unit] = np.ones(k) @ m[unit], np.bincount(part, c * v2, n)
+        rcu, wcu = mean["rcu"], mean["wcu"]
+        ctu = 3 * wcu + rcu
+        order = self._tiebreak[np.argsort(-ctu[self._tiebreak], kind="stable")]
+        codes, texts = self._pattern_lists(3 * m["wcu"] + m["rcu"])
+        partitions = pd.DataFrame({"index": self._idx_arr.take(order), "pk": self._pk_arr.take(order),
+                                   "items": self._items[order], "bytes": self._bytes[order], "rcu_per_s": rcu[order],
+                                   "wcu_per_s": wcu[order], "consumed_throughput_units": ctu[order],
+                                   "patterns": pd.Categorical.from_codes(codes[order], texts)}, columns=PARTITION_COLUMNS)
+        rng = np.random.default_rng(self.seed)
+        timeline, rows = self._timeline(self._simulated(rcu, wcu, var["rcu"], var["wcu"]), mean, var, rng)
+        found, table, hot, drivers = self._findings(timeline, rows, mean, var, m, calls, rng)
+        findings = Findings(found, spec=self.spec.source_path or self.spec.domain,
+                            items_checked=int(self._items[self._idx == 0].sum()), rule_order=list(HEAT_RULES))
+        return WhatIfResult(rates=dict(zip(self.patterns, r.tolist())),
+                            distributions={n: kind if kind != "zipf" else f"zipf:{s:g}"
+                                           for n, (kind, s) in zip(self.patterns, kinds)},
+                            seconds=self.seconds, partitions=partitions, timeline=timeline, findings=findings,
+                            hot_items=hot, drivers=drivers, table=table, elapsed_ms=(time.perf_counter() - t0) * 1000)
+
+    def _pattern_lists(self, units: np.ndarray) -> tuple[np.ndarray, list[str]]:
+        """Per partition, the patterns with load on it by 3×WCU + RCU descending, then by name (SQL's
+        ``string_agg``; loads equal to 7 digits are ties): (code per partition, texts). Each key's
+        ranking is packed into one integer, 4 bits per pattern; each distinct ranking is joined once."""
+        k = len(self.patterns)
+        u = units.astype(np.float32)                     # rows: patterns by name, so ties go to the first name
+        ahead = np.zeros(u.shape, np.int8)
+        for c in range(k):                               # a loop over pairs of patterns, not over candidates
+            for o in range(k):
+                if o != c:
+                    ahead[c] += (u[o] >= u[c]) if o < c else (u[o] > u[c])
+        none = 15 if k < 15 else k
+        ahead[units <= 0] = none
+        if k < 15:
+            code = np.zeros(u.shape[1], np.int64)
+            for c in range(k):
+                code |= ahead[c].astype(np.int64) << (4 * c)
+            codes, uniq = pd.factorize(code)
+            ranks = [[(int(x) >> (4 * c)) & 15 for c in range(k)] for x in uniq]
+        else:
+            uniq, codes = np.unique(ahead.T, axis=0, return_inverse=True)
+            ranks = uniq.tolist()
+        names = sorted(self.patterns)
+        texts = [", ".join(names[c] for c in sorted((c for c in range(k) if row[c] != none), key=row.__getitem__))
+                 for row in ranks]
+        same, texts = pd.factorize(np.array(texts, dtype=object))     # (a float32 underflow can leave gaps in ranks)
+        return same[codes.reshape(-1)], list(texts)
+
+    def _simulated(self, rcu, wcu, vr, vw) -> np.ndarray:
+        """The partitions drawn per second: any that can reach half a limit, and per index the hottest
+        key by RCU and by WCU of each of ``rows`` contiguous key ranges (keys with traffic, key order)."""
+        warm = ((rcu + SIGMAS * np.sqrt(vr) >= FEW_KEYS_FRACTION * PARTITION_RCU)
+                | (wcu + SIGMAS * np.sqrt(vw) >= FEW_KEYS_FRACTION * PARTITION_WCU))
+        picked = [np.flatnonzero(warm)]
+        for a, b in zip(self._istart[:-1], self._istart[1:]):
+            pos = a + np.flatnonzero((rcu[a:b] > 0) | (wcu[a:b] > 0))
+            if not len(pos):
+                continue
+            bins = np.arange(len(pos)) * min(len(pos), self.rows) // len(pos)
+            starts = np.flatnonzero(np.r_[True, bins[1:] != bins[:-1]])
+            for v in (rcu[pos], wcu[pos]):
+                top = np.maximum.reduceat(v, starts)[bins]
+                picked.append(pos[(v == top) & (v > 0)])
+        return np.unique(np.concatenate(picked))
+
+    def _draw(self, mean: np.ndarray, var: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """``seconds`` draws per row of u × Poisson(λ) with λu = mean and λu² = var."""
+        ok = (mean > 0) & (var > 0)
+        unit = np.where(ok, var / np.where(ok, mean, 1.0), 0.0)
+        lam = np.where(ok, mean / np.where(ok, unit, 1.0), 0.0)
+        return unit[:, None] * rng.poisson(lam[:, None], size=(len(mean), self.seconds))
+
+    def _timeline(self, sim: np.ndarray, mean: dict, var: dict, rng) -> tuple[pd.DataFrame, np.ndarray]:
+        """Units per (second, index, pk) of the simulated keys, by second then key; and each row's partition."""
+        dr, dw = (self._draw(mean[u][sim], var[u][sim], rng) for u in ("rcu", "wcu"))
+        second, key = np.nonzero(((dr > 0) | (dw > 0)).T)
+        frame = pd.DataFrame({"second": second.astype(np.int64), "index": self._idx_arr.take(sim[key]),
+                              "pk": self._pk_arr.take(sim[key]), "rcu": dr[key, second], "wcu": dw[key, second]},
+                             columns=TIMELINE_COLUMNS)
+        return frame, sim[key]
+
+    # -- findings ----------------------------------------------------------------------------
+    def _findings(self, timeline: pd.DataFrame, rows: np.ndarray, mean: dict, var: dict, m: dict,
+                  calls: np.ndarray, rng) -> tuple[list[Finding], dict, pd.DataFrame, pd.DataFrame]:
+        rcu, wcu = mean["rcu"], mean["wcu"]
+        util = np.maximum(rcu / PARTITION_RCU, wcu / PARTITION_WCU)
+        over = (timeline["rcu"].to_numpy() > PARTITION_RCU) | (timeline["wcu"].to_numpy() > PARTITION_WCU)
+        flag = np.union1d(np.flatnonzero(util >= FEW_KEYS_FRACTION), rows[over]).astype(np.int64)
+        hot, drivers = self._hot_items(flag, calls), self._drivers(flag, m, calls)
+        found = []
+        if len(flag):           # throttle.py's own rules, on the keys it can flag (and enough of each index to count)
+            keep = [flag] + [np.arange(a, b) if b - a <= FEW_KEYS else a + np.argsort(-util[a:b])[: FEW_KEYS + 1]
+                             for a, b in zip(self._istart[:-1], self._istart[1:])]
+            keep = np.unique(np.concatenate(keep))
+            parts = pd.DataFrame({"index": self._idx_name[keep], "pk": self._pk[keep], "items": self._items[keep],
+                                  "bytes": self._bytes[keep], "rcu_per_s": rcu[keep], "wcu_per_s": wcu[keep]})
+            found = throttle_findings(self.spec, parts, timeline[np.isin(rows, flag)], hot, drivers, self.seconds)
+        found += monotonic_findings(self.spec, self._pattern_peaks(m))
+        t = slice(self._istart[0], self._istart[1]) if self.indexes[:1] == ["table"] else slice(0, 0)
+        tr, tw = (self._draw(np.array([mean[u][t].sum()]), np.array([var[u][t].sum()]), rng)[0] for u in ("rcu", "wcu"))
+        totals = pd.DataFrame({"second": np.arange(self.seconds), "index": "table", "pk": "", "rcu": tr, "wcu": tw})
+        table, capacity = table_capacity(self.spec, totals, self.seconds)
+        return found + capacity + self.static_findings, table, hot, drivers
+
+    def _hot_items(self, flag: np.ndarray, calls: np.ndarray) -> pd.DataFrame:
+        """index, pk, item, rcu_per_s, wcu_per_s of the items of the flagged keys, hottest first."""
+        at = _slices(self._hoff, flag)
+        part = np.repeat(flag, np.diff(self._hoff)[flag])
+        key, which = np.unique(part * len(self._item_labels) + self._hitem[at], return_inverse=True)
+        c = calls[self._hcand[at]]
+        r = np.bincount(which, c * self._hrcu[at], len(key))
+        w = np.bincount(which, c * self._hwcu[at], len(key))
+        o = np.argsort(-(3 * w + r), kind="stable")
+        part, item = key[o] // max(len(self._item_labels), 1), key[o] % max(len(self._item_labels), 1)
+        return pd.DataFrame({"index": self._idx_name[part], "pk": self._pk[part],
+                             "item": np.asarray(self._item_labels, dtype=object)[item], "rcu_per_s": r[o],
+                             "wcu_per_s": w[o]})
+
+    def _drivers(self, flag: np.ndarray, m: dict, calls: np.ndarray) -> pd.DataFrame:
+        """index, pk, pattern, rcu_per_s, wcu_per_s, floor_rcu_per_s of the flagged keys (as HeatModel.drivers)."""
+        k = len(self.patterns)
+        at = _slices(self._eoff, flag)
+        cell = np.repeat(np.arange(len(flag)), np.diff(self._eoff)[flag]) * k + self._col[self._pat[self._ecand[at]]]
+        floor = np.bincount(cell, calls[self._ecand[at]] * self._efloor[at], len(flag) * k).reshape(len(flag), k)
+        i, j = np.nonzero(np.bincount(cell, minlength=len(flag) * k).reshape(len(flag), k))
+        r, w = m["rcu"][:, flag].T, m["wcu"][:, flag].T                    # (flagged key, pattern by name)
+        o = np.lexsort((-(3 * w[i, j] + r[i, j]), -(3 * w + r).sum(axis=1)[i]))
+        i, j = i[o], j[o]
+        return pd.DataFrame({"index": self._idx_name[flag[i]], "pk": self._pk[flag[i]],
+                             "pattern": np.array(sorted(self.patterns), dtype=object)[j], "rcu_per_s": r[i, j],
+                             "wcu_per_s": w[i, j], "floor_rcu_per_s": floor[i, j]})
+
+    def _pattern_peaks(self, m: dict) -> pd.DataFrame:
+        """Per (pattern, index) with time-ordered writes: its hottest key by WCU (as HeatModel.pattern_peaks)."""
+        out = []
+        for name, index in monotonic_patterns(self.spec):
+            if name not in self.patterns or index not in self.indexes:
+                continue
+            c, i = self._col[self.patterns.index(name)], self.indexes.index(index)
+            a, b = self._istart[i], self._istart[i + 1]
+            jw, jr = a + int(np.argmax(m["wcu"][c, a:b])), a + int(np.argmax(m["rcu"][c, a:b]))
+            out.append((name, index, self._pk[jw], m["wcu"][c, jw], self._pk[jr], m["rcu"][c, jr]))
+        return pd.DataFrame(out, columns=["pattern", "index", "pk", "wcu_per_s", "rcu_pk", "rcu_per_s"])
