@@ -44,3 +44,21 @@ def items(draw, key_attrs=("pk", "sk")) -> dict:
     for k in key_attrs:
         item[k] = draw(st.text(min_size=1, max_size=20))
     return item
+
+
+# Full-range numbers (any exponent DynamoDB accepts, 38 digits) and items of every type, as the
+# sizing and codec property tests use them.
+full_numbers = st.builds(
+    lambda digits, shift, neg: Decimal(f"{'-' if neg else ''}{digits}E{shift - len(str(digits)) + 1}"),
+    st.integers(min_value=0, max_value=10**38 - 1),
+    st.integers(min_value=-130, max_value=125),
+    st.booleans(),
+)
+_texts = st.text(max_size=20)
+full_values = st.recursive(
+    st.one_of(_texts, full_numbers, st.binary(max_size=20), st.booleans(), st.none(),
+              st.frozensets(_texts, min_size=1, max_size=4), st.frozensets(full_numbers, min_size=1, max_size=4),
+              st.frozensets(st.binary(max_size=8), min_size=1, max_size=4)),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_texts, inner, max_size=4), max_leaves=12,
+)
+full_items = st.dictionaries(st.text(min_size=1, max_size=10), full_values, max_size=8)

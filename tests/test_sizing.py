@@ -8,6 +8,7 @@ from collections import defaultdict
 from decimal import Decimal
 
 import pytest
+from tests.strategies import full_items, full_numbers, full_values
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -170,12 +171,7 @@ def reference_number_size(text: str) -> int:
     return min(size, 21)
 
 
-numbers = st.builds(
-    lambda digits, shift, neg: Decimal(f"{'-' if neg else ''}{digits}E{shift - len(str(digits)) + 1}"),
-    st.integers(min_value=0, max_value=10**38 - 1),
-    st.integers(min_value=-130, max_value=125),
-    st.booleans(),
-)
+numbers = full_numbers
 
 
 @settings(deadline=None)
@@ -455,15 +451,8 @@ def test_batch_wire_odd_values():
 # ---------------------------------------------------------------- property tests
 
 texts = st.text(max_size=20)
-scalars = st.one_of(
-    texts, numbers, st.binary(max_size=20), st.booleans(), st.none(),
-    st.frozensets(texts, min_size=1, max_size=4), st.frozensets(numbers, min_size=1, max_size=4),
-    st.frozensets(st.binary(max_size=8), min_size=1, max_size=4),
-)
-values = st.recursive(
-    scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(texts, inner, max_size=4), max_leaves=12
-)
-items_st = st.dictionaries(st.text(min_size=1, max_size=10), values, max_size=8)
+items_st = full_items
+values = full_values
 
 
 @settings(deadline=None)

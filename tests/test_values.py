@@ -6,6 +6,7 @@ import json
 from decimal import Decimal
 
 import pytest
+from tests.strategies import full_items, full_numbers, full_values
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -296,22 +297,9 @@ def strict_equal(a, b) -> bool:
     return a == b
 
 
-numbers = st.builds(
-    lambda digits, shift, neg: Decimal(f"{'-' if neg else ''}{digits}E{shift - len(str(digits)) + 1}"),
-    st.integers(min_value=0, max_value=10**38 - 1),
-    st.integers(min_value=-130, max_value=125),
-    st.booleans(),
-)
+numbers = full_numbers
 texts = st.text(max_size=20)
-scalars = st.one_of(
-    texts, numbers, st.binary(max_size=20), st.booleans(), st.none(),
-    st.frozensets(texts, min_size=1, max_size=4), st.frozensets(numbers, min_size=1, max_size=4),
-    st.frozensets(st.binary(max_size=8), min_size=1, max_size=4),
-)
-values = st.recursive(
-    scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(texts, inner, max_size=4), max_leaves=12
-)
-items = st.dictionaries(st.text(min_size=1, max_size=10), values, max_size=8)
+items = full_items
 
 
 @settings(deadline=None)
