@@ -43,6 +43,14 @@ def _clean(v: Any) -> Any:
     return v
 
 
+def hottest_text(partitions: pd.DataFrame) -> str:
+    """``table 'nvidia-dec' at 860.3 RCU/s, 9.3 WCU/s``: the first (hottest) row of a partitions frame."""
+    if not len(partitions):
+        return "no partitions"
+    top = partitions.iloc[0]
+    return f"{top['index']} {top['pk']!r} at {top['rcu_per_s']:,.1f} RCU/s, {top['wcu_per_s']:,.1f} WCU/s"
+
+
 @dataclass
 class HeatReport:
     """What :func:`blue_nb.heat.heat` computed; every frame follows the plots' data contract.
@@ -114,8 +122,6 @@ class HeatReport:
         }
 
     def __repr__(self) -> str:
-        top = self.partitions.head(1)
-        hottest = (f"{top['index'].iloc[0]} {top['pk'].iloc[0]!r} at {top['rcu_per_s'].iloc[0]:,.1f} RCU/s, "
-                   f"{top['wcu_per_s'].iloc[0]:,.1f} WCU/s" if len(top) else "no partitions")
+        hottest = hottest_text(self.partitions)
         return (f"HeatReport({self.source}: {len(self.partitions):,} partitions, hottest {hottest}; "
                 f"{self.findings.summary()})")

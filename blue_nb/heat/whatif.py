@@ -34,6 +34,7 @@ import pandas as pd
 
 from blue_nb.errors import QueryError
 from blue_nb.heat.model import PARTITION_COLUMNS, TIMELINE_COLUMNS, HeatModel
+from blue_nb.heat.report import hottest_text
 from blue_nb.heat.throttle import (FEW_KEYS, FEW_KEYS_FRACTION, HEAT_RULES, monotonic_findings, monotonic_patterns,
                                    table_capacity, throttle_findings)
 from blue_nb.heat.workload import parse_distribution
@@ -66,9 +67,7 @@ class WhatIfResult:
     elapsed_ms: float = 0.0
 
     def __repr__(self) -> str:
-        top = self.partitions.head(1)
-        hottest = (f"{top['index'].iloc[0]} {top['pk'].iloc[0]!r} at {top['rcu_per_s'].iloc[0]:,.1f} RCU/s, "
-                   f"{top['wcu_per_s'].iloc[0]:,.1f} WCU/s" if len(top) else "no partitions")
+        hottest = hottest_text(self.partitions)
         return (f"WhatIfResult({len(self.partitions):,} partitions, hottest {hottest}; {self.findings.summary()}; "
                 f"{self.elapsed_ms:,.1f} ms)")
 
