@@ -16,7 +16,7 @@ from blue_nb.errors import SourceError, StoreError
 from blue_nb.heat import call_costs, candidates, heat, heat_findings, parse_distribution, parse_timestamp
 from blue_nb.heat import throttle
 from blue_nb.sizing import item_size, write_units
-from blue_nb.spec import load_spec, loads_spec
+from blue_nb.spec import load_spec, loads_spec, with_pattern
 from blue_nb.stores import open_store
 from blue_nb.workflows import load_data, validate
 
@@ -302,12 +302,7 @@ def test_dialogue_sample_has_no_heat_findings(dialogue_report):
 
 def test_heavy_time_ordered_writes_are_monotonic(dialogue):
     spec, store = dialogue
-    p = spec.pattern("record_tension_event")
-    p.rate_per_second = 5000
-    try:
-        found = heat_findings(spec, store)
-    finally:
-        p.rate_per_second = 5
+    found = heat_findings(with_pattern(spec, "record_tension_event", rate_per_second=5000), store)
     mono, = [f for f in found if f.rule == "MONOTONIC-WRITES"]
     assert mono.where == "entities.TensionEvent.key.sk" and "{ts}" in mono.message and "'nvidia-dec'" in mono.message
     hot, = [f for f in found if f.rule == "HOT-PARTITION"]
@@ -316,12 +311,7 @@ def test_heavy_time_ordered_writes_are_monotonic(dialogue):
 
 def test_a_hot_dashboard_on_a_status_index_is_a_hot_index_partition(dialogue):
     spec, store = dialogue
-    p = spec.pattern("dialogues_by_status")
-    p.rate_per_second = 20_000
-    try:
-        found = heat_findings(spec, store)
-    finally:
-        p.rate_per_second = 10
+    found = heat_findings(with_pattern(spec, "dialogues_by_status", rate_per_second=20_000), store)
     error, warning = [f for f in found if f.rule == "HOT-INDEX-PARTITION"]
     assert (error.severity, error.where) == ("error", "table.indexes.gsi1")
     assert "'STATUS#open'" in error.message and "only 3 partition key value(s)" in error.message
