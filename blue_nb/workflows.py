@@ -25,6 +25,9 @@ def as_spec(spec: Spec | str | Path) -> Spec:
 
 def source_files(spec: Spec, data_dir: str | Path) -> dict[str, Path]:
     """Entity name -> the file holding its source rows; every missing file is reported at once."""
+    if not Path(data_dir).is_dir():
+        raise SourceError(f"data directory {str(data_dir)!r} does not exist", where=str(data_dir),
+                          hint="pass --data with a folder holding one file per entity source")
     found, missing = {}, []
     for name, entity in spec.entities.items():
         try:
