@@ -419,7 +419,7 @@ def test_cli_v2_exits_0():
 
 @pytest.mark.parametrize("args, message", [
     (("data/specs/nope.yaml",), "cannot read spec file"),
-    (("data/specs/dialogue.yaml", "--data", "data/sample/nope"), "source files missing"),
+    (("data/specs/dialogue.yaml", "--data", "data/sample/nope"), "does not exist"),
 ])
 def test_cli_bad_input_exits_2_without_traceback(args, message):
     r = run(*args)
