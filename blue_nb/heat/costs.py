@@ -35,7 +35,7 @@ from __future__ import annotations
 import pandas as pd
 
 from blue_nb.access import index_entry
-from blue_nb.heat.sqlkit import Scratch, frame, ident, lit, require_duckdb
+from blue_nb.heat.sqlkit import Scratch, frame, ident, require_duckdb
 from blue_nb.heat.workload import Candidates, build_candidates
 from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES, wire_item_sizes
 from blue_nb.spec import AccessPattern, Spec
@@ -113,6 +113,7 @@ class CostTables:
                                               "0.0::DOUBLE AS wcu LIMIT 0")
 
     def add(self, pid: int, c: Candidates) -> None:
+        assert isinstance(pid, int), pid               # written into the SQL text as a number
         p = c.pattern
         if p.operation == "scan":
             self._scan(pid, p)
@@ -128,14 +129,14 @@ class CostTables:
     # -- reads -----------------------------------------------------------------------------
     def _get(self, pid: int, p: AccessPattern, cand: str) -> None:
         f = read_factor(self.spec, p)
-        units = f"greatest(1, ceil(coalesce(i.size, 0) / {READ_UNIT_BYTES}.0)) * {f}"
+        units = f"greatest(1, ceil(coalesce(i.size, 0) / {READ_UNIT_BYTES}.0)) * ?"
         m = self.scratch.create_as(f"get{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, {units} AS rcu, "
                                                 f"i.size FROM {cand} q LEFT JOIN {self.cat} i "
-                                                "ON i.pk = q.qpk AND i.sk = coalesce(q.qsk1, '')")
+                                                "ON i.pk = q.qpk AND i.sk = coalesce(q.qsk1, '')", [f])
         ex = self.store.execute
         ex(f"INSERT INTO {self.calls} SELECT {pid}, cid, rcu, 0, (size IS NOT NULL)::BIGINT, coalesce(size, 0), 1 "
            f"FROM {m}")
-        ex(f"INSERT INTO {self.effects} SELECT {pid}, cid, 'table', qpk, rcu, 0, {f} FROM {m}")
+        ex(f"INSERT INTO {self.effects} SELECT {pid}, cid, 'table', qpk, rcu, 0, ? FROM {m}", [f])
         ex(f"INSERT INTO {self.hits} SELECT {pid}, cid, 'table', qpk, qsk, rcu, 0 FROM {m}")
 
     def _sk_condition(self, p: AccessPattern) -> str:
@@ -177,23 +178,23 @@ class CostTables:
                        f"FROM {cand} q JOIN {ent} e ON e.epk = q.qpk AND {self._sk_condition(p)} "
                        f"WINDOW w AS (PARTITION BY q.cid ORDER BY {order}))")
         if p.limit:                                    # one page per call: its first `limit` entries within 1 MB
-            self.store.execute(f"DELETE FROM {m} WHERE rn > {int(p.limit)} OR page IS NULL")
+            self.store.execute(f"DELETE FROM {m} WHERE rn > ? OR page IS NULL", [int(p.limit)])
         else:
             self._later_pages(pid, m)
         f = read_factor(self.spec, p)
         pages = self.scratch.create_as(f"pg{pid}", f"SELECT cid, page, sum(b) AS pb, count(*) AS k, "
-                                                   f"greatest(1, ceil(sum(b) / {READ_UNIT_BYTES}.0)) * {f} AS rcu "
-                                                   f"FROM {m} GROUP BY cid, page")
+                                                   f"greatest(1, ceil(sum(b) / {READ_UNIT_BYTES}.0)) * ? AS rcu "
+                                                   f"FROM {m} GROUP BY cid, page", [f])
         ex = self.store.execute
-        ex(f"INSERT INTO {self.calls} SELECT {pid}, q.cid, coalesce(sum(g.rcu), {f}), 0, coalesce(sum(g.k), 0), "
+        ex(f"INSERT INTO {self.calls} SELECT {pid}, q.cid, coalesce(sum(g.rcu), ?), 0, coalesce(sum(g.k), 0), "
            f"coalesce(sum(g.pb), 0), greatest(count(g.page), 1) FROM {cand} q LEFT JOIN {pages} g ON g.cid = q.cid "
-           "GROUP BY q.cid")
-        idx = lit(p.index)
-        ex(f"INSERT INTO {self.effects} SELECT {pid}, c.cid, {idx}, q.qpk, c.rcu, 0, {f} FROM {self.calls} c "
-           f"JOIN {cand} q ON q.cid = c.cid WHERE c.pid = {pid}")
+           "GROUP BY q.cid", [f])
+        ex(f"INSERT INTO {self.effects} SELECT {pid}, c.cid, ?, q.qpk, c.rcu, 0, ? FROM {self.calls} c "
+           f"JOIN {cand} q ON q.cid = c.cid WHERE c.pid = {pid}", [p.index, f])
         item = "m.isk" if p.index == "table" else "m.esk || ' | ' || m.ipk || ' / ' || m.isk"
-        ex(f"INSERT INTO {self.hits} SELECT {pid}, m.cid, {idx}, m.epk, {item}, "
-           f"g.rcu * m.b / greatest(g.pb, 1), 0 FROM {m} m JOIN {pages} g ON g.cid = m.cid AND g.page = m.page")
+        ex(f"INSERT INTO {self.hits} SELECT {pid}, m.cid, ?, m.epk, {item}, "
+           f"g.rcu * m.b / greatest(g.pb, 1), 0 FROM {m} m JOIN {pages} g ON g.cid = m.cid AND g.page = m.page",
+           [p.index])
 
     def _later_pages(self, pid: int, m: str) -> None:
         """Page 0 is every row whose cumulative bytes stay within 1 MB (exact); the rows after it, of
@@ -223,20 +224,19 @@ class CostTables:
         read = min(total, PAGE_BYTES, int(p.limit * total / max(n, 1))) if p.limit else total
         rcu = max(1, -(-int(read) // READ_UNIT_BYTES)) * f
         pages = 1 if p.limit else max(1, -(-int(total) // PAGE_BYTES))
-        idx = lit(p.index)
         ex = self.store.execute
-        ex(f"INSERT INTO {self.calls} VALUES ({pid}, 0, {rcu}, 0, {n if not p.limit else min(n, p.limit)}, "
-           f"{int(read)}, {pages})")
-        ex(f"INSERT INTO {self.effects} SELECT {pid}, 0, {idx}, epk, {rcu} * sum(esize) / {max(total, 1)}, 0, {f} "
-           f"FROM {ent} e GROUP BY epk")
+        ex(f"INSERT INTO {self.calls} VALUES ({pid}, 0, ?, 0, ?, ?, ?)",
+           [rcu, n if not p.limit else min(n, p.limit), int(read), pages])
+        ex(f"INSERT INTO {self.effects} SELECT {pid}, 0, ?, epk, ? * sum(esize) / ?, 0, ? FROM {ent} e GROUP BY epk",
+           [p.index, rcu, max(total, 1), f])
 
     # -- writes ----------------------------------------------------------------------------
     def _write(self, pid: int, p: AccessPattern, cand: str) -> None:
         entity = p.entities[0] if p.entities else None
         median = self.store.execute(f"SELECT quantile_disc(size, 0.5) FROM {self.cat} WHERE entity = ?",
                                     (entity,))[0][0] if entity else None
-        base = "0" if p.operation == "delete_item" else str(median or 0)
-        units = f"greatest(1, ceil(coalesce(i.size, {base}) / {WRITE_UNIT_BYTES}.0))"
+        base = 0 if p.operation == "delete_item" else int(median or 0)
+        units = f"greatest(1, ceil(coalesce(i.size, ?) / {WRITE_UNIT_BYTES}.0))"
         joins, cols, lsi, gsi = [], [], [], []
         for k, (name, idx) in enumerate(self.spec.table.indexes.items()):
             ent = entries_table(self.scratch, self.spec, name)
@@ -250,7 +250,7 @@ class CostTables:
         extra = (", " + ", ".join(cols)) if cols else ""
         w = self.scratch.create_as(f"w{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, {units} AS tw, "
                                               f"i.size{extra} FROM {cand} q LEFT JOIN {self.cat} i ON i.pk = q.qpk "
-                                              f"AND i.sk = coalesce(q.qsk1, ''){''.join(joins)}")
+                                              f"AND i.sk = coalesce(q.qsk1, ''){''.join(joins)}", [base])
         table_w = " + ".join(["tw", *(f"w{k}" for k, _ in lsi)])
         all_w = " + ".join(["tw", *(f"w{k}" for k, _ in lsi + gsi)])
         ex = self.store.execute
@@ -258,10 +258,10 @@ class CostTables:
         ex(f"INSERT INTO {self.effects} SELECT {pid}, cid, 'table', qpk, 0, {table_w}, 0 FROM {w}")
         ex(f"INSERT INTO {self.hits} SELECT {pid}, cid, 'table', qpk, qsk, 0, {table_w} FROM {w}")
         for k, name in gsi:
-            ex(f"INSERT INTO {self.effects} SELECT {pid}, cid, {lit(name)}, epk{k}, 0, w{k}, 0 FROM {w} "
-               f"WHERE epk{k} IS NOT NULL")
-            ex(f"INSERT INTO {self.hits} SELECT {pid}, cid, {lit(name)}, epk{k}, coalesce(esk{k}, '') || ' | ' || "
-               f"qpk || ' / ' || qsk, 0, w{k} FROM {w} WHERE epk{k} IS NOT NULL")
+            ex(f"INSERT INTO {self.effects} SELECT {pid}, cid, ?, epk{k}, 0, w{k}, 0 FROM {w} "
+               f"WHERE epk{k} IS NOT NULL", [name])
+            ex(f"INSERT INTO {self.hits} SELECT {pid}, cid, ?, epk{k}, coalesce(esk{k}, '') || ' | ' || "
+               f"qpk || ' / ' || qsk, 0, w{k} FROM {w} WHERE epk{k} IS NOT NULL", [name])
 
     def _index_writes(self, p: AccessPattern, index: str) -> int:
         """Index entries written per write: 2 when an update can change the index key, else 1."""

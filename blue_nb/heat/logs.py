@@ -221,9 +221,9 @@ def _pk_calls(model: HeatModel, i: int, p, rows: pd.DataFrame, seconds: int) -> 
         median = store.execute(f"SELECT quantile_disc(size, 0.5) FROM {c.cat} WHERE entity = ?",
                                (p.entities[0] if p.entities else None,))[0][0] or 0
         units, idx, rcu, wcu = max(1, -(-int(median) // WRITE_UNIT_BYTES)), "table", "0", "u"
-    store.execute(f"INSERT INTO {c.effects} SELECT {pid}, rid, '{idx}', pk, {rcu}, {wcu}, {rcu} FROM "
+    store.execute(f"INSERT INTO {c.effects} SELECT {pid}, rid, ?, pk, {rcu}, {wcu}, {rcu} FROM "
                   f"(SELECT l.*, {units} AS u FROM {lpk} l) l WHERE rid NOT IN (SELECT cid FROM {c.calls} "
-                  f"WHERE pid = {pid})")
+                  f"WHERE pid = {pid})", [idx])
     store.execute(f"INSERT INTO {c.calls} SELECT {pid}, rid, {rcu}, {wcu}, 0, 0, 1 FROM "
                   f"(SELECT l.*, {units} AS u FROM {lpk} l) l WHERE rid NOT IN (SELECT cid FROM {c.calls} "
                   f"WHERE pid = {pid})")

@@ -81,10 +81,10 @@ class HeatModel:
         hottest first by consumed throughput units, then by bytes."""
         cat = ident(self.spec.table_name + "__items")
         sizes = [f"SELECT 'table' AS idx, pk, count(*) AS items, sum(size) AS bytes FROM {cat} GROUP BY pk"]
-        for name, idx in self.spec.table.indexes.items():
-            if idx.type == "global":
-                ent = entries_table(self.scratch, self.spec, name)
-                sizes.append(f"SELECT '{name}', epk, count(*), sum(esize) FROM {ent} e GROUP BY epk")
+        gsis = [name for name, idx in self.spec.table.indexes.items() if idx.type == "global"]
+        for name in gsis:
+            ent = entries_table(self.scratch, self.spec, name)
+            sizes.append(f"SELECT ?, epk, count(*), sum(esize) FROM {ent} e GROUP BY epk")
         by_pattern = self.scratch.create_as("bypat", self._load_sql(self.costs.effects))
         sql = f"""
             WITH s AS ({' UNION ALL '.join(sizes)}),
@@ -95,7 +95,7 @@ class HeatModel:
                    coalesce(l.rcu, 0), coalesce(l.wcu, 0), coalesce(3 * l.wcu + l.rcu, 0), coalesce(l.patterns, '')
             FROM s FULL OUTER JOIN l ON l.idx = s.idx AND l.pk = s.pk
             ORDER BY 7 DESC, 4 DESC, 1, 2"""
-        df = frame(self.store, sql, PARTITION_COLUMNS)
+        df = frame(self.store, sql, PARTITION_COLUMNS, gsis)
         for col in ("items", "bytes"):
             df[col] = df[col].astype("int64")
         return df
@@ -106,10 +106,11 @@ class HeatModel:
         minimum charge per call on each partition touched)."""
         table = ident(self.scratch.name("bypat"))
         sql = (f"WITH t AS (SELECT idx, pk, sum(3 * wcu + rcu) AS u FROM {table} GROUP BY idx, pk "
-               f"HAVING u > {float(min_units)!r} ORDER BY u DESC LIMIT {int(limit)}) "
+               "HAVING u > ? ORDER BY u DESC LIMIT ?) "
                f"SELECT b.idx, b.pk, b.name, b.rcu, b.wcu, b.floor FROM {table} b JOIN t USING (idx, pk) "
                "ORDER BY t.u DESC, b.idx, b.pk, 3 * b.wcu + b.rcu DESC")
-        return frame(self.store, sql, ["index", "pk", "pattern", "rcu_per_s", "wcu_per_s", "floor_rcu_per_s"])
+        return frame(self.store, sql, ["index", "pk", "pattern", "rcu_per_s", "wcu_per_s", "floor_rcu_per_s"],
+                     [float(min_units), int(limit)])
 
     def pattern_peaks(self) -> pd.DataFrame:
         """Per (pattern, index): the partition key where the pattern puts the most WCU/s, and that WCU/s."""

@@ -33,9 +33,8 @@ def size_frames(scratch: Scratch, spec: Spec, *, sample: int = ATTR_SAMPLE, seed
                   ["entity", "items", "bytes_used", "bytes_paid_read", "bytes_paid_write"])
     for col in waste.columns[1:]:
         waste[col] = waste[col].astype("int64")
-    parts = [f"SELECT '{name}' AS idx, esize FROM {entries_table(scratch, spec, name)} e"
-             for name in spec.table.indexes]
-    entries = (frame(store, " UNION ALL ".join(parts), ["index", "size"]) if parts
+    parts = [f"SELECT ? AS idx, esize FROM {entries_table(scratch, spec, name)} e" for name in spec.table.indexes]
+    entries = (frame(store, " UNION ALL ".join(parts), ["index", "size"], list(spec.table.indexes)) if parts
                else pd.DataFrame(columns=["index", "size"]))
     return {"sizes": sizes, "waste": waste, "attrs": attribute_sizes(scratch, spec, sample=sample, seed=seed),
             "entries": entries}

@@ -1,14 +1,21 @@
-"""Small SQL helpers for the heat model: literals, scratch tables on a store, frames from queries.
+"""Small SQL helpers for the heat model: parameterized fragments, scratch tables on a store, frames
+from queries.
 
 Everything runs through a :class:`~blue_nb.stores.Store`'s ``execute`` / ``insert_rows`` (heat
 never imports a driver). The heat SQL uses DuckDB functions (``regexp_extract``, window
 functions, ``ASOF JOIN``, ``quantile_disc``), so the store must be a DuckDB one.
+
+Values from the spec or the data never enter SQL text: they are ``?`` parameters, carried next to
+the text by :class:`Sql` fragments until the statement runs; only validated identifiers and
+numbers we generate are written into the text.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
+import string
+from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 import pandas as pd
@@ -16,20 +23,47 @@ import pandas as pd
 from blue_nb.errors import StoreError
 from blue_nb.stores import Store, quote_ident
 
-__all__ = ["lit", "ident", "Scratch", "frame", "require_duckdb"]
+__all__ = ["Sql", "param", "ident", "Scratch", "frame", "require_duckdb"]
 
 _counter = itertools.count()
+_formatter = string.Formatter()
 
 
-def lit(value: Any) -> str:
-    """A SQL literal: NULL, a number, or a single-quoted string with quotes doubled."""
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    return "'" + str(value).replace("'", "''") + "'"
+@dataclass(frozen=True)
+class Sql:
+    """A SQL fragment and the values of its ``?`` placeholders, in the order they appear in ``text``."""
+
+    text: str
+    params: tuple = ()
+
+    def __post_init__(self):
+        if (n := self.text.count("?")) != len(self.params):
+            raise ValueError(f"{n} placeholder(s) but {len(self.params)} parameter(s) in {self.text!r}")
+
+    @staticmethod
+    def join(sep: str, parts: Iterable[Sql | str]) -> Sql:
+        """The parts joined by ``sep``, their parameters concatenated in order (a ``str`` part is
+        trusted SQL text: quoted identifiers, numbers we generate)."""
+        parts = [p if isinstance(p, Sql) else Sql(p) for p in parts]
+        return Sql(sep.join(p.text for p in parts), tuple(v for p in parts for v in p.params))
+
+    @staticmethod
+    def format(template: str, **parts: Sql | str) -> Sql:
+        """``template`` with each ``{name}`` replaced by ``parts[name]``; a part used twice brings its
+        parameters twice, so they line up with the placeholders of the result."""
+        pieces: list[Sql | str] = []
+        for text, name, spec, conv in _formatter.parse(template):
+            pieces.append(text)
+            if name is not None:
+                if spec or conv:
+                    raise ValueError(f"no format spec or conversion in SQL templates: {{{name}!{conv}:{spec}}}")
+                pieces.append(parts[name])
+        return Sql.join("", pieces)
+
+
+def param(value: Any) -> Sql:
+    """One bound value: ``?`` with ``value`` as its parameter."""
+    return Sql("?", (value,))
 
 
 def ident(name: str) -> str:
@@ -63,10 +97,10 @@ class Scratch:
             self.tables.append(n)
         return n
 
-    def create_as(self, base: str, select: str) -> str:
-        """``CREATE TEMP TABLE <name> AS <select>``; returns the quoted name."""
+    def create_as(self, base: str, select: str, params: Sequence = ()) -> str:
+        """``CREATE TEMP TABLE <name> AS <select>`` (``params`` bind its ``?``); returns the quoted name."""
         n = self.name(base)
-        self.store.execute(f"CREATE OR REPLACE TEMP TABLE {ident(n)} AS {select}")
+        self.store.execute(f"CREATE OR REPLACE TEMP TABLE {ident(n)} AS {select}", list(params))
         return ident(n)
 
     def upload(self, base: str, columns: dict[str, str], rows: Iterable[tuple]) -> str:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from blue_nb.errors import QueryError, TemplateError
-from blue_nb.heat.sqlkit import Scratch, ident, lit
+from blue_nb.heat.sqlkit import Scratch, Sql, ident, param
 from blue_nb.spec import SEPARATOR, AccessPattern, KeyTemplate, Placeholder, Spec
 from blue_nb.stores import Store
 
@@ -70,23 +70,26 @@ def template_regex(t: KeyTemplate) -> tuple[str, dict[str, int]]:
     return "(?s)^" + "".join(out) + "$", groups
 
 
-def render_sql(t: KeyTemplate, columns: dict[str, str], formatted: dict[tuple[str, str], str]) -> str:
-    """The SQL expression rendering ``t`` from parameter columns (``formatted`` for ``{name:fmt}``)."""
-    parts = []
+def render_sql(t: KeyTemplate, columns: dict[str, str], formatted: dict[tuple[str, str], str]) -> Sql:
+    """The SQL expression rendering ``t`` from parameter columns (``formatted`` for ``{name:fmt}``);
+    the template's literal parts are parameters."""
+    parts: list[Sql | str] = []
     for p in t.parts:
         if isinstance(p, str):
-            parts.append(lit(p))
+            parts.append(param(p))
         else:
             parts.append(formatted[(p.name, p.fmt)] if p.fmt else columns[p.name])
-    return parts[0] if len(parts) == 1 else "(" + " || ".join(parts) + ")"
+    if len(parts) == 1:
+        return Sql.join("", parts)
+    return Sql.format("({parts})", parts=Sql.join(" || ", parts))
 
 
 @dataclass
 class _Source:
     """Where a parameter's value lives in an entity's items."""
 
-    expr: str
-    condition: str = ""
+    expr: Sql
+    condition: Sql | None = None
     needs_data: bool = False
 
 
@@ -108,10 +111,9 @@ def _path(name: str) -> str:
     return '$."' + name.replace('"', '\\"') + '"'
 
 
-def _attribute_expr(name: str) -> str:
+def _attribute_expr(name: str) -> Sql:
     path = _path(name)
-    return (f"coalesce(json_extract_string(t.data, {lit(path + '.S')}), "
-            f"json_extract_string(t.data, {lit(path + '.N')}))")
+    return Sql("coalesce(json_extract_string(t.data, ?), json_extract_string(t.data, ?))", (path + ".S", path + ".N"))
 
 
 def _sources(spec: Spec, entity: str, names: list[str]) -> dict[str, _Source] | None:
@@ -124,32 +126,35 @@ def _sources(spec: Spec, entity: str, names: list[str]) -> dict[str, _Source] | 
             t = e.templates[attr]
             if name not in t.placeholders:
                 continue
-            col = _key_column(spec, attr)
-            needs = col is None
-            if col is None:
-                col = f"json_extract_string(t.data, {lit(_path(attr) + '.S')})"
+            key = _key_column(spec, attr)
+            col = Sql(key) if key else Sql("json_extract_string(t.data, ?)", (_path(attr) + ".S",))
             regex, groups = template_regex(t)
-            found[name] = _Source(f"regexp_extract({col}, {lit(regex)}, {groups[name]})",
-                                  f"regexp_full_match({col}, {lit(regex)})", needs)
+            # The pattern is bound: DuckDB plans a prepared statement with its parameter values, so a
+            # bound pattern counts as constant and is compiled once (EXPLAIN shows it folded in), not per
+            # row. The group must be a constant too; it is a number we generate, so it stays inline.
+            group, rx = groups[name], param(regex)
+            assert isinstance(group, int)
+            found[name] = _Source(Sql.format("regexp_extract({col}, {rx}, {group})", col=col, rx=rx, group=str(group)),
+                                  Sql.format("regexp_full_match({col}, {rx})", col=col, rx=rx), key is None)
             break
         else:
             if name in e.attributes:
-                found[name] = _Source(_attribute_expr(name), "", True)
+                found[name] = _Source(_attribute_expr(name), None, True)
             else:
                 return None
     return found
 
 
-def _entity_select(spec: Spec, entity: str, names: list[str], cat: str, main: str) -> str | None:
+def _entity_select(spec: Spec, entity: str, names: list[str], cat: str, main: str) -> Sql | None:
     src = _sources(spec, entity, names)
     if src is None:
         return None
-    cols = [f"{s.expr} AS {ident('p_' + n)}" for n, s in src.items()]
-    conds = [f"c.entity = {lit(entity)}"] + list(dict.fromkeys(s.condition for s in src.values() if s.condition))
-    conds += [f"coalesce({s.expr}, '') <> ''" for s in src.values()]
+    cols = [Sql.format("{e} AS {name}", e=s.expr, name=ident("p_" + n)) for n, s in src.items()]
+    conds = [Sql("c.entity = ?", (entity,)), *dict.fromkeys(s.condition for s in src.values() if s.condition)]
+    conds += [Sql.format("coalesce({e}, '') <> ''", e=s.expr) for s in src.values()]
     join = f" JOIN {main} t ON t.pk = c.pk AND t.sk = c.sk" if any(s.needs_data for s in src.values()) else ""
-    return (f"SELECT {', '.join(cols)}, count(*) AS n FROM {cat} c{join} WHERE {' AND '.join(conds)} "
-            "GROUP BY ALL")
+    return Sql.format("SELECT {cols}, count(*) AS n FROM {cat} c{join} WHERE {conds} GROUP BY ALL",
+                      cols=Sql.join(", ", cols), cat=cat, join=join, conds=Sql.join(" AND ", conds))
 
 
 @dataclass
@@ -195,12 +200,12 @@ def _format(ph: Placeholder, value: str) -> str | None:
         return None
 
 
-def _weight_sql(kind: str, s: float) -> str:
+def _weight_sql(kind: str, s: float) -> Sql:
     if kind == "uniform":
-        return "1.0 / g.ng / g.gk"
+        return Sql("1.0 / g.ng / g.gk")
     if kind == "sample":
-        return "CAST(r.n AS DOUBLE) / g.tot"
-    return f"pow(g.grank, -{s!r}) / g.zsum * r.n / g.gn"
+        return Sql("CAST(r.n AS DOUBLE) / g.tot")
+    return Sql("pow(g.grank, -?) / g.zsum * r.n / g.gn", (s,))
 
 
 def partition_counts(scratch: Scratch, spec: Spec, index: str) -> str:
@@ -222,7 +227,8 @@ def build_candidates(scratch: Scratch, spec: Spec, p: AccessPattern, tag: str = 
         return Candidates(p, None)
     names = p.parameters
     cat, main = ident(spec.table_name + "__items"), ident(spec.table_name)
-    selects, skipped = [], []
+    selects: list[Sql] = []
+    skipped: list[str] = []
     for entity in p.entities:
         if entity not in spec.entities:
             continue
@@ -232,37 +238,40 @@ def build_candidates(scratch: Scratch, spec: Spec, p: AccessPattern, tag: str = 
         elif sql:
             selects.append(sql)
     if not names:
-        ents = ", ".join(lit(e) for e in p.entities) or "NULL"
-        selects = [f"SELECT greatest(1, count(*)) AS n FROM {cat} c WHERE c.entity IN ({ents})"]
+        ents = Sql.join(", ", map(param, p.entities)) if p.entities else Sql("NULL")
+        selects = [Sql.format("SELECT greatest(1, count(*)) AS n FROM {cat} c WHERE c.entity IN ({ents})",
+                              cat=cat, ents=ents)]
     if not selects:
         return Candidates(p, None, list(names), 0, skipped)
     pcols = [ident("p_" + n) for n in names]
     group = (", ".join(pcols) + ", ") if pcols else ""
-    raw = scratch.create_as(f"raw{tag}", f"SELECT {group}CAST(sum(n) AS BIGINT) AS n FROM "
-                                         f"({' UNION ALL '.join(selects)}) GROUP BY ALL" if pcols else
-                            f"SELECT CAST(sum(n) AS BIGINT) AS n FROM ({selects[0]})")
+    rsql = (Sql.format("SELECT {group}CAST(sum(n) AS BIGINT) AS n FROM ({selects}) GROUP BY ALL", group=group,
+                       selects=Sql.join(" UNION ALL ", selects)) if pcols else
+            Sql.format("SELECT CAST(sum(n) AS BIGINT) AS n FROM ({select})", select=selects[0]))
+    raw = scratch.create_as(f"raw{tag}", rsql.text, rsql.params)
     formatted, joins = _format_maps(scratch, spec, p, raw)
     columns = {n: "a." + ident("p_" + n) for n in names}
     kc = p.key_condition
     qpk = render_sql(kc.pk_template, columns, formatted)
-    sks = [render_sql(t, columns, formatted) for t in kc.sk_templates] + ["NULL", "NULL"]
+    sks = [render_sql(t, columns, formatted) for t in kc.sk_templates] + [Sql("NULL"), Sql("NULL")]
     kind, s = parse_distribution(p.key_distribution)
     need = " AND ".join(["qpk IS NOT NULL"] + [f"qsk{i + 1} IS NOT NULL" for i in range(len(kc.sk_templates))])
     order = ", ".join(["r.qpk", "r.qsk1", "r.qsk2", *(f"r.{c}" for c in pcols)])
     pc = partition_counts(scratch, spec, p.index)
-    sql = f"""
-        WITH r0 AS (SELECT a.*, {qpk} AS qpk, CAST({sks[0]} AS TEXT) AS qsk1, CAST({sks[1]} AS TEXT) AS qsk2
-                    FROM {raw} a{''.join(joins)}),
+    sql = Sql.format("""
+        WITH r0 AS (SELECT a.*, {qpk} AS qpk, CAST({sk1} AS TEXT) AS qsk1, CAST({sk2} AS TEXT) AS qsk2
+                    FROM {raw} a{joins}),
              r AS (SELECT * FROM r0 WHERE {need}),
              g0 AS (SELECT qpk, sum(n) AS gn, count(*) AS gk FROM r GROUP BY qpk),
              g1 AS (SELECT g0.*, row_number() OVER (ORDER BY coalesce(pc.items, 0) DESC, gn DESC, qpk) AS grank
                     FROM g0 LEFT JOIN {pc} pc ON pc.pk = g0.qpk),
              g AS (SELECT *, count(*) OVER () AS ng, sum(gn) OVER () AS tot,
-                          sum(pow(grank, -{s!r})) OVER () AS zsum FROM g1)
+                          sum(pow(grank, -{s})) OVER () AS zsum FROM g1)
         SELECT CAST(row_number() OVER (ORDER BY {order}) - 1 AS BIGINT) AS cid, r.*, g.grank, g.gn, g.gk,
-               CAST({_weight_sql(kind, s)} AS DOUBLE) AS w
-        FROM r JOIN g USING (qpk)"""
-    table = scratch.create_as(f"cand{tag}", sql)
+               CAST({w} AS DOUBLE) AS w
+        FROM r JOIN g USING (qpk)""", qpk=qpk, sk1=sks[0], sk2=sks[1], raw=raw, joins="".join(joins), need=need,
+                     pc=pc, s=param(s), order=order, w=_weight_sql(kind, s))
+    table = scratch.create_as(f"cand{tag}", sql.text, sql.params)
     count = scratch.store.execute(f"SELECT count(*) FROM {table}")[0][0]
     return Candidates(p, table if count else None, list(names), count, skipped)
 
