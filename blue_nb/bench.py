@@ -15,6 +15,7 @@ Run ``python -m blue_nb.bench [--items N]``. Nothing here is a test; numbers are
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sqlite3
 import statistics
@@ -191,7 +192,7 @@ def bench_explorer(spec, data: Path) -> dict:
 
 def bench_heat_sliders(dialogues: int = 100_000) -> dict:
     """The heat explorer's redraw per slider change at ~``dialogues`` partition keys (20 changes of rates
-    and skews through HeatExplorer: the what-if evaluation, the heat map and top-keys PNGs, the findings),
+    and skews through HeatExplorer: the what-if evaluation, the heat map PNG, the top-keys table, the findings),
     against the naive way: ``heat(spec, store)`` recomputed from scratch for one change. The data: the
     dialogue spec with one Dialogue and Expert and 1-2 Perspectives per dialogue, a Tension and its event
     for half of them, and five big dialogues (1,500 down to 150 perspectives); the spec's own patterns."""
@@ -199,6 +200,7 @@ def bench_heat_sliders(dialogues: int = 100_000) -> dict:
     import pandas as pd
 
     from blue_nb.heat import heat
+    from blue_nb.plots import key_heatmap, top_keys
     from blue_nb.spec import with_pattern
     from blue_nb.widgets import HeatExplorer
 
@@ -242,6 +244,10 @@ def bench_heat_sliders(dialogues: int = 100_000) -> dict:
         redraw.append((time.perf_counter() - t0) * 1000)
         for k in parts:
             parts[k].append(explorer.timings[k])
+    t0 = time.perf_counter()                     # naive pictures: both figures drawn anew, as before LiveHeatmap
+    for fig in (key_heatmap(explorer.timeline), top_keys(explorer.partitions, n=explorer.top)):
+        fig.savefig(io.BytesIO(), format="png", dpi=explorer.dpi)
+    t_figures = time.perf_counter() - t0
     t0 = time.perf_counter()
     heat(with_pattern(spec, "list_perspectives", rate_per_second=300), store)
     t_naive = time.perf_counter() - t0
@@ -253,6 +259,8 @@ def bench_heat_sliders(dialogues: int = 100_000) -> dict:
         out[k.replace("_ms", "_median_ms")] = round(statistics.median(v), 1)
         out[k.replace("_ms", "_max_ms")] = round(max(v), 1)
     out["naive_heat_one_change_s"] = round(t_naive, 1)
+    out["naive_new_figures_ms"] = round(t_figures * 1000, 1)
+    out["speedup_pictures"] = round(t_figures * 1000 / (out["heatmap_median_ms"] + out["top_keys_median_ms"]), 1)
     out["speedup_redraw"] = round(t_naive * 1000 / out["redraw_median_ms"], 1)
     out["speedup_evaluate"] = round(t_naive * 1000 / out["evaluate_median_ms"], 1)
     out["last_findings"] = explorer.findings.summary()

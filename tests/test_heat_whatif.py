@@ -207,21 +207,26 @@ def test_explorer_has_a_rate_and_a_skew_slider_per_pattern(explorer, model):
     assert explorer.rate_sliders[HOT].value == 60 and explorer.skew_sliders[HOT].value == pytest.approx(1.2)
     assert explorer.index.options == ("table", "gsi1") and explorer.metric.options == ("rcu", "wcu", "ctu")
     assert_same_load(explorer.partitions, model.evaluate().partitions)
-    assert explorer.last_ms > 0 and explorer.heatmap.value[:4] == b"\x89PNG" and explorer.top_chart.value[:4] == b"\x89PNG"
+    assert explorer.last_ms > 0 and explorer.heatmap.value[:4] == b"\x89PNG" and "<table>" in explorer.top_table.value
     assert "0 errors, 0 warnings" in explorer.findings_html.value
 
 
 def test_moving_a_rate_slider_redraws_heat_and_findings(explorer):
-    before_map, before_top = explorer.heatmap.value, explorer.top_chart.value
+    before_map, before_top = explorer.heatmap.value, explorer.top_table.value
     explorer.rate_sliders[HOT].value = 300                     # what a person dragging the slider does
     assert explorer.result.rates[HOT] == 300
     assert "HOT-PARTITION" in explorer.findings_html.value and "nvidia-dec" in explorer.findings_html.value
-    assert explorer.heatmap.value != before_map and explorer.top_chart.value != before_top
+    assert explorer.heatmap.value != before_map and explorer.top_table.value != before_top
+    first_row = explorer.top_table.value.split("<tr>")[2]     # the hottest key, its bar red and "(n×)" over 3,000
+    assert "<code>nvidia-dec</code>" in first_row and "#d62728" in first_row and "×)" in first_row
     image = explorer.heatmap_figure.axes[0].images[0].get_array()
     assert image.max() > 3_000                                 # the hot key's cells are over the limit
     assert "over the 3,000/s partition limit" in explorer.heatmap_figure.axes[0].get_title()
     assert explorer.partitions.iloc[0]["pk"] == "nvidia-dec" and explorer.last_ms > 0
     assert set(explorer.timings) == {"evaluate_ms", "heatmap_ms", "top_keys_ms", "findings_ms"}
+    for rate in (120, 240, 30, 600):                           # dragging: the map is blitted, not laid out again
+        explorer.rate_sliders[HOT].value = rate
+    assert list(explorer._maps) == [("table", "rcu")] and explorer._maps[("table", "rcu")].layouts <= 2
 
 
 def test_skew_slider_index_and_metric(explorer, model):
@@ -252,3 +257,14 @@ def test_set_rate_from_code_widens_the_slider_and_reset_goes_back(explorer, mode
 def test_explorer_needs_the_model(dialogue):
     with pytest.raises(BlueNbError, match="whatif=True"):
         HeatExplorer(heat(*dialogue, sizes=False))
+
+
+def test_the_slider_benchmark_runs_at_a_small_scale():
+    """``make bench``'s slider part on 2,000 dialogues: the same data every time, every change redrawn
+    (the numbers it prints are timings; here only what does not depend on the machine is checked)."""
+    from blue_nb.bench import bench_heat_sliders
+
+    out = bench_heat_sliders(2_000)
+    assert (out["partitions"], out["items"], out["changes"]) == (2_003, 11_870, 20)
+    assert out["redraw_median_ms"] > 0 and out["naive_new_figures_ms"] > 0 and out["naive_heat_one_change_s"] > 0
+    assert out["last_findings"] == "0 errors, 1 warning, 0 notes"

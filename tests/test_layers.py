@@ -22,13 +22,13 @@ RANKS = {
     "reports": 6,                                  # L3: heat report files (workflows, heat, plots)
     "cli": 8, "bench": 8, "__init__": 8,           # L4 (the package root re-exports)
 }
-HEAVY = {"pandas", "numpy", "duckdb", "boto3", "botocore", "ipywidgets", "matplotlib", "pyarrow", "moto"}
+HEAVY = {"pandas", "numpy", "duckdb", "boto3", "botocore", "ipywidgets", "matplotlib", "PIL", "pyarrow", "moto"}
 PURE = {"errors", "values", "spec", "sizing", "rules", "access", "items"}
 ONLY_IN = {                                         # third-party driver -> the only modules allowed to import it
     "sqlite3": {"stores/sqlite.py", "bench.py"},          # bench: the naive baseline loader
     "duckdb": {"stores/duckdb.py"},
     "boto3": {"dynamo"}, "botocore": {"dynamo"}, "moto": {"dynamo"},
-    "matplotlib": {"plots.py", "widgets"},
+    "matplotlib": {"plots", "widgets"}, "PIL": {"plots"},
     "ipywidgets": {"widgets"},
     "click": {"cli.py"},
 }

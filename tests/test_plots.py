@@ -4,6 +4,7 @@ range, the limit marks, log scales, no overlapping labels, and "no data" for emp
 Each figure is also saved to /tmp/blue_nb_plots/<name>.png (not committed) for a person to look at.
 """
 
+import io
 import warnings
 from itertools import combinations
 from pathlib import Path
@@ -15,6 +16,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.patches import Rectangle, StepPatch
+from PIL import Image
 
 from blue_nb import plots
 from blue_nb.errors import BlueNbError
@@ -217,13 +219,57 @@ def test_key_heatmap(timeline, peak, metric, limit, unit):
     assert image.norm.vmax == limit and tuple(image.cmap.get_over()) != tuple(image.cmap(1.0))   # over the limit: its own colour
     assert unit in bar.get_ylabel() and any(float(l.get_ydata()[0]) == limit for l in bar.get_lines())
     ticks = [t.get_text() for t in ax.get_yticklabels()]
-    assert 5 <= len(ticks) <= 10 and all(len(t) <= plots.MAX_KEY_LABEL for t in ticks)
+    assert 5 <= len(ticks) <= 10 and all(len(t) <= plots.base.MAX_KEY_LABEL for t in ticks)
     assert ticks[0] == "CAFÉ#crème" and ticks == sorted(ticks, key=str.encode)      # key order = UTF-8 byte order
     hot = {"rcu": "USER#077777", "wcu": "Москва#7", "ctu": "USER#077777"}[metric]
     named = [t for c in ax.child_axes for t in c.get_yticklabels()]      # the hottest keys, named on the right
-    assert named[0].get_text().startswith(f"◀ {hot}") and named[0].get_color() == plots.WARN
-    assert all(t.get_color() != plots.WARN for t in named if "USER#077777" not in t.get_text() and "Москва" not in t.get_text())
+    assert named[0].get_text().startswith(f"◀ {hot}") and named[0].get_color() == plots.base.WARN
+    assert all(t.get_color() != plots.base.WARN for t in named if "USER#077777" not in t.get_text() and "Москва" not in t.get_text())
     assert "100,000 keys" in ax.get_ylabel()
+
+
+def _pixels(png: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+
+
+def _labels(fig):
+    ax = fig.axes[0]
+    return ([t.get_text() for t in ax.get_yticklabels()], [t.get_text() for t in ax.child_axes[0].get_yticklabels()],
+            ax.get_title(), ax.get_ylabel())
+
+
+def test_live_heatmap_redraws_only_what_changes_and_leaves_nothing_behind(timeline):
+    live = plots.LiveHeatmap(dpi=50)
+    first = live.png(timeline, keys_with_traffic=250_000)
+    assert live.layouts == 1 and _pixels(first).shape == (6.5 * 50, 11 * 50, 3)
+    hotter = timeline.assign(rcu=np.where(timeline["pk"] == "USER#012345", 5_000.0, timeline["rcu"]))
+    second = live.png(hotter, keys_with_traffic=250_000)
+    assert live.layouts == 1                                            # blitted onto the saved layout
+    fresh = plots.key_heatmap(hotter, keys_with_traffic=250_000)        # the same picture drawn from scratch
+    assert np.array_equal(live.figure.axes[0].images[0].get_array(), fresh.axes[0].images[0].get_array())
+    assert _labels(live.figure) == _labels(fresh) and "250,000 keys with traffic" in _labels(fresh)[3]
+    assert "◀ USER#012345" in " ".join(_labels(live.figure)[1]) and "2 key(s) over" in _labels(live.figure)[2]
+    assert (_pixels(second) != _pixels(first)).any(axis=2).sum() > 100
+    assert np.array_equal(_pixels(live.png(timeline, keys_with_traffic=250_000)), _pixels(first))  # back again: not a pixel of the hot key left
+    assert live.figure._repr_png_()[:4] == b"\x89PNG"                   # shown in a notebook at another dpi, then
+    assert np.array_equal(_pixels(live.png(timeline, keys_with_traffic=250_000)), _pixels(first))  # blitted as before
+    rendered(fresh, "key_heatmap_live_fresh")
+    (OUT / "key_heatmap_live.png").write_bytes(second)
+
+
+def test_live_heatmap_lays_out_again_when_a_label_would_not_fit(timeline):
+    live = plots.LiveHeatmap(dpi=50)
+    live.png(timeline)
+    wide = "W" * 40
+    longer = timeline.assign(pk=timeline["pk"].replace({"USER#077777": wide, "CAFÉ#crème": wide + "#2"}))
+    live.png(longer)
+    assert live.layouts == 2 and _labels(live.figure)[1][0].startswith("◀ " + plots.base._short(wide))
+    live.figure.set_layout_engine("none")
+    assert_no_overlap(live.figure, live.figure.canvas.get_renderer())
+    empty = live.png(timeline, keys_with_traffic=None) and live.png(timeline.iloc[:0])
+    assert _pixels(empty).shape[0] > 0 and "no data" in live.figure.axes[0].texts[0].get_text()
+    with pytest.raises(BlueNbError, match="unknown metric"):
+        plots.LiveHeatmap(metric="iops")
 
 
 def test_key_heatmap_marks_the_hot_key_and_keeps_key_order():
@@ -371,7 +417,7 @@ def test_figures_show_themselves_in_jupyter_without_pyplot(partitions):
 
 def test_all_is_complete():
     public = {n for n, v in vars(plots).items() if not n.startswith("_") and callable(v)
-              and getattr(v, "__module__", "") == "blue_nb.plots"}
+              and getattr(v, "__module__", "").startswith("blue_nb.plots")}
     assert public == set(plots.__all__)
 
 
@@ -420,11 +466,11 @@ def test_keys_in_any_script_draw_without_missing_glyphs():
 
 
 def test_installed_cjk_fonts_are_used_for_every_text(monkeypatch):
-    monkeypatch.setattr(plots, "NAME_FONTS", ("DejaVu Serif",))           # stands in for an installed CJK font
-    plots._fonts.cache_clear()
+    monkeypatch.setattr(plots.base, "NAME_FONTS", ("DejaVu Serif",))           # stands in for an installed CJK font
+    plots.base._fonts.cache_clear()
     try:
         fig = plots.top_keys(SMALL["top_keys"])
         assert fig.axes[0].get_yticklabels()[0].get_fontfamily() == ["sans-serif", "DejaVu Serif"]
         assert fig.texts[0].get_fontfamily() == ["sans-serif", "DejaVu Serif"]
     finally:
-        plots._fonts.cache_clear()
+        plots.base._fonts.cache_clear()

@@ -2,15 +2,16 @@
 heat map, the hottest keys and the findings re-drawn on every change.
 
 Wiring only (layer 3): every number comes from :class:`blue_nb.heat.HeatWhatIf` (the model
-re-evaluated for the sliders' rates and skews), every picture from :mod:`blue_nb.plots`. Tests drive
-it without a browser: set slider values (or call :meth:`HeatExplorer.set_rate`) and read
-``result``, ``findings``, ``last_ms`` and the PNG bytes of the images.
+re-evaluated for the sliders' rates and skews), the heat map from :class:`blue_nb.plots.LiveHeatmap`
+(laid out once, then only the cells and labels re-drawn). The hottest keys are an HTML table with
+bars against the per-partition limits: the browser draws it in no time and any script's keys with it.
+Tests drive it without a browser: set slider values (or call :meth:`HeatExplorer.set_rate`) and read
+``result``, ``findings``, ``last_ms``, the heat map's PNG bytes and the table's HTML.
 """
 
 from __future__ import annotations
 
 import html
-import io
 import math
 import time
 from typing import Any
@@ -19,7 +20,8 @@ import ipywidgets as W
 
 from blue_nb.errors import BlueNbError
 from blue_nb.heat import HeatReport, HeatWhatIf, WhatIfResult
-from blue_nb.plots import key_heatmap, top_keys
+from blue_nb.plots import LiveHeatmap
+from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 
 __all__ = ["HeatExplorer"]
 
@@ -36,10 +38,34 @@ def _whatif(source: Any) -> HeatWhatIf:
                       hint="pass heat(spec, store, whatif=True) or blue_nb.heat.what_if(spec, store)")
 
 
-def _png(fig, dpi: int) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, pil_kwargs={"compress_level": 1})
-    return buf.getvalue()
+def _bar(value: float, limit: float, scale: float) -> str:
+    """A bar of ``value`` on a track of ``scale`` with the limit marked; red and "(n×)" when over it."""
+    over = value > limit
+    color = "#d62728" if over else "#4c72b0"
+    text = f"{value:,.0f}" + (f" ({value / limit:.1f}×)" if over else "")
+    return (f'<div style="position:relative;width:220px;height:14px;background:#f0f0f0">'
+            f'<div style="width:{100 * min(value, scale) / scale:.1f}%;height:100%;background:{color}"></div>'
+            f'<div style="position:absolute;left:{100 * limit / scale:.1f}%;top:-2px;height:18px;border-left:2px dashed #d62728"'
+            f' title="partition limit {limit:,.0f}/s"></div></div>'
+            f'<span style="color:{color if over else "inherit"}">{text}</span>')
+
+
+def top_keys_html(partitions, n: int = 20) -> str:
+    """The ``n`` hottest keys (by 3×WCU + RCU) as an HTML table: RCU/s and WCU/s bars against 3,000 and 1,000."""
+    top = partitions.nlargest(n, "consumed_throughput_units")
+    if top.empty:
+        return "<i>no partition has traffic</i>"
+    r_scale = max(PARTITION_RCU, float(top["rcu_per_s"].max())) * 1.1
+    w_scale = max(PARTITION_WCU, float(top["wcu_per_s"].max())) * 1.1
+    rows = "".join(
+        f"<tr><td>{html.escape(str(p.index))}</td><td style='text-align:left'><code>{html.escape(str(p.pk))}</code></td>"
+        f"<td>{_bar(p.rcu_per_s, PARTITION_RCU, r_scale)}</td><td>{_bar(p.wcu_per_s, PARTITION_WCU, w_scale)}</td>"
+        f"<td>{p.consumed_throughput_units:,.0f}</td><td>{p.items:,}</td><td>{p.bytes:,}</td></tr>"
+        for p in top.itertuples(index=False))
+    return (f"<b>Top {len(top)} partition keys by consumed throughput (3×WCU + RCU)</b> "
+            f"<small>dashed: the per-partition limit, {PARTITION_RCU:,} RCU/s and {PARTITION_WCU:,} WCU/s</small>"
+            "<table><tr><th>index</th><th>partition key</th><th>read units/s</th><th>write units/s</th>"
+            f"<th>3×WCU + RCU</th><th>items</th><th>bytes</th></tr>{rows}</table>")
 
 
 class HeatExplorer:
@@ -54,7 +80,7 @@ class HeatExplorer:
         self.result: WhatIfResult | None = None
         self.last_ms = 0.0
         self.timings: dict[str, float] = {}
-        self.heatmap_figure = self.top_figure = None
+        self._maps: dict[tuple[str, str], LiveHeatmap] = {}     # one per (index, metric): switching back is a blit
         self.skews: dict[str, float] = {}          # the patterns whose skew slider moved (the others keep their spec's)
         self._quiet = False
         self.rate_sliders: dict[str, W.FloatLogSlider] = {}
@@ -66,12 +92,12 @@ class HeatExplorer:
         self.metric = W.Dropdown(options=METRICS, value=metric, description="metric")
         self.status = W.HTML()
         self.heatmap = W.Image(format="png", layout=W.Layout(max_width="100%"))
-        self.top_chart = W.Image(format="png", layout=W.Layout(max_width="100%"))
+        self.top_table = W.HTML()
         self.findings_html = W.HTML()
         self.index.observe(lambda _: self._redraw_heatmap(), names="value")
         self.metric.observe(lambda _: self._redraw_heatmap(), names="value")
         self.widget = W.VBox([W.HTML("<b>calls/s and skew (Zipf s; 0 = uniform) per access pattern</b>"), *rows,
-                              W.HBox([self.index, self.metric]), self.status, self.heatmap, self.top_chart,
+                              W.HBox([self.index, self.metric]), self.status, self.heatmap, self.top_table,
                               W.HTML("<b>Findings</b>"), self.findings_html])
         self.redraw()
 
@@ -152,8 +178,7 @@ class HeatExplorer:
         evaluated = time.perf_counter()
         self._redraw_heatmap(timed=False)
         drawn = time.perf_counter()
-        self.top_figure = top_keys(self.result.partitions, n=self.top)
-        self.top_chart.value = _png(self.top_figure, self.dpi)
+        self.top_table.value = top_keys_html(self.result.partitions, n=self.top)
         charted = time.perf_counter()
         self.findings_html.value = self.result.findings._repr_html_()
         for name, label in self.distribution_labels.items():
@@ -168,16 +193,12 @@ class HeatExplorer:
         if self.result is None:
             return
         start = time.perf_counter()
-        index, metric = self.index.value, self.metric.value
-        fig = key_heatmap(self.result.timeline, index=index, metric=metric)
-        parts = self.result.partitions
-        keys = int(((parts["index"] == index) & (parts["consumed_throughput_units"] > 0)).sum())
-        drawn = self.result.timeline.loc[self.result.timeline["index"] == index, "pk"].nunique()
-        if fig.axes and keys > drawn:       # the timeline holds the keys that matter, not every key
-            fig.axes[0].set_ylabel(f"partition key (key order; {keys:,} keys with traffic,\n"
-                                   f"{drawn:,} drawn: the hottest of each key range)")
-        self.heatmap_figure = fig
-        self.heatmap.value = _png(fig, self.dpi)
+        key = (self.index.value, self.metric.value)
+        if key not in self._maps:
+            self._maps[key] = LiveHeatmap(*key, dpi=self.dpi)
+        parts = self.result.partitions           # the timeline holds the keys that matter, not every key
+        keys = int(((parts["index"] == key[0]) & (parts["consumed_throughput_units"] > 0)).sum())
+        self.heatmap.value = self._maps[key].png(self.result.timeline, keys_with_traffic=keys)
         if timed:
             self.last_ms = (time.perf_counter() - start) * 1000
             self.timings = {"heatmap_ms": self.last_ms}
@@ -193,6 +214,11 @@ class HeatExplorer:
                              f"redraw {self.last_ms:,.0f} ms ({parts})")
 
     # -- for tests and notebooks -----------------------------------------------------------
+    @property
+    def heatmap_figure(self):
+        """The Figure behind the heat map shown now."""
+        return self._maps[(self.index.value, self.metric.value)].figure
+
     @property
     def partitions(self):
         return self.result.partitions

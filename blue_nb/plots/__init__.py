@@ -1,0 +1,26 @@
+"""Pictures of partition heat and item sizes: each function takes DataFrames and returns a Figure.
+
+:mod:`~blue_nb.plots.base` holds what they share, :mod:`~blue_nb.plots.heat` the heat pictures,
+:mod:`~blue_nb.plots.sizes` the pictures of bytes.
+
+No pyplot and no global state: figures are ``matplotlib.figure.Figure`` objects built directly,
+so they render headless and show themselves in Jupyter (``_repr_png_``) without ``plt.show()``.
+Bytes are binary (1 KB = 1024 bytes); the limits come from :mod:`blue_nb.sizing`
+(docs/dynamodb-rules.md sections 2 and 4). Empty input gives a Figure that says "no data".
+
+* :func:`key_heatmap` - time across, partition keys in key order down, colour = units/s
+* :class:`LiveHeatmap` - the same heat map re-drawn fast for sliders (only what changes is drawn again)
+* :func:`top_keys` - the hottest keys, RCU/s and WCU/s against the per-partition limits
+* :func:`partition_sizes` - bytes per partition key against the 10 GB partition
+* :func:`item_size_distribution` - item sizes per entity against 1 KB, 4 KB and 400 KB
+* :func:`capacity_waste` - bytes paid (read and write unit rounding) against bytes used
+* :func:`attribute_sizes` - which attributes make the items of each entity big
+* :func:`index_entry_sizes` - index entry sizes per GSI, the table's items for comparison
+"""
+
+from blue_nb.plots.base import PlotFigure, human_bytes
+from blue_nb.plots.heat import LiveHeatmap, key_heatmap, top_keys
+from blue_nb.plots.sizes import attribute_sizes, capacity_waste, index_entry_sizes, item_size_distribution, partition_sizes
+
+__all__ = ["LiveHeatmap", "PlotFigure", "attribute_sizes", "capacity_waste", "human_bytes", "index_entry_sizes",
+           "item_size_distribution", "key_heatmap", "partition_sizes", "top_keys"]
