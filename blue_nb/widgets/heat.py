@@ -21,9 +21,10 @@ import ipywidgets as W
 from blue_nb.errors import BlueNbError
 from blue_nb.heat import HeatReport, HeatWhatIf, WhatIfResult
 from blue_nb.plots import LiveHeatmap
+from blue_nb.plots.base import BASE, WARN
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 
-__all__ = ["HeatExplorer"]
+__all__ = ["HeatExplorer", "top_keys_html"]
 
 METRICS = ("rcu", "wcu", "ctu")
 SKEW_MAX = 3.0
@@ -41,11 +42,11 @@ def _whatif(source: Any) -> HeatWhatIf:
 def _bar(value: float, limit: float, scale: float) -> str:
     """A bar of ``value`` on a track of ``scale`` with the limit marked; red and "(n×)" when over it."""
     over = value > limit
-    color = "#d62728" if over else "#4c72b0"
+    color = WARN if over else BASE
     text = f"{value:,.0f}" + (f" ({value / limit:.1f}×)" if over else "")
     return (f'<div style="position:relative;width:220px;height:14px;background:#f0f0f0">'
             f'<div style="width:{100 * min(value, scale) / scale:.1f}%;height:100%;background:{color}"></div>'
-            f'<div style="position:absolute;left:{100 * limit / scale:.1f}%;top:-2px;height:18px;border-left:2px dashed #d62728"'
+            f'<div style="position:absolute;left:{100 * limit / scale:.1f}%;top:-2px;height:18px;border-left:2px dashed {WARN}"'
             f' title="partition limit {limit:,.0f}/s"></div></div>'
             f'<span style="color:{color if over else "inherit"}">{text}</span>')
 
