@@ -94,7 +94,7 @@ def sample(domain, scale, seed, out, progress, fmt):
 @handles_errors
 def load(spec, data_dir, sqlite, duckdb, mode, progress, fmt):
     """Turn the rows under --data into items by SPEC's templates and load them into the stores."""
-    from blue_nb.workflows import load_data
+    from blue_nb.app.workflows import load_data
 
     if not sqlite and not duckdb:
         raise CliError("nothing to load into: give --sqlite FILE and/or --duckdb FILE")
@@ -120,7 +120,7 @@ def validate(spec, data_dir, fmt):
 
     Exit status 1 when there are errors, 0 when there are only warnings and notes.
     """
-    from blue_nb.workflows import validate as validate_spec
+    from blue_nb.app.workflows import validate as validate_spec
 
     findings = validate_spec(spec, data_dir)
     if fmt == "json":
@@ -139,7 +139,7 @@ def validate(spec, data_dir, fmt):
 def size(file, fmt):
     """Size DynamoDB JSON items (one per line; FILE or stdin) and what one read or write costs."""
     from blue_nb.sizing import item_costs, wire_item_size
-    from blue_nb.values import parse_item_line
+    from blue_nb.items.values import parse_item_line
 
     name = "<stdin>" if file == "-" else file
     try:
@@ -219,14 +219,15 @@ def query(spec, pattern, params, backend, sqlite, duckdb, max_pages, fmt):
 
     Writes are dry runs: they print the write units the write would take, index writes included.
     """
-    from blue_nb.workflows import run_pattern
+    from blue_nb.app.workflows import run_pattern  # deferred: keep `blue-nb --help` fast
+    from blue_nb.patterns import WriteResult  # deferred: keep `blue-nb --help` fast
 
     backend = backend or ("sqlite" if sqlite else "duckdb" if duckdb else None)
     path = {"sqlite": sqlite, "duckdb": duckdb}.get(backend or "")
     if not backend or not path:
         raise CliError("give the store: --sqlite FILE or --duckdb FILE (and --backend to choose)")
     result = run_pattern(spec, pattern, _params(params), backend=backend, path=path, max_pages=max_pages)
-    if not hasattr(result, "items"):
+    if isinstance(result, WriteResult):
         summary = result.summary()
         if fmt == "json":
             echo_json(summary)
@@ -265,7 +266,7 @@ def query(spec, pattern, params, backend, sqlite, duckdb, max_pages, fmt):
 def heat(spec, data_dir, log, out, seconds, seed, progress, fmt):
     """Partition heat and item sizes of SPEC's items under --data: per key RCU/s and WCU/s against
     the per-partition limits, throttle predictions, and PNG plots plus summary.json in --out."""
-    from blue_nb.reports import heat_report
+    from blue_nb.app.reports import heat_report
 
     summary = heat_report(spec, data_dir, out, log=log, seconds=seconds, seed=seed, progress=progress)
     if fmt == "json":

@@ -1,17 +1,16 @@
 """Access patterns: binding parameters, DynamoDB's paging and Query rounding, index entries,
 write amplification, and the plans (SQL, boto3 requests) as data."""
 
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
 
-from blue_nb.access import bind, index_entry, paginate, prefix_successor, write_cost
-from blue_nb.dynamo import boto3_request
 from blue_nb.errors import QueryError
+from blue_nb.patterns import (Statement, TableLayout, bind, boto3_request, index_entry, paginate, plan,
+                              prefix_successor, read_sql, write_cost)
 from blue_nb.sizing import item_size
 from blue_nb.spec import loads_spec
-from blue_nb.stores import TableLayout
-from blue_nb.stores.sql import read_sql
 
 SPEC = loads_spec("""
 spec_version: 1
@@ -82,22 +81,22 @@ def test_query_rounds_once_over_the_page():
     # AWS: a Query of 10 items totalling 40.8 KB reads 44 KB: 11 RCU strong, 5.5 eventual
     total = int(40.8 * 1024)                                   # 41,779 bytes
     sizes = [total // 10] * 9 + [total - 9 * (total // 10)]
-    req = bind(SPEC, "orders", {"customer": "c1"})
+    req = plan(SPEC, "orders", {"customer": "c1"})
     rows = [({"pk": "c1", "sk": f"ORDER#{n:05d}"}, s) for n, s in enumerate(sizes)]
     r = paginate(req, rows)
     assert (r.count, r.bytes_read, r.rcu, len(r.pages)) == (10, 41_779, 5.5, 1)
-    strong = paginate(bind(SPEC, "page", {"customer": "c1", "lo": 0, "hi": 99}), rows, max_pages=10)
+    strong = paginate(plan(SPEC, "page", {"customer": "c1", "lo": 0, "hi": 99}), rows, max_pages=10)
     assert strong.rcu == 3 * 4 + 2          # limit 3: pages of 3 x 4,177 B (12,531 -> 4 units) x3, then 4,186 B -> 2
     assert [p.count for p in strong.pages] == [3, 3, 3, 1]
     # AWS: 1500 items of 64 B = 96 KB -> 24 RCU strong (one page)
-    r = paginate(bind(SPEC, "page", {"customer": "c1", "lo": 0, "hi": 1}).__class__(
-        **{**bind(SPEC, "page", {"customer": "c1", "lo": 0, "hi": 1}).__dict__, "limit": None}),
-        [({"pk": "c", "sk": str(n)}, 64) for n in range(1500)])
+    paged = plan(SPEC, "page", {"customer": "c1", "lo": 0, "hi": 1})
+    unlimited = replace(paged, request=replace(paged.request, limit=None))
+    r = paginate(unlimited, [({"pk": "c", "sk": str(n)}, 64) for n in range(1500)])
     assert (r.rcu, r.bytes_read) == (24, 96_000)
 
 
 def test_pages_stop_at_one_megabyte():
-    req = bind(SPEC, "orders", {"customer": "c1"})
+    req = plan(SPEC, "orders", {"customer": "c1"})
     rows = [({"pk": "c1", "sk": f"ORDER#{n:05d}"}, 100_000) for n in range(25)]
     r = paginate(req, rows)
     assert [p.count for p in r.pages] == [10, 10, 5]           # 11 x 100,000 B would pass 1,048,576
@@ -110,17 +109,17 @@ def test_pages_stop_at_one_megabyte():
 
 
 def test_empty_query_and_missing_get_cost_the_minimum():
-    assert paginate(bind(SPEC, "orders", {"customer": "x"}), []).summary() == {
+    assert paginate(plan(SPEC, "orders", {"customer": "x"}), []).summary() == {
         "count": 0, "scanned_count": 0, "bytes_read": 0, "rcu": 0.5, "pages": 1}
-    assert paginate(bind(SPEC, "get_order", {"customer": "x", "order": 1}), []).rcu == 0.5
+    assert paginate(plan(SPEC, "get_order", {"customer": "x", "order": 1}), []).rcu == 0.5
     eight_kb = {"pk": "p", "sk": "s"}
-    r = paginate(bind(SPEC, "get_order", {"customer": "x", "order": 1}), [(eight_kb, 8192)])
+    r = paginate(plan(SPEC, "get_order", {"customer": "x", "order": 1}), [(eight_kb, 8192)])
     assert r.rcu == 1                                          # 8 KB eventual: 1; strong would be 2
 
 
 def test_gsi_reads_index_entries():
     # AWS: a GSI query of 8 entries x 2000 B = 16 KB -> 2 RCU (eventually consistent)
-    req = bind(SPEC, "by_status", {"status": "open"})
+    req = plan(SPEC, "by_status", {"status": "open"})
     items = [order(n, body="x" * 3000) for n in range(8)]
     r = paginate(req, sized(items))
     assert set(r.items[0]) == {"pk", "sk", "gpk", "gsk", "title"}          # only keys + projected attributes
@@ -143,15 +142,15 @@ def test_gsi_reads_index_entries():
     ({"pk": "c1", "sk": "ORDER#00001"}, order(1), 1, 1, 1, 1),        # gains its index keys
 ])
 def test_write_amplification(old, new, table, by_status, by_date, plain):
-    r = write_cost(SPEC, bind(SPEC, "put_order", {"customer": "c1", "order": 1}), old, new)
+    r = write_cost(plan(SPEC, "put_order", {"customer": "c1", "order": 1}), old, new)
     assert (r.table_wcu, r.index_wcu) == (table, {"by_status": by_status, "by_date": by_date, "plain": plain})
     assert r.wcu == table + by_status + by_date + plain
 
 
 def test_delete_costs():
-    req = bind(SPEC, "delete_order", {"customer": "c1", "order": 1})
-    assert write_cost(SPEC, req, None, None).wcu == 1                 # deleting a missing item costs 1
-    assert write_cost(SPEC, req, order(1, body="x" * 1100), None).summary()["index_wcu"] == {
+    req = plan(SPEC, "delete_order", {"customer": "c1", "order": 1})
+    assert write_cost(req, None, None).wcu == 1                 # deleting a missing item costs 1
+    assert write_cost(req, order(1, body="x" * 1100), None).summary()["index_wcu"] == {
         "by_status": 1, "by_date": 1, "plain": 2}                         # 'plain' projects all: 1,1xx B
 
 
@@ -182,7 +181,7 @@ JOIN = ('SELECT t.data, c.size FROM "blue_shop" t JOIN "blue_shop__items" c ON c
     ("everything", {}, JOIN + " ORDER BY c.pk, c.sk", []),
 ])
 def test_read_sql(pattern, params, sql, args):
-    assert read_sql(LAYOUT, bind(SPEC, pattern, params)) == (sql, args)
+    assert read_sql(LAYOUT, bind(SPEC, pattern, params)) == Statement(sql, tuple(args))
 
 
 @pytest.mark.parametrize("pattern, params, expected", [

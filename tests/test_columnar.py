@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import blue_nb.columnar as columnar
-from blue_nb.columnar import item_size_column, items_to_table, number_text_sizes, table_item_sizes
+import blue_nb.sizing.columnar as columnar
+from blue_nb.sizing.columnar import item_size_column, items_to_table, number_text_sizes, table_item_sizes
 from blue_nb.errors import ItemError
 from blue_nb.sizing import MAX_ITEM_BYTES, item_size, number_size, value_size
-from blue_nb.values import to_wire
+from blue_nb.items.values import to_wire
 
 from .strategies import values as value_strategy
 

@@ -11,14 +11,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from blue_nb.access import index_entry
+from blue_nb.patterns import index_entry, plan
 from blue_nb.errors import SourceError, StoreError
 from blue_nb.heat import call_costs, candidates, heat, heat_findings, parse_distribution, parse_timestamp
 from blue_nb.heat import throttle
 from blue_nb.sizing import item_size, write_units
 from blue_nb.spec import load_spec, loads_spec, with_pattern
 from blue_nb.stores import open_store
-from blue_nb.workflows import load_data, validate
+from blue_nb.app.workflows import load_data, validate
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS, SAMPLE = ROOT / "data" / "specs", ROOT / "data" / "sample"
@@ -250,7 +250,7 @@ def test_call_cost_matches_store_run(dialogue, pattern):
     costs = call_costs(store, spec, p)
     assert len(costs) > 2
     for r in costs.head(12).itertuples():
-        result = store.run(spec, p, {n: getattr(r, n) for n in p.parameters})
+        result = store.run_plan(plan(spec, p, {n: getattr(r, n) for n in p.parameters}))
         assert (r.rcu, r.items, r.bytes, r.pages) == (result.rcu, result.scanned_count, result.bytes_read,
                                                       len(result.pages)), r
 
@@ -261,7 +261,7 @@ def test_multi_page_queries_match_store_run_too():
         costs = call_costs(store, spec, "list_documents")
         assert costs["pages"].max() > 1                                 # some realms read more than 1 MB
         for r in costs.itertuples():
-            result = store.run(spec, "list_documents", {"realm_id": r.realm_id})
+            result = store.run_plan(plan(spec, "list_documents", {"realm_id": r.realm_id}))
             assert (r.rcu, r.items, r.pages) == (result.rcu, result.scanned_count, len(result.pages))
 
 
@@ -372,7 +372,7 @@ def test_access_log_buckets_per_second_and_shows_the_spike(dialogue, tmp_path, s
     log = write_log(tmp_path / f"log{suffix}", spike_rows(by))
     r = heat(spec, store, log=log, sizes=False)
     tl = r.timeline[r.timeline["pk"] == "nvidia-dec"].set_index("second")["rcu"]
-    per_call = store.run(spec, "list_perspectives", {"dialogue_id": "nvidia-dec"}).rcu          # 39.5
+    per_call = store.run_plan(plan(spec, "list_perspectives", {"dialogue_id": "nvidia-dec"})).rcu          # 39.5
     assert tl.to_dict() == pytest.approx({0: 3 * per_call, 3: 200 * per_call, 7: 3 * per_call})
     assert r.seconds == 8
     parts = r.partitions.set_index(["index", "pk"])

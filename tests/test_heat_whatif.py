@@ -14,7 +14,7 @@ from blue_nb.heat import HeatWhatIf, heat, parse_distribution, what_if
 from blue_nb.spec import load_spec, loads_spec, with_pattern
 from blue_nb.stores import open_store
 from blue_nb.widgets import HeatExplorer
-from blue_nb.workflows import load_data
+from blue_nb.app.workflows import load_data
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC, SAMPLE = ROOT / "data" / "specs" / "dialogue.yaml", ROOT / "data" / "sample" / "dialogue"
@@ -262,7 +262,7 @@ def test_explorer_needs_the_model(dialogue):
 def test_the_slider_benchmark_runs_at_a_small_scale():
     """``make bench``'s slider part on 2,000 dialogues: the same data every time, every change redrawn
     (the numbers it prints are timings; here only what does not depend on the machine is checked)."""
-    from blue_nb.bench import bench_heat_sliders
+    from blue_nb.bench.run import bench_heat_sliders
 
     out = bench_heat_sliders(2_000)
     assert (out["partitions"], out["items"], out["changes"]) == (2_003, 11_870, 20)

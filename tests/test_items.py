@@ -5,7 +5,7 @@ from decimal import Decimal
 import pytest
 
 from blue_nb.errors import SourceError
-from blue_nb.items import MISSING, ItemBuilder, coerce_attribute
+from blue_nb.items.build import MISSING, ItemBuilder, coerce_attribute
 
 
 @pytest.mark.parametrize("value, dtype, expected", [

@@ -77,7 +77,7 @@ def test_imports_go_down_the_layers(rel, top):
 
 
 def test_pure_layers_load_no_heavy_library():
-    code = ("import sys, blue_nb.spec, blue_nb.sizing, blue_nb.values, blue_nb.items; "
+    code = ("import sys, blue_nb.spec, blue_nb.sizing, blue_nb.items.values, blue_nb.items.build; "
             f"print(sorted(m for m in {sorted(HEAVY)!r} if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

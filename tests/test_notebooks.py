@@ -259,7 +259,7 @@ def test_python3_kernel_is_this_interpreter(jupyter_env):
 def test_quickstart(jupyter_env, dialogue_dir):
     from blue_nb.spec import load_spec
     from blue_nb.stores import open_store
-    from blue_nb.workflows import compare_stores, entity_summary, largest_items, largest_partitions, load_data
+    from blue_nb.app.workflows import compare_stores, entity_summary, largest_items, largest_partitions, load_data
 
     top_n = 4
     data = dialogue_dir if dialogue_dir != ROOT / "data" / "sample" / "dialogue" else None
@@ -292,7 +292,7 @@ def test_quickstart(jupyter_env, dialogue_dir):
     assert proof["identical"] is True
     assert proof == compare_stores(stores, spec)
 
-    from blue_nb.workflows import validate
+    from blue_nb.app.workflows import validate
 
     v1, v2 = result(nb, "validate(SPEC, DATA)"), result(nb, "validate(SPEC_V2, DATA)")
     assert v1["text/plain"] == repr(validate(DIALOGUE_SPEC, dialogue_dir)).replace(str(DIALOGUE_SPEC), "../data/specs/dialogue.yaml")
@@ -305,7 +305,7 @@ def test_quickstart(jupyter_env, dialogue_dir):
 def test_load_data(jupyter_env, tmp_path):
     from blue_nb.spec import load_spec
     from blue_nb.stores import open_store
-    from blue_nb.workflows import compare_stores, entity_summary
+    from blue_nb.app.workflows import compare_stores, entity_summary
 
     out_dir = tmp_path / "out"
     out_dir.mkdir()
@@ -351,19 +351,19 @@ def test_load_data(jupyter_env, tmp_path):
 
 @pytest.mark.slow
 def test_access_patterns(jupyter_env, dialogue_dir):
-    from blue_nb.session import DesignSession
+    from blue_nb.app.session import DesignSession
 
     nb = run_notebook("02_access_patterns.ipynb", {"DATA": str(dialogue_dir), "ROUND": "2"})
     session = DesignSession(DIALOGUE_SPEC, dialogue_dir)
     try:
-        expected = session.run("list_round", {"dialogue_id": "nvidia-dec", "round": "2"})
+        expected = session.run_pattern("list_round", {"dialogue_id": "nvidia-dec", "round": "2"})
         assert ast.literal_eval(result(nb, "explorer.result.summary()")["text/plain"]) == expected.summary()
         before, after = [ast.literal_eval(r["text/plain"]) for r in results(nb, "explorer.result.items[:12]")]
         assert before == [i["sk"] for i in expected.items[:12]]
         assert all(sk.startswith("PERSP#2#") for sk in before)
         assert all(sk.startswith("PERSP#002#") and len(sk.split("#")[3]) == 3 for sk in after)
         assert after == sorted(after)
-        newest = ast.literal_eval(result(nb, 'session.run("newest_tensions"')["text/plain"])
+        newest = ast.literal_eval(result(nb, 'session.run_pattern("newest_tensions"')["text/plain"])
         assert newest["count"] == 5 and newest["pages"] == 1
         first, last = [r["text/plain"] for r in results(nb, "session.findings()")]
         assert "KEY-SORT-ORDER" in first and "entities.Perspective.key.sk" in first
@@ -377,8 +377,8 @@ def test_access_patterns(jupyter_env, dialogue_dir):
 def test_item_sizes(jupyter_env):
     from blue_nb.spec import load_spec
     from blue_nb.stores import open_store
-    from blue_nb.whatif import short_names, size_whatif
-    from blue_nb.workflows import load_data
+    from blue_nb.app.whatif import short_names, size_whatif
+    from blue_nb.app.workflows import load_data
 
     nb = run_notebook("04_item_sizes.ipynb", {})
     spec = load_spec(ROOT / "data" / "specs" / "document.yaml")
@@ -404,7 +404,7 @@ def test_partition_heat(jupyter_env, dialogue_dir):
     from blue_nb.heat import heat
     from blue_nb.spec import load_spec
     from blue_nb.stores import open_store
-    from blue_nb.workflows import load_data
+    from blue_nb.app.workflows import load_data
 
     seconds, hot_rate = 30, 300.0
     nb = run_notebook("03_partition_heat.ipynb", {"DATA": str(dialogue_dir), "SECONDS": seconds, "HOT_RATE": hot_rate})

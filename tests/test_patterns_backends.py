@@ -5,9 +5,10 @@ import random
 
 import pytest
 
+from blue_nb.patterns import plan
 from blue_nb.spec import load_spec
 from blue_nb.stores import open_store
-from blue_nb.workflows import load_data, parameter_values
+from blue_nb.app.workflows import load_data, parameter_values
 
 DOMAINS = ["dialogue", "document"]
 
@@ -45,7 +46,7 @@ def test_sqlite_and_duckdb_agree(loaded, domain, pattern):
     rng = random.Random(f"{domain}/{pattern}")
     hits = 0
     for params in draws(values, rng, 25 if values else 1):
-        a, b = lite.run(spec, pattern, params, max_pages=50), duck.run(spec, pattern, params, max_pages=50)
+        a, b = lite.run_plan(plan(spec, pattern, params), max_pages=50), duck.run_plan(plan(spec, pattern, params), max_pages=50)
         assert a.items == b.items, params
         assert a.summary() == b.summary() and a.pages == b.pages, params
         hits += a.count > 0
@@ -54,19 +55,19 @@ def test_sqlite_and_duckdb_agree(loaded, domain, pattern):
 
 def test_non_ascii_partition(loaded):
     spec, (lite, duck) = loaded["dialogue"]
-    a = lite.run(spec, "get_dialogue", {"dialogue_id": "東京-launch"})
+    a = lite.run_plan(plan(spec, "get_dialogue", {"dialogue_id": "東京-launch"}))
     assert a.count == 1 and a.items[0]["pk"] == "東京-launch"
-    assert duck.run(spec, "get_dialogue", {"dialogue_id": "東京-launch"}).items == a.items
+    assert duck.run_plan(plan(spec, "get_dialogue", {"dialogue_id": "東京-launch"})).items == a.items
 
 
 def test_results_follow_dynamodb_order(loaded):
     spec, (lite, _) = loaded["dialogue"]
-    r = lite.run(spec, "list_perspectives", {"dialogue_id": "nvidia-dec"})
+    r = lite.run_plan(plan(spec, "list_perspectives", {"dialogue_id": "nvidia-dec"}))
     sks = [i["sk"] for i in r.items]
     assert sks == sorted(sks, key=lambda s: s.encode("utf-8"))
     first = {r: next(i for i, s in enumerate(sks) if s.startswith(f"PERSP#{r}#")) for r in ("10", "2")}
     assert first["10"] < first["2"]                                         # byte order: round 10 before round 2
-    newest = lite.run(spec, "dialogues_by_status", {"status": "open"})
+    newest = lite.run_plan(plan(spec, "dialogues_by_status", {"status": "open"}))
     created = [i["gsi1sk"] for i in newest.items]
     assert created == sorted(created, reverse=True) and newest.count <= 50 and len(newest.pages) == 1
     assert set(newest.items[0]) == {"pk", "sk", "gsi1pk", "gsi1sk", "title", "status", "created_at"}

@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 CONDA_NAMES = {"duckdb": "python-duckdb", "moto[server]": "moto"}
-PACKAGES = ["blue_nb", "blue_nb.errors", "blue_nb.spec", "blue_nb.sizing", "blue_nb.values", "blue_nb.stores",
-            "blue_nb.sources", "blue_nb.items", "blue_nb.frames", "blue_nb.workflows"]
+PACKAGES = ["blue_nb", "blue_nb.errors", "blue_nb.spec", "blue_nb.sizing", "blue_nb.items.values", "blue_nb.stores",
+            "blue_nb.sources", "blue_nb.items.build", "blue_nb.app.frames", "blue_nb.app.workflows"]
 
 
 def _split(req: str) -> tuple[str, str]:

@@ -19,7 +19,7 @@ from blue_nb.rules import single_table_findings
 from blue_nb.rules.data_rules import NEAR_LIMIT_BYTES
 from blue_nb.sizing import MAX_ITEM_BYTES, item_size
 from blue_nb.spec import load_spec, spec_from_dict
-from blue_nb.workflows import validate
+from blue_nb.app.workflows import validate
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "data" / "specs"

@@ -34,7 +34,7 @@ from blue_nb.sizing import (
     wire_value_size,
     write_units,
 )
-from blue_nb.values import item_from_wire, item_to_wire
+from blue_nb.items.values import item_from_wire, item_to_wire
 
 BOOK_101 = (
     '{"Id":{"N":"101"},"Title":{"S":"Book 101 Title"},"ISBN":{"S":"111-1111111111"},'

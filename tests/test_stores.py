@@ -9,8 +9,9 @@ from hypothesis import HealthCheck, given, settings
 
 from blue_nb.errors import StoreError
 from blue_nb.spec import loads_spec
-from blue_nb.stores import BACKENDS, main_table_sql, open_store
-from blue_nb.workflows import compare_stores, load_data, spec_items
+from blue_nb.patterns import main_table_sql
+from blue_nb.stores import BACKENDS, load_items, open_store
+from blue_nb.app.workflows import compare_stores, load_data, spec_items
 
 from .strategies import items as item_strategy
 
@@ -52,7 +53,7 @@ def things(items):
 
 def test_sqlite_table_is_exactly_adr_0018():
     s = open_store("sqlite")
-    s.load(SPEC, things([EVERY_TYPE]), progress=False)
+    load_items([s], SPEC, things([EVERY_TYPE]), progress=False)
     ddl = s.execute("SELECT sql FROM sqlite_master WHERE name = 'blue_kitchen'")[0][0]
     assert ddl == main_table_sql("blue_kitchen")
     info = s.execute("PRAGMA table_info(blue_kitchen)")
@@ -62,7 +63,7 @@ def test_sqlite_table_is_exactly_adr_0018():
 
 def test_duckdb_table_has_the_same_shape():
     s = open_store("duckdb")
-    s.load(SPEC, things([EVERY_TYPE]), progress=False)
+    load_items([s], SPEC, things([EVERY_TYPE]), progress=False)
     cols = s.execute("SELECT column_name, data_type, is_nullable FROM information_schema.columns "
                      "WHERE table_name = 'blue_kitchen' ORDER BY ordinal_position")
     assert cols == [("pk", "VARCHAR", "NO"), ("sk", "VARCHAR", "NO"), ("data", "JSON", "NO"),
@@ -73,7 +74,7 @@ def test_duckdb_table_has_the_same_shape():
 
 
 def test_every_type_survives(store):
-    store.load(SPEC, things([EVERY_TYPE]), progress=False)
+    load_items([store], SPEC, things([EVERY_TYPE]), progress=False)
     assert store.get_item("blue_kitchen", EVERY_TYPE["pk"], EVERY_TYPE["sk"]) == EVERY_TYPE
     assert list(store.iter_items("blue_kitchen")) == [EVERY_TYPE]
     got = store.get_item("blue_kitchen", EVERY_TYPE["pk"], EVERY_TYPE["sk"])
@@ -87,7 +88,7 @@ def test_random_items_survive_both_stores(batch):
     batch = list({(i["pk"], i["sk"]): i for i in batch}.values())        # DynamoDB keeps one item per key
     for backend in BACKENDS:
         with open_store(backend) as s:
-            s.load(SPEC, things(batch), progress=False)
+            load_items([s], SPEC, things(batch), progress=False)
             for item in batch:
                 assert s.get_item("blue_kitchen", item["pk"], item["sk"]) == item
 
@@ -106,7 +107,7 @@ def test_sample_loads_identically_into_both(dialogue_spec, dialogue_data):
 
 def test_key_order_is_utf8_byte_order(store):
     keys = ["PERSP#2", "PERSP#10", "a", "Z", "é", "東", "😀", "\u007f"]
-    store.load(SPEC, things({"pk": "p", "sk": k, "kind": "k"} for k in keys), progress=False)
+    load_items([store], SPEC, things({"pk": "p", "sk": k, "kind": "k"} for k in keys), progress=False)
     got = [i["sk"] for i in store.iter_items("blue_kitchen")]
     assert got == sorted(keys, key=lambda k: k.encode("utf-8"))
     assert got.index("PERSP#10") < got.index("PERSP#2")
@@ -123,11 +124,11 @@ def test_loading_twice_leaves_one_copy(store, dialogue_spec, dialogue_data):
 
 
 def test_upsert_keeps_other_items_and_replace_mirrors(store):
-    store.load(SPEC, things([{"pk": "a", "sk": "1", "kind": "k", "v": "old"}]), progress=False)
-    store.load(SPEC, things([{"pk": "b", "sk": "1", "kind": "k"}, {"pk": "a", "sk": "1", "kind": "k", "v": "new"}]),
+    load_items([store], SPEC, things([{"pk": "a", "sk": "1", "kind": "k", "v": "old"}]), progress=False)
+    load_items([store], SPEC, things([{"pk": "b", "sk": "1", "kind": "k"}, {"pk": "a", "sk": "1", "kind": "k", "v": "new"}]),
                mode="upsert", progress=False)
     assert store.count("blue_kitchen") == 2 and store.get_item("blue_kitchen", "a", "1")["v"] == "new"
-    store.load(SPEC, things([{"pk": "c", "sk": "1", "kind": "k"}]), progress=False)
+    load_items([store], SPEC, things([{"pk": "c", "sk": "1", "kind": "k"}]), progress=False)
     assert [i["pk"] for i in store.iter_items("blue_kitchen")] == ["c"]
 
 
@@ -137,7 +138,7 @@ class Boom(Exception):
 
 @pytest.mark.parametrize("error", [Boom, KeyboardInterrupt])
 def test_failed_load_leaves_the_store_as_it_was(store, error):
-    store.load(SPEC, things([{"pk": "keep", "sk": "1", "kind": "k"}]), progress=False)
+    load_items([store], SPEC, things([{"pk": "keep", "sk": "1", "kind": "k"}]), progress=False)
     before = compare_stores([store], SPEC)[store.kind]
 
     def items():
@@ -146,14 +147,12 @@ def test_failed_load_leaves_the_store_as_it_was(store, error):
         raise error()
 
     with pytest.raises(error):
-        store.load(SPEC, items(), progress=False)
+        load_items([store], SPEC, items(), progress=False)
     assert compare_stores([store], SPEC)[store.kind] == before
     assert store.count("blue_kitchen__items") == 1
 
 
 def test_failure_in_one_store_rolls_back_both(dialogue_spec):
-    from blue_nb.stores import load_items
-
     good, bad = open_store("sqlite"), open_store("duckdb")
     load_items([good, bad], SPEC, things([{"pk": "keep", "sk": "1", "kind": "k"}]), progress=False)
     original = bad.insert_rows
@@ -187,36 +186,36 @@ def test_loads_stream(store):
         return original(table, columns, rows)
 
     store.insert_rows = spy
-    store.load(SPEC, items(), progress=False)
+    load_items([store], SPEC, items(), progress=False)
     assert seen[0] <= store.chunk_size                      # the first chunk is written before the rest is read
     assert store.count("blue_kitchen") == store.chunk_size * 3
 
 
 def test_index_keys_are_indexed_and_sparse():
     s = open_store("sqlite")
-    s.load(SPEC, things([{"pk": "a", "sk": "1", "kind": "k"}, {"pk": "b", "sk": "2"}]), progress=False)
+    load_items([s], SPEC, things([{"pk": "a", "sk": "1", "kind": "k"}, {"pk": "b", "sk": "2"}]), progress=False)
     assert s.execute('SELECT pk, "by_kind__pk", "by_kind__sk" FROM blue_kitchen__items ORDER BY pk') == [
         ("a", "k", "1"), ("b", None, None)]
     plan = s.execute('EXPLAIN QUERY PLAN SELECT pk, sk FROM blue_kitchen__items WHERE "by_kind__pk" = ? '
                      'ORDER BY "by_kind__sk"', ("k",))
     assert "USING INDEX blue_kitchen__by_kind" in " ".join(r[-1] for r in plan)
     d = open_store("duckdb")
-    d.load(SPEC, things([{"pk": "a", "sk": "1", "kind": "k"}]), progress=False)
+    load_items([d], SPEC, things([{"pk": "a", "sk": "1", "kind": "k"}]), progress=False)
     assert d.execute("SELECT index_name FROM duckdb_indexes() WHERE table_name = 'blue_kitchen__items'") == [
         ("blue_kitchen__by_kind",)]
 
 
 def test_catalog_is_rebuilt_when_indexes_change(store):
-    store.load(SPEC, things([{"pk": "a", "sk": "1", "kind": "k"}]), progress=False)
+    load_items([store], SPEC, things([{"pk": "a", "sk": "1", "kind": "k"}]), progress=False)
     plain = loads_spec("spec_version: 1\ndomain: kitchen\ntable: {partition_key: pk, sort_key: sk}\n"
                        "entities: {Thing: {key: {pk: '{pk}', sk: '{sk}'}}}\n")
-    store.load(plain, things([{"pk": "a", "sk": "1"}]), progress=False)
+    load_items([store], plain, things([{"pk": "a", "sk": "1"}]), progress=False)
     assert store.table_columns("blue_kitchen__items") == ["pk", "sk", "entity", "size"]
 
 
 def test_sizes_in_the_catalog_are_exact(store):
     item = {"pk": "p", "sk": "s", "kind": "k", "shirt-color": "R"}
-    store.load(SPEC, things([item]), progress=False)
+    load_items([store], SPEC, things([item]), progress=False)
     # pk(2+1) + sk(2+1) + kind(4+1) + shirt-color(11+1) = 23
     assert store.largest_items("blue_kitchen", 1) == [("p", "s", "Thing", 23)]
     assert store.largest_partitions("blue_kitchen", 1) == [("p", 1, 23)]
@@ -225,7 +224,7 @@ def test_sizes_in_the_catalog_are_exact(store):
 def test_foreign_table_is_refused(store):
     store.execute("CREATE TABLE blue_kitchen (id INTEGER)")
     with pytest.raises(StoreError, match="not ADR 0018"):
-        store.load(SPEC, things([{"pk": "a", "sk": "1"}]), progress=False)
+        load_items([store], SPEC, things([{"pk": "a", "sk": "1"}]), progress=False)
 
 
 def test_unknown_backend():

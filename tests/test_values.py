@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blue_nb.errors import ItemError
-from blue_nb.values import (
+from blue_nb.items.values import (
     dumps_wire,
     from_wire,
     item_from_wire,

@@ -4,8 +4,8 @@ import pytest
 
 from blue_nb.errors import SpecError
 from blue_nb.spec import loads_spec
-from blue_nb.stores import open_store
-from blue_nb.whatif import short_names, size_whatif
+from blue_nb.stores import load_items, open_store
+from blue_nb.app.whatif import short_names, size_whatif
 
 SPEC = loads_spec("""
 spec_version: 1
@@ -22,7 +22,7 @@ entities:
 def store():
     s = open_store("sqlite")
     items = [("Doc", {"pk": "r", "sk": f"DOC#{n}", "title": "t" * 10, "content": "c" * 5000}) for n in range(4)]
-    s.load(SPEC, items, progress=False)
+    load_items([s], SPEC, items, progress=False)
     return s
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from blue_nb.session import DesignSession
+from blue_nb.app.session import DesignSession
 from blue_nb.widgets import PatternExplorer
 
 

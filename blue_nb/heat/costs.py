@@ -10,7 +10,7 @@ For each candidate (``cid``) of a pattern (``pid``) this module appends rows to 
 * ``hits(pid, cid, idx, pk, item, rcu, wcu)``: the same units per item (for "one item can never
   exceed the limit" and Contributor Insights' per-(pk, sk) view).
 
-Reads follow :func:`blue_nb.access.paginate`: the matched entries in key order, a page ends
+Reads follow :func:`blue_nb.patterns.paginate`: the matched entries in key order, a page ends
 after ``limit`` entries or before the entry that would take it past 1 MB, each page's bytes are
 rounded up once to 4 KB (0.5 per 4 KB eventual, and always eventual on a GSI), at least one unit
 per call; a pattern with a ``limit`` reads one page per call. Pages are cut greedily, exactly:
@@ -34,13 +34,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from blue_nb.access import index_entry
+from blue_nb.patterns import index_entry
 from blue_nb.heat.sqlkit import Scratch, frame, ident, require_duckdb
 from blue_nb.heat.workload import Candidates, build_candidates
 from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES, wire_item_sizes
 from blue_nb.spec import AccessPattern, Spec
 from blue_nb.stores import Store
-from blue_nb.values import loads_wire
+from blue_nb.items.values import loads_wire
 
 __all__ = ["CostTables", "call_costs", "entries_table", "read_factor", "MAX_EXACT_PAGES"]
 
@@ -56,7 +56,7 @@ def read_factor(spec: Spec, p: AccessPattern) -> float:
 def entries_table(scratch: Scratch, spec: Spec, index: str) -> str:
     """``(pk, sk, epk, esk, esize)`` of every entry of the table or of one index. Entry sizes are item
     sizes when the index projects ALL; otherwise they are computed in Python (exact, with
-    :func:`blue_nb.access.index_entry`'s projection) for the items in the index."""
+    :func:`blue_nb.patterns.index_entry`'s projection) for the items in the index."""
     key = f"ent_{index}"
     if key in scratch.cache:
         return scratch.cache[key]

@@ -7,7 +7,7 @@ pattern's parameters) or ``pk`` (the partition key value hit; ``index`` names th
 request went to one). Every bad row is reported, with ``file:line`` (a Parquet row number), in
 one :class:`~blue_nb.errors.SourceError`.
 
-Pricing: a ``params`` row is bound exactly (:func:`blue_nb.access.bind`) and priced like a model
+Pricing: a ``params`` row is bound exactly (:func:`blue_nb.patterns.bind`) and priced like a model
 candidate on the real items; a ``pk`` row costs what the pattern's calls on that partition cost
 on average (the model's candidates under that key, by weight), or the minimum charge when the
 data has none. Calls are bucketed per second from the first timestamp.
@@ -25,14 +25,14 @@ from typing import Any, Iterator
 
 import pandas as pd
 
-from blue_nb.access import bind
+from blue_nb.patterns import bind
 from blue_nb.errors import BlueNbError, SourceError
 from blue_nb.heat.costs import read_factor
 from blue_nb.heat.model import HeatModel
 from blue_nb.heat.workload import Candidates, build_candidates
 from blue_nb.sizing import WRITE_UNIT_BYTES
 from blue_nb.spec import Spec
-from blue_nb.stores.base import key_text
+from blue_nb.patterns import stored_key
 
 __all__ = ["LOG_COLUMNS", "read_access_log", "price_log", "parse_timestamp"]
 
@@ -184,8 +184,8 @@ def _params_calls(model: HeatModel, i: int, p, rows: pd.DataFrame, seconds: int,
         except BlueNbError as e:
             line = rows["line"][keys == k].iloc[0]
             raise SourceError(f"bad access log row: {e.msg}", where=f"{where}:{line}", hint=e.hint) from e
-        sks = [key_text(v) for v in req.sk_values] + [None, None]
-        rendered.append((cid, key_text(req.pk_value), sks[0], sks[1], float(counts.get(cid, 0)) / seconds))
+        sks = [stored_key(v) for v in req.sk_values] + [None, None]
+        rendered.append((cid, stored_key(req.pk_value), sks[0], sks[1], float(counts.get(cid, 0)) / seconds))
     table = model.scratch.upload(f"logcand{i}", {"cid": "BIGINT", "qpk": "TEXT", "qsk1": "TEXT", "qsk2": "TEXT",
                                                  "w": "DOUBLE"}, rendered)
     model.price(PARAMS_PID + i, p.name, 1.0, Candidates(p, table, [], len(rendered)))

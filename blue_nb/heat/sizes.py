@@ -15,7 +15,7 @@ from blue_nb.heat.costs import entries_table
 from blue_nb.heat.sqlkit import Scratch, frame, ident
 from blue_nb.sizing import READ_UNIT_BYTES, WRITE_UNIT_BYTES, str_size, wire_value_size
 from blue_nb.spec import Spec
-from blue_nb.values import loads_wire
+from blue_nb.items.values import loads_wire
 
 __all__ = ["ATTR_SAMPLE", "size_frames", "item_size_summary", "attribute_sizes"]
 

@@ -21,7 +21,8 @@ from typing import Any, Iterable, Sequence
 import pandas as pd
 
 from blue_nb.errors import StoreError
-from blue_nb.stores import Store, quote_ident
+from blue_nb.patterns import quote_ident
+from blue_nb.stores import Store
 
 __all__ = ["Sql", "param", "ident", "Scratch", "frame", "require_duckdb"]
 

@@ -42,7 +42,7 @@ from blue_nb.sizing.capacity import (
     transact_write_units,
     write_units,
 )
-from blue_nb.sizing.items import b64_raw_length, item_size, str_size, value_size, wire_item_size, wire_value_size
+from blue_nb.sizing.exact import b64_raw_length, item_size, str_size, value_size, wire_item_size, wire_value_size
 from blue_nb.sizing.numbers import MAX_NUMBER_BYTES, number_size
 
 __all__ = [

@@ -12,7 +12,7 @@ C-level passes (``map``/``itemgetter``/``join``) instead of a Python call per va
    add a constant 1 once their types are checked; number columns are sized from their text
    (a plain-integer column by C-level string passes, anything else through a per-call cache);
    every other column (nested, mixed, binary...) uses the exact walk of
-   :mod:`blue_nb.sizing.items` value by value.
+   :mod:`blue_nb.sizing.exact` value by value.
 
 Anything unexpected (a str column holding a number, different names, an invalid value...)
 makes that part fall back to a slower exact path: per column, then per exact name set, then
@@ -27,9 +27,9 @@ from itertools import chain, repeat
 from operator import add, itemgetter, sub
 from typing import Any
 
-from blue_nb.sizing.items import item_size, str_size, value_size, wire_item_size, wire_value_size
+from blue_nb.sizing.exact import item_size, str_size, value_size, wire_item_size, wire_value_size
 from blue_nb.sizing.numbers import MAX_NUMBER_BYTES, number_size, text_number_size
-from blue_nb.values import MAX_ADJUSTED, MAX_DIGITS, MIN_ADJUSTED
+from blue_nb.items.values import MAX_ADJUSTED, MAX_DIGITS, MIN_ADJUSTED
 
 __all__ = ["item_sizes", "wire_item_sizes"]
 

@@ -13,7 +13,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from blue_nb.errors import ItemError
-from blue_nb.values import MAX_ADJUSTED, MAX_DIGITS, MIN_ADJUSTED, validate_number
+from blue_nb.items.values import MAX_ADJUSTED, MAX_DIGITS, MIN_ADJUSTED, validate_number
 
 __all__ = ["MAX_NUMBER_BYTES", "number_size", "text_number_size"]
 

@@ -1,4 +1,5 @@
-"""Local stores: SQLite and DuckDB behind one small interface (:class:`Store`).
+"""Local stores: SQLite and DuckDB behind one small interface (:class:`Store`): execute a plan,
+load items, read the catalog. Layer 2.
 
 Each driver is imported only by its own module; :func:`open_store` imports the one asked for.
 """
@@ -8,13 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from blue_nb.errors import StoreError
-from blue_nb.stores.base import (LoadResult, Store, TableLayout, catalog_table_sql, load_items, main_table_sql,
-                                quote_ident)
+from blue_nb.patterns import BACKENDS, TableLayout
+from blue_nb.stores.base import Store
+from blue_nb.stores.load import LoadResult, load_items
 
-__all__ = ["BACKENDS", "LoadResult", "Store", "TableLayout", "catalog_table_sql", "load_items", "main_table_sql",
-           "open_store", "quote_ident"]
-
-BACKENDS = ("sqlite", "duckdb")
+__all__ = ["BACKENDS", "LoadResult", "Store", "TableLayout", "load_items", "open_store"]
 
 
 def open_store(backend: str, path: str | Path = ":memory:") -> Store:
@@ -25,11 +24,11 @@ def open_store(backend: str, path: str | Path = ":memory:") -> Store:
     if str(path) != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     if backend == "sqlite":
-        from blue_nb.stores.sqlite import SQLiteStore
+        from blue_nb.stores.sqlite import SQLiteStore  # deferred: open only the driver asked for
 
         return SQLiteStore(path)
     if backend == "duckdb":
-        from blue_nb.stores.duckdb import DuckDBStore
+        from blue_nb.stores.duckdb import DuckDBStore  # deferred: open only the driver asked for
 
         return DuckDBStore(path)
     raise StoreError(f"unknown backend {backend!r}", hint="use one of: " + ", ".join(BACKENDS))

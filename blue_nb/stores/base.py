@@ -1,116 +1,19 @@
-"""What the SQLite and DuckDB stores share: the table layout as SQL (pure ``*_sql`` functions),
-turning items into rows, and the loading and reading logic. Drivers live in their own modules.
-
-Each store holds, for a spec's table ``blue_{domain}``:
-
-- ``blue_{domain}``: exactly ADR 0018's table ``(pk, sk, data JSON, created_at)``; ``data`` is
-  the whole item in DynamoDB JSON, so every type survives unchanged;
-- ``blue_{domain}__items``: a catalog derived from the items: entity, exact item size in bytes,
-  and each index's key values, indexed per index so index queries are not full scans.
+"""The interface the SQLite and DuckDB stores share: driver hooks, the schema, executing a plan,
+and reads over the catalog. Drivers live in their own modules (:mod:`.sqlite`, :mod:`.duckdb`);
+table and column names come from :mod:`blue_nb.patterns.layout`.
 """
 
 from __future__ import annotations
 
-import base64
-import re
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator
 
 from blue_nb.errors import StoreError
-from blue_nb.sizing import item_sizes
+from blue_nb.items.values import item_from_wire, loads_wire
+from blue_nb.patterns import (MAIN_COLUMNS, Plan, ReadResult, TableLayout, WriteResult, catalog_name,
+                              catalog_table_sql, key_order, main_table_sql, paginate, quote_ident, write_cost)
 from blue_nb.spec import Spec
-from blue_nb.values import dumps_wire, item_from_wire, item_to_wire, loads_wire
 
-__all__ = ["Store", "LoadResult", "load_items", "TableLayout", "main_table_sql", "catalog_table_sql", "quote_ident"]
-
-_IDENT = re.compile(r"^[A-Za-z0-9_.-]{1,255}$")
-
-
-def quote_ident(name: str) -> str:
-    """A validated, double-quoted SQL identifier (table and index names are [A-Za-z0-9_.-])."""
-    if not _IDENT.match(name or ""):
-        raise StoreError(f"invalid identifier {name!r}", hint="table and index names use letters, digits, _ . -")
-    return f'"{name}"'
-
-
-def main_table_sql(table: str) -> str:
-    """ADR 0018's table, exactly."""
-    return (f"CREATE TABLE {quote_ident(table)} (\n  pk TEXT NOT NULL,\n  sk TEXT NOT NULL,\n"
-            "  data JSON NOT NULL,\n  created_at TEXT NOT NULL,\n  PRIMARY KEY (pk, sk)\n)")
-
-
-def catalog_table_sql(table: str, indexes: list[str]) -> list[str]:
-    """The derived catalog table and its indexes."""
-    cat = quote_ident(f"{table}__items")
-    cols = "".join(f",\n  {quote_ident(i + '__pk')} TEXT,\n  {quote_ident(i + '__sk')} TEXT" for i in indexes)
-    stmts = [f"CREATE TABLE {cat} (\n  pk TEXT NOT NULL,\n  sk TEXT NOT NULL,\n  entity TEXT,\n"
-             f"  size INTEGER NOT NULL{cols},\n  PRIMARY KEY (pk, sk)\n)"]
-    for i in indexes:
-        stmts.append(f"CREATE INDEX {quote_ident(f'{table}__{i}')} ON {cat} "
-                     f"({quote_ident(i + '__pk')}, {quote_ident(i + '__sk')})")
-    return stmts
-
-
-def key_text(value: Any) -> str | None:
-    """A key value as stored in the TEXT key columns (numbers as written, binary as base64)."""
-    if value is None:
-        return None
-    if isinstance(value, (bytes, bytearray)):
-        return base64.b64encode(bytes(value)).decode("ascii")
-    return str(value)
-
-
-@dataclass(frozen=True)
-class TableLayout:
-    table: str
-    pk: str
-    sk: str | None
-    indexes: dict[str, tuple[str, str | None]]
-
-    @classmethod
-    def of(cls, spec: Spec) -> "TableLayout":
-        quote_ident(spec.table_name)
-        for name in spec.table.indexes:
-            quote_ident(name)
-        return cls(spec.table_name, spec.table.partition_key, spec.table.sort_key, spec.index_key_attributes())
-
-    @property
-    def catalog(self) -> str:
-        return f"{self.table}__items"
-
-    @property
-    def catalog_columns(self) -> list[str]:
-        cols = ["pk", "sk", "entity", "size"]
-        for i in self.indexes:
-            cols += [f"{i}__pk", f"{i}__sk"]
-        return cols
-
-    def rows(self, entity: str | None, item: dict[str, Any], size: int, created: str) -> tuple[tuple, tuple]:
-        """(main row, catalog row) of one item of ``size`` bytes."""
-        pk = key_text(item[self.pk])
-        sk = key_text(item.get(self.sk)) if self.sk else ""
-        data = dumps_wire(item_to_wire(item))
-        made = item.get("created_at") if isinstance(item.get("created_at"), str) else created
-        cat = [pk, sk, entity, size]
-        for ipk, isk in self.indexes.values():
-            has = ipk in item and (isk is None or isk in item)
-            cat += [key_text(item[ipk]) if has else None, key_text(item.get(isk)) if has and isk else None]
-        return (pk, sk, data, made), tuple(cat)
-
-
-@dataclass
-class LoadResult:
-    table: str
-    items_written: int = 0
-    per_entity: dict[str, int] = field(default_factory=dict)
-    items_before: int = 0
-    items_after: int = 0
-    replaced: int = 0           # upsert mode: items that overwrote an item with the same key
-
-    def __str__(self) -> str:
-        ents = ", ".join(f"{n} {c:,}" for n, c in self.per_entity.items())
-        return f"{self.table}: {self.items_written:,} items written ({ents}); {self.items_after:,} in the table"
+__all__ = ["Store"]
 
 
 class Store:
@@ -149,7 +52,7 @@ class Store:
         cols = self.table_columns(layout.table)
         if not cols:
             self.execute(main_table_sql(layout.table))
-        elif cols != ["pk", "sk", "data", "created_at"]:
+        elif cols != MAIN_COLUMNS:
             raise StoreError(f"table {layout.table!r} exists with columns {cols}, not ADR 0018's (pk, sk, data, created_at)",
                              hint="load into another file, or drop that table first")
         if self.table_columns(layout.catalog) != layout.catalog_columns:
@@ -158,16 +61,11 @@ class Store:
             for stmt in catalog_table_sql(layout.table, list(layout.indexes)):
                 self.execute(stmt)
 
-    # -- load ------------------------------------------------------------------------------
-    def load(self, spec: Spec, items: Iterable[tuple[str | None, dict[str, Any]]], **kw: Any) -> LoadResult:
-        """Load (entity, item) pairs into this store; see :func:`load_items`."""
-        return load_items([self], spec, items, **kw)[0]
-
     # -- read ------------------------------------------------------------------------------
     def count(self, table: str, entity: str | None = None) -> int:
         if entity is None:
             return self.execute(f"SELECT count(*) FROM {quote_ident(table)}")[0][0]
-        return self.execute(f"SELECT count(*) FROM {quote_ident(table + '__items')} WHERE entity = ?", (entity,))[0][0]
+        return self.execute(f"SELECT count(*) FROM {quote_ident(catalog_name(table))} WHERE entity = ?", (entity,))[0][0]
 
     def get_item(self, table: str, pk: str, sk: str = "") -> dict[str, Any] | None:
         rows = self.execute(f"SELECT data FROM {quote_ident(table)} WHERE pk = ? AND sk = ?", (pk, sk))
@@ -175,7 +73,7 @@ class Store:
 
     def iter_entity_items(self, table: str, batch: int = 10_000) -> Iterator[tuple[str | None, dict[str, Any]]]:
         """(entity, item) for every item, in key order: what the design checks read."""
-        t, c = quote_ident(table), quote_ident(table + "__items")
+        t, c = quote_ident(table), quote_ident(catalog_name(table))
         sql = f"SELECT c.entity, t.data FROM {t} t JOIN {c} c ON c.pk = t.pk AND c.sk = t.sk ORDER BY t.pk, t.sk"
         for entity, data in self.rows(sql, [], batch):
             yield entity, item_from_wire(loads_wire(data))
@@ -183,7 +81,7 @@ class Store:
     def iter_items(self, table: str, entity: str | None = None, *, wire: bool = False,
                    batch: int = 10_000) -> Iterator[dict[str, Any]]:
         """Every item (in key order), as Python values or, with ``wire=True``, DynamoDB JSON."""
-        t, c = quote_ident(table), quote_ident(table + "__items")
+        t, c = quote_ident(table), quote_ident(catalog_name(table))
         where, params = ("WHERE c.entity = ?", [entity]) if entity else ("", [])
         last: tuple[str, str] | None = None
         while True:
@@ -202,32 +100,29 @@ class Store:
         """Stream the rows of a query without fetching them all (a pattern may stop after one page)."""
         raise NotImplementedError
 
-    def run(self, spec: Spec, pattern: Any, params: dict[str, Any] | None = None, *,
-            max_pages: int | None = None, new_item: dict[str, Any] | None = None):
-        """Run an access pattern: a read returns a QueryResult (items in DynamoDB's order, its pages
-        and their cost); a write is a dry run that returns its WriteResult (WCU with index writes)."""
-        from blue_nb.access import bind, paginate, sk_matches, sort_value, write_cost
-        from blue_nb.stores.sql import get_sql, read_sql
+    def run_plan(self, plan: Plan, *, max_pages: int | None = None,
+                 new_item: dict[str, Any] | None = None) -> ReadResult | WriteResult:
+        """Execute a :class:`~blue_nb.patterns.Plan`: its statement for this store, nothing else.
 
-        req = bind(spec, pattern, params)
-        layout = TableLayout.of(spec)
+        A read returns a ReadResult (items in DynamoDB's order, its pages and their cost); a write
+        is a dry run that returns its WriteResult (WCU with index writes): the statement reads the
+        item at the key, which ``new_item`` (or, without one, that item or the median-size item of
+        the pattern's entity, re-keyed) replaces.
+        """
+        sql, args = plan.statement(self.kind)
+        req = plan.request
         if not req.is_read:
-            sql, args = get_sql(layout, req)
             found = self.execute(sql, args)
             old = item_from_wire(loads_wire(found[0][0])) if found else None
-            new = new_item if new_item is not None else (old or self._typical_item(spec, req))
-            return write_cost(spec, req, old, new)
-        sql, args = read_sql(layout, req)
+            new = new_item if new_item is not None else (old or self._typical_item(plan))
+            return write_cost(plan, old, new)
         rows = ((item_from_wire(loads_wire(d)), size) for d, size in self.rows(sql, args))
-        if req.sk_attr and req.sk_type != "S" and req.operation == "query":
-            rows = sorted((r for r in rows if sk_matches(req, r[0].get(req.sk_attr))),
-                          key=lambda r: sort_value(r[0][req.sk_attr]), reverse=not req.forward)
-        return paginate(req, rows, max_pages)
+        return paginate(plan, key_order(req, rows), max_pages)
 
-    def _typical_item(self, spec: Spec, req) -> dict[str, Any] | None:
+    def _typical_item(self, plan: Plan) -> dict[str, Any] | None:
         """For a write to a new key: the median-size item of the pattern's entity, re-keyed."""
-        p = spec.pattern(req.pattern)
-        cat = quote_ident(f"{req.table}__items")
+        req, p = plan.request, plan.pattern
+        cat = quote_ident(plan.layout.catalog)
         n = self.count(req.table, p.entities[0])
         if not n:
             return None
@@ -244,7 +139,7 @@ class Store:
 
     def entity_sizes(self, table: str) -> dict[str, tuple[int, int, int, int]]:
         """entity -> (items, bytes, median size, max size), most items first."""
-        cat = quote_ident(table + "__items")
+        cat = quote_ident(catalog_name(table))
         rows = self.execute(f"SELECT coalesce(entity, '?'), count(*), sum(size), max(size) FROM {cat} "
                             "GROUP BY 1 ORDER BY 2 DESC, 1")
         out = {}
@@ -257,89 +152,10 @@ class Store:
     def largest_items(self, table: str, n: int = 10) -> list[tuple[str, str, str, int]]:
         """(pk, sk, entity, size) of the n largest items."""
         return [tuple(r) for r in self.execute(
-            f"SELECT pk, sk, entity, size FROM {quote_ident(table + '__items')} ORDER BY size DESC, pk, sk LIMIT ?", (n,))]
+            f"SELECT pk, sk, entity, size FROM {quote_ident(catalog_name(table))} ORDER BY size DESC, pk, sk LIMIT ?", (n,))]
 
     def largest_partitions(self, table: str, n: int = 10) -> list[tuple[str, int, int]]:
         """(pk, items, bytes) of the n largest item collections."""
         return [tuple(r) for r in self.execute(
-            f"SELECT pk, count(*), sum(size) FROM {quote_ident(table + '__items')} GROUP BY pk "
+            f"SELECT pk, count(*), sum(size) FROM {quote_ident(catalog_name(table))} GROUP BY pk "
             "ORDER BY 3 DESC, 1 LIMIT ?", (n,))]
-
-
-def load_items(stores: list["Store"], spec: Spec, items: Iterable[tuple[str | None, dict[str, Any]]], *,
-               mode: str = "replace", total: int | None = None, progress: bool = True) -> list[LoadResult]:
-    """Load (entity, item) pairs into one or more stores in one pass, one transaction per store.
-
-    All of it lands, or, on any error or interrupt, none of it, in every store. ``mode='replace'``
-    empties the table first (the store then mirrors the data exactly); ``'upsert'`` keeps other
-    items and replaces those with the same key. Either way loading the same data twice leaves one copy.
-    """
-    if mode not in ("replace", "upsert"):
-        raise StoreError(f"unknown load mode {mode!r}", hint="use 'replace' or 'upsert'")
-    layout = TableLayout.of(spec)
-    created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    results = [LoadResult(layout.table) for _ in stores]
-    per_entity: dict[str, int] = {}
-    written = 0
-    bar = _progress(total, f"load {layout.table} into {', '.join(s.kind for s in stores)}", progress)
-    begun: list[Store] = []
-    try:
-        for store, result in zip(stores, results):
-            store.begin()
-            begun.append(store)
-            store.ensure_tables(layout)
-            result.items_before = store.count(layout.table)
-            if mode == "replace":
-                store.execute(f"DELETE FROM {quote_ident(layout.table)}")
-                store.execute(f"DELETE FROM {quote_ident(layout.catalog)}")
-        for chunk in _chunks(items, min(s.chunk_size for s in stores) if stores else 5000):
-            main, cat = {}, {}
-            sizes = item_sizes([item for _, item in chunk])
-            for (entity, item), size in zip(chunk, sizes):
-                m, c = layout.rows(entity, item, size, created)
-                main[m[:2]], cat[m[:2]] = m, c
-                per_entity[entity or "?"] = per_entity.get(entity or "?", 0) + 1
-            for store in stores:
-                store.insert_rows(layout.table, ["pk", "sk", "data", "created_at"], list(main.values()))
-                store.insert_rows(layout.catalog, layout.catalog_columns, list(cat.values()))
-            written += len(chunk)
-            bar.update(len(chunk))
-        for store, result in zip(stores, results):
-            result.items_after = store.count(layout.table)
-        for store in stores:
-            store.commit()
-    except BaseException:
-        for store in begun:
-            store.rollback()
-        raise
-    finally:
-        bar.close()
-    for result in results:
-        result.items_written, result.per_entity = written, dict(per_entity)
-        start = 0 if mode == "replace" else result.items_before
-        result.replaced = written - (result.items_after - start)
-    return results
-
-
-def _chunks(items: Iterable, n: int) -> Iterator[list]:
-    chunk = []
-    for x in items:
-        chunk.append(x)
-        if len(chunk) >= n:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
-
-
-class _NoBar:
-    def update(self, n: int) -> None: ...
-    def close(self) -> None: ...
-
-
-def _progress(total: int | None, desc: str, enabled: bool):
-    if not enabled:
-        return _NoBar()
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, unit="item", unit_scale=True, mininterval=0.5)

@@ -8,7 +8,8 @@ import duckdb
 import pyarrow as pa
 
 from blue_nb.errors import StoreError
-from blue_nb.stores.base import Store, quote_ident
+from blue_nb.patterns import quote_ident
+from blue_nb.stores.base import Store
 
 __all__ = ["DuckDBStore"]
 

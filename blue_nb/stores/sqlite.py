@@ -6,7 +6,8 @@ import sqlite3
 from pathlib import Path
 
 from blue_nb.errors import StoreError
-from blue_nb.stores.base import Store, quote_ident
+from blue_nb.patterns import quote_ident
+from blue_nb.stores.base import Store
 
 __all__ = ["SQLiteStore"]
 

@@ -1,8 +1,10 @@
 """The access-pattern explorer: choose a pattern, fill its parameters from real sample values,
 choose the backend; see the SQL and the boto3 request side by side, the items and the cost.
 
-Wiring only (layer 3): every answer comes from the library (bind, read_sql, boto3_request,
-Store.run). Tests drive it without a browser by setting widget values and reading outputs.
+Wiring only (layer 3): every answer comes from the library. The pattern is planned once
+(:func:`blue_nb.patterns.plan`); the panes show that plan's SQL for the chosen store and its boto3
+request, and the same plan is what the store runs. Tests drive it without a browser by setting
+widget values and reading outputs.
 """
 
 from __future__ import annotations
@@ -14,13 +16,10 @@ from typing import Any
 
 import ipywidgets as W
 
-from blue_nb.access import bind
-from blue_nb.dynamo import boto3_request
+from blue_nb.app.frames import items_to_frame
 from blue_nb.errors import BlueNbError
-from blue_nb.frames import items_to_frame
-from blue_nb.stores import TableLayout
-from blue_nb.stores.sql import read_sql
-from blue_nb.values import item_to_wire
+from blue_nb.items import item_to_wire
+from blue_nb.patterns import Plan, WriteResult, plan
 
 __all__ = ["PatternExplorer"]
 
@@ -40,6 +39,7 @@ class PatternExplorer:
     def __init__(self, session, *, max_rows: int = 25):
         self.session = session
         self.max_rows = max_rows
+        self.plan: Plan | None = None      # what the store ran last: its SQL and boto3 request are shown
         self.result: Any = None
         self.error: str = ""
         self.elapsed_ms = 0.0
@@ -61,7 +61,7 @@ class PatternExplorer:
         for w in (self.pattern,):
             w.observe(lambda _: self._pattern_changed(), names="value")
         for w in (self.backend, self.pages):
-            w.observe(lambda _: self.run(), names="value")
+            w.observe(lambda _: self.update(), names="value")
         session.on_change(lambda _: self.refresh())
         self.refresh()
 
@@ -86,10 +86,10 @@ class PatternExplorer:
         for name, options in values.items():
             w = W.Combobox(options=options, value=old.get(name) or (options[0] if options else ""),
                            description=name, ensure_option=False, layout=W.Layout(width="360px"))
-            w.observe(lambda _: self.run(), names="value")
+            w.observe(lambda _: self.update(), names="value")
             self._param_widgets[name] = w
         self.params.children = list(self._param_widgets.values())
-        self.run()
+        self.update()
 
     def set_params(self, **params: str) -> None:
         """Set several parameters and run once (the tests and notebooks use it)."""
@@ -97,26 +97,24 @@ class PatternExplorer:
         for name, value in params.items():
             self._param_widgets[name].value = str(value)
         self._quiet = False
-        self.run()
+        self.update()
 
     @property
     def param_values(self) -> dict[str, str]:
         return {n: w.value for n, w in self._param_widgets.items()}
 
     # -- answers ---------------------------------------------------------------------------
-    def run(self) -> None:
+    def update(self) -> None:
+        """Plan the chosen pattern with the current parameters, show the plan and run it."""
         if self._quiet or self.pattern.value is None:
             return
-        spec, name = self.session.spec, self.pattern.value
         start = time.perf_counter()
+        self.plan = None
         try:
-            req = bind(spec, name, self.param_values)
-            sql, args = read_sql(TableLayout.of(spec), req)
-            self.sql.value = _pre(f"{sql}\n-- parameters: {json.dumps(args, ensure_ascii=False)}")
-            method, kwargs = boto3_request(req)
-            self.request.value = _pre(f"client.{method}(**{json.dumps(kwargs, indent=1, ensure_ascii=False)})")
-            self.result = self.session.run(name, self.param_values, backend=self.backend.value,
-                                           max_pages=self.pages.value)
+            self.plan = plan(self.session.spec, self.pattern.value, self.param_values)
+            self.sql.value = _pre(self.plan.show_sql(self.backend.value))
+            self.request.value = _pre(self.plan.show_boto3())
+            self.result = self.session.run_pattern(self.plan, backend=self.backend.value, max_pages=self.pages.value)
             self.error = ""
         except BlueNbError as e:
             self.result, self.error = None, str(e)
@@ -130,7 +128,8 @@ class PatternExplorer:
     def _show_result(self) -> None:
         r = self.result
         s = r.summary()
-        if "wcu" in s:
+        if isinstance(r, WriteResult):
+            self.request.value = _pre(self.plan.show_boto3(r.item))
             self.cost.value = (f"<b>{s['operation']}</b> (dry run): {s['wcu']} WCU = table {s['table_wcu']} + "
                                f"indexes {html.escape(str(s['index_wcu']))}; item {s['old_size']} → {s['new_size']} "
                                f"bytes · {self.elapsed_ms:.0f} ms")

@@ -6,7 +6,7 @@
   item into SQLite with one statement each;
 - patterns: the hot read patterns on the loaded stores (latency per call);
 - explorer: the widget's answer time per parameter change, against a naive full-table scan;
-- sizing_columnar: :func:`blue_nb.columnar.item_size_column` over 1M items in Arrow columns
+- sizing_columnar: :func:`blue_nb.sizing.columnar.item_size_column` over 1M items in Arrow columns
   against the naive walk (the 20x requirement).
 
 Run ``python -m blue_nb.bench [--items N]``. Nothing here is a test; numbers are printed.
@@ -24,14 +24,15 @@ import time
 from decimal import Decimal
 from pathlib import Path
 
+from blue_nb.patterns import plan
 from blue_nb.sizing import item_sizes
 from blue_nb.sources import generate_sample
 from blue_nb.spec import load_spec
 from blue_nb.stores import open_store
-from blue_nb.values import item_to_wire
-from blue_nb.workflows import load_data, parameter_values, spec_items
+from blue_nb.items.values import item_to_wire
+from blue_nb.app.workflows import load_data, parameter_values, spec_items
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def naive_size(value) -> int:
@@ -108,8 +109,8 @@ def _dialogue_like_items(n: int) -> list[dict]:
 
 
 def bench_columnar(n: int) -> dict:
-    """Vectorized sizing of an Arrow table (:func:`blue_nb.columnar.item_size_column`) vs the naive walk."""
-    from blue_nb.columnar import item_size_column, items_to_table
+    """Vectorized sizing of an Arrow table (:func:`blue_nb.sizing.columnar.item_size_column`) vs the naive walk."""
+    from blue_nb.sizing.columnar import item_size_column, items_to_table
 
     items = _dialogue_like_items(n)
     types = {"pk": "S", "sk": "S", "text": "S", "reply": "S", "summary": "S", "at": "N"}
@@ -154,7 +155,7 @@ def bench_patterns(spec, data: Path) -> dict:
             times = []
             for _ in range(5):
                 t = time.perf_counter()
-                s.run(spec, p.name, params, max_pages=1)
+                s.run_plan(plan(spec, p.name, params), max_pages=1)
                 times.append((time.perf_counter() - t) * 1000)
             out[f"{p.name}@{s.kind}_ms"] = round(statistics.median(times), 1)
     return out
@@ -163,8 +164,8 @@ def bench_patterns(spec, data: Path) -> dict:
 def bench_explorer(spec, data: Path) -> dict:
     """The explorer's answer time per parameter change (what a person waits for), against a naive
     answer that scans every item of the table in Python and filters by the key condition."""
-    from blue_nb.access import bind, sk_matches
-    from blue_nb.session import DesignSession
+    from blue_nb.patterns.bind import bind, sk_matches
+    from blue_nb.app.session import DesignSession
     from blue_nb.widgets import PatternExplorer
 
     session = DesignSession(spec, data)

@@ -34,8 +34,8 @@ import pyarrow.compute as pc
 from blue_nb.errors import ItemError
 from blue_nb.sizing import b64_raw_length, number_size, value_size
 from blue_nb.sizing.numbers import MAX_NUMBER_BYTES
-from blue_nb.values import MAX_ADJUSTED, MAX_DIGITS, MIN_ADJUSTED, TYPE_TAGS, as_bytes, from_wire, loads_wire
-from blue_nb.values import number_text, to_wire, validate_number
+from blue_nb.items.values import MAX_ADJUSTED, MAX_DIGITS, MIN_ADJUSTED, TYPE_TAGS, as_bytes, from_wire, loads_wire
+from blue_nb.items.values import number_text, to_wire, validate_number
 
 __all__ = ["item_size_column", "items_to_table", "number_text_sizes", "table_item_sizes"]
 
@@ -222,7 +222,7 @@ def _is_binaryish(t: pa.DataType) -> bool:
 
 def _type_error(name: str, tag: str, t: pa.DataType, hint: str = "") -> ItemError:
     return ItemError(f"column {name!r} has Arrow type {t}, which cannot hold {tag} values", where=name,
-                     hint=hint or f"give {tag} attributes a column of the matching Arrow type (see blue_nb.columnar)")
+                     hint=hint or f"give {tag} attributes a column of the matching Arrow type (see blue_nb.sizing.columnar)")
 
 
 def _lengths(arr: pa.Array) -> np.ndarray:
@@ -375,7 +375,7 @@ def _cell_error(name: str, tag: str, v: Any, row: int, hint: str = "") -> ItemEr
 
 
 def _number_cell(v: Any, name: str, row: int) -> str:
-    """Canonical DynamoDB text of an int or Decimal (as :func:`blue_nb.values.number_text`)."""
+    """Canonical DynamoDB text of an int or Decimal (as :func:`blue_nb.items.values.number_text`)."""
     t = type(v)
     if t is int and -(10**38) < v < 10**38:
         return str(v)

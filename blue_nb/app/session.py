@@ -10,9 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
+from blue_nb.rules import Findings, check_spec
+from blue_nb.patterns import Plan, ReadResult, WriteResult, plan
 from blue_nb.spec import Spec, with_attribute, with_key, with_pattern, without_pattern
 from blue_nb.stores import BACKENDS, Store, open_store
-from blue_nb.workflows import as_spec, load_data, parameter_values
+from blue_nb.app.workflows import as_spec, load_data, parameter_values
 
 __all__ = ["DesignSession"]
 
@@ -69,10 +71,15 @@ class DesignSession:
         return spec
 
     # -- questions -------------------------------------------------------------------------
-    def run(self, pattern: str, params: dict[str, Any] | None = None, *, backend: str = "sqlite",
-            max_pages: int | None = None):
-        """Run a pattern on one of the session's stores."""
-        return self.stores[backend].run(self.spec, pattern, params, max_pages=max_pages)
+    def plan(self, pattern: str, params: dict[str, Any] | None = None) -> Plan:
+        """Bind a pattern of the current spec to ``params``: the request, its SQL and its boto3 request."""
+        return plan(self.spec, pattern, params)
+
+    def run_pattern(self, pattern: str | Plan, params: dict[str, Any] | None = None, *, backend: str = "sqlite",
+                    max_pages: int | None = None) -> ReadResult | WriteResult:
+        """Run a pattern (or a plan made by :meth:`plan`) on one of the session's stores."""
+        planned = pattern if isinstance(pattern, Plan) else self.plan(pattern, params)
+        return self.stores[backend].run_plan(planned, max_pages=max_pages)
 
     def parameter_values(self, pattern: str, limit: int = 50) -> dict[str, list[str]]:
         return parameter_values(self.stores[next(iter(self.stores))], self.spec, pattern, limit=limit)
@@ -84,8 +91,6 @@ class DesignSession:
 
     def findings(self, with_data: bool = True):
         """The design checks of the current spec (over the loaded items too, unless ``with_data=False``)."""
-        from blue_nb.rules import check_spec
-
         return check_spec(self.spec, items=self.items() if with_data else None)
 
     def close(self) -> None:

@@ -11,7 +11,7 @@ from typing import Any, Iterable, Mapping
 import pandas as pd
 
 from blue_nb.sizing import item_costs, item_size
-from blue_nb.values import item_from_wire, item_to_wire
+from blue_nb.items.values import item_from_wire, item_to_wire
 
 __all__ = ["entity_frame", "frame_to_items", "items_to_frame", "largest_items_frame", "partitions_frame", "spec_frame"]
 

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from blue_nb.access import KeyRequest
-from blue_nb.values import item_to_wire, to_wire
+from blue_nb.items.values import item_to_wire, to_wire
+from blue_nb.patterns.bind import COMPARISONS, KeyRequest
 
 __all__ = ["boto3_request", "key_condition_expression"]
-
-_CMP = {"eq": "=", "lt": "<", "lte": "<=", "gt": ">", "gte": ">="}
 
 
 def key_condition_expression(req: KeyRequest) -> tuple[str, dict[str, str], dict[str, Any]]:
@@ -31,7 +29,7 @@ def key_condition_expression(req: KeyRequest) -> tuple[str, dict[str, str], dict
         elif req.sk_op == "between":
             expr += " AND #sk BETWEEN :sk0 AND :sk1"
         else:
-            expr += f" AND #sk {_CMP[req.sk_op]} :sk0"
+            expr += f" AND #sk {COMPARISONS[req.sk_op].symbol} :sk0"
     return expr, names, values
 
 

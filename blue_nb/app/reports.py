@@ -1,6 +1,6 @@
 """Reports written to a folder: ``blue-nb heat``'s summary, CSVs and figures.
 
-Ranks with :mod:`blue_nb.session`: it combines :mod:`blue_nb.workflows` (loading),
+Ranks with :mod:`blue_nb.app.session`: it combines :mod:`blue_nb.app.workflows` (loading),
 :mod:`blue_nb.heat` (the model) and :mod:`blue_nb.plots` (the figures, when that module exists).
 """
 
@@ -17,7 +17,7 @@ import pandas as pd
 from blue_nb.heat import DEFAULT_SECONDS, DEFAULT_SEED, HeatReport, heat
 from blue_nb.spec import Spec
 from blue_nb.stores import open_store
-from blue_nb.workflows import as_spec, load_data
+from blue_nb.app.workflows import as_spec, load_data
 
 __all__ = ["heat_report", "write_heat_report", "heat_figures"]
 

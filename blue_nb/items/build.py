@@ -17,7 +17,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from blue_nb.errors import ItemError, SourceError, TemplateError
 from blue_nb.spec import Entity, Spec
-from blue_nb.values import validate_number
+from blue_nb.items.values import validate_number
 
 __all__ = ["ItemBuilder", "coerce_attribute", "plain_to_value", "MISSING"]
 

@@ -16,7 +16,7 @@ from blue_nb.errors import SpecError
 from blue_nb.sizing import MAX_ITEM_BYTES, STORAGE_OVERHEAD, item_sizes, read_units, write_units
 from blue_nb.spec import Spec
 from blue_nb.stores import Store
-from blue_nb.workflows import as_spec
+from blue_nb.app.workflows import as_spec
 
 __all__ = ["short_names", "size_whatif"]
 

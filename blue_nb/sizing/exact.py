@@ -7,7 +7,7 @@ An item's size is the sum over its attributes of (UTF-8 bytes of the name + valu
 * SS / NS / BS: sum of the element sizes, no overhead
 
 These are the exact, recursive reference walks. They check types (a float is an
-:class:`ItemError`) but do not re-validate everything :mod:`blue_nb.values` checks (an empty
+:class:`ItemError`) but do not re-validate everything :mod:`blue_nb.items.values` checks (an empty
 set sizes as 0 here). For many items use :mod:`blue_nb.sizing.batch`.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 
 from blue_nb.errors import ItemError
 from blue_nb.sizing.numbers import number_size
-from blue_nb.values import MAX_DEPTH, as_bytes
+from blue_nb.items.values import MAX_DEPTH, as_bytes
 
 __all__ = ["b64_raw_length", "item_size", "str_size", "value_size", "wire_item_size", "wire_value_size"]
 

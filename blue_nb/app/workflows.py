@@ -5,15 +5,21 @@ Layer 3: may import sources, stores and everything below.
 
 from __future__ import annotations
 
+import hashlib
+from collections import Counter
+from itertools import islice
 from pathlib import Path
 from typing import Any, Iterator
 
-from blue_nb.errors import SourceError
-from blue_nb.items import ItemBuilder
+from blue_nb.app.frames import entity_frame, items_to_frame, largest_items_frame, partitions_frame
+from blue_nb.errors import BlueNbError, SourceError
+from blue_nb.heat import HEAT_RULES, heat_findings
+from blue_nb.items import ItemBuilder, dumps_wire
+from blue_nb.patterns import ReadResult, WriteResult, plan, row_values
+from blue_nb.rules import RULES, Finding, Findings, check_spec
 from blue_nb.sources.files import count_rows, find_source, iter_rows
 from blue_nb.spec import Spec, load_spec
 from blue_nb.stores import LoadResult, Store, load_items, open_store
-from blue_nb.values import dumps_wire
 
 __all__ = ["as_spec", "compare_stores", "entity_summary", "largest_items", "largest_partitions", "load_data",
            "open_stores", "parameter_values", "run_pattern", "sample_items", "source_files", "spec_items", "validate"]
@@ -82,29 +88,21 @@ def load_data(spec: Spec | str | Path, data_dir: str | Path, *, stores: list[Sto
 
 def entity_summary(store: Store, spec: Spec | str | Path):
     """Items, bytes and sizes per entity, as a DataFrame."""
-    from blue_nb.frames import entity_frame
-
     return entity_frame(store.entity_sizes(as_spec(spec).table_name))
 
 
 def largest_items(store: Store, spec: Spec | str | Path, n: int = 10):
     """The n largest items with what one read or write of each costs, as a DataFrame."""
-    from blue_nb.frames import largest_items_frame
-
     return largest_items_frame(store.largest_items(as_spec(spec).table_name, n))
 
 
 def largest_partitions(store: Store, spec: Spec | str | Path, n: int = 10):
     """The n largest item collections (partition key values) by bytes, as a DataFrame."""
-    from blue_nb.frames import partitions_frame
-
     return partitions_frame(store.largest_partitions(as_spec(spec).table_name, n))
 
 
 def compare_stores(stores: list[Store], spec: Spec | str | Path) -> dict[str, Any]:
     """Proof that stores hold the same items: count and a digest of every (pk, sk, data) per store."""
-    import hashlib
-
     table = as_spec(spec).table_name
     out: dict[str, Any] = {}
     for s in stores:
@@ -120,20 +118,17 @@ def compare_stores(stores: list[Store], spec: Spec | str | Path) -> dict[str, An
 
 def sample_items(store: Store, spec: Spec | str | Path, entity: str | None = None, n: int = 10):
     """The first n items (in key order) of one entity, or of the table, as a DataFrame with sizes."""
-    from itertools import islice
-
-    from blue_nb.frames import items_to_frame
-
     return items_to_frame(islice(store.iter_items(as_spec(spec).table_name, entity, batch=max(n, 1)), n))
 
 
 def run_pattern(spec: Spec | str | Path, pattern: str, params: dict[str, Any] | None = None, *,
                 store: Store | None = None, backend: str | None = None, path: str | Path | None = None,
-                max_pages: int | None = None):
-    """Run one access pattern on an open store, or on the ``backend`` file at ``path``."""
+                max_pages: int | None = None) -> ReadResult | WriteResult:
+    """Plan one access pattern and run the plan on an open store, or on the ``backend`` file at ``path``."""
     spec = as_spec(spec)
+    planned = plan(spec, pattern, params)
     if store is not None:
-        return store.run(spec, pattern, params, max_pages=max_pages)
+        return store.run_plan(planned, max_pages=max_pages)
     if not backend or not path:
         raise SourceError("no store to run on", hint="give --sqlite FILE or --duckdb FILE")
     if not Path(path).exists():
@@ -143,17 +138,13 @@ def run_pattern(spec: Spec | str | Path, pattern: str, params: dict[str, Any] | 
         if not s.has_table(spec.table_name):
             raise SourceError(f"table {spec.table_name!r} is not in {path}", where=str(path),
                               hint="load it first with blue-nb load")
-        return s.run(spec, pattern, params, max_pages=max_pages)
+        return s.run_plan(planned, max_pages=max_pages)
 
 
 def parameter_values(store: Store, spec: Spec | str | Path, pattern: str, *, limit: int = 50,
                      scan: int = 20_000) -> dict[str, list[str]]:
     """Real values for each parameter of a pattern, most frequent first, read from the items of
     the entities it returns (at most ``scan`` items each): what the explorer's dropdowns offer."""
-    from collections import Counter
-
-    from blue_nb.access import row_values
-
     spec = as_spec(spec)
     p = spec.pattern(pattern)
     counts: dict[str, Counter] = {n: Counter() for n in p.parameters}
@@ -171,8 +162,6 @@ def parameter_values(store: Store, spec: Spec | str | Path, pattern: str, *, lim
 def validate(spec_or_path: Spec | str | Path, data_dir: str | Path | None = None):
     """Check a spec against ADR 0018 and DynamoDB's limits; with ``data_dir``, stream the items
     built from its rows through the item checks too. Returns :class:`blue_nb.rules.Findings`."""
-    from blue_nb.rules import check_spec
-
     spec = as_spec(spec_or_path)
     findings = check_spec(spec, spec_items(spec, data_dir) if data_dir is not None else None)
     return findings if data_dir is None else _with_heat(spec, data_dir, findings)
@@ -181,10 +170,6 @@ def validate(spec_or_path: Spec | str | Path, data_dir: str | Path | None = None
 def _with_heat(spec: Spec, data_dir: str | Path, findings):
     """Add the heat model's findings (HOT-PARTITION, PARTITION-SIZE, ...) computed on an in-memory
     DuckDB copy of the items; ITEM-SIZE-NEAR-LIMIT is left out where ITEM-SIZE already reports the entity."""
-    from blue_nb.errors import BlueNbError
-    from blue_nb.heat import HEAT_RULES, heat_findings
-    from blue_nb.rules import RULES, Finding, Findings
-
     store = open_store("duckdb")
     try:
         load_data(spec, data_dir, stores=[store], progress=False)

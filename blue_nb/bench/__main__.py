@@ -1,0 +1,3 @@
+from blue_nb.bench.run import main
+
+main()

@@ -1,0 +1,164 @@
+"""Access patterns bound to parameter values: the key request, and DynamoDB's key order.
+
+Pure (layer 1): :func:`bind` turns a pattern and its parameters into a :class:`KeyRequest` (the
+key values, the sort-key condition, the index, paging and consistency). :data:`COMPARISONS` is
+the one table of sort-key comparison operators: the SQL plan, the boto3 request and the local
+filter all read it.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Callable, Mapping
+
+from blue_nb.errors import QueryError, TemplateError
+from blue_nb.items.values import validate_number
+from blue_nb.spec import AccessPattern, Spec
+
+__all__ = ["COMPARISONS", "Comparison", "KeyRequest", "SK_OPS", "bind", "prefix_successor", "projection_of",
+           "row_values", "sk_matches", "sort_value"]
+
+SK_OPS = {"sk": "eq", "sk_begins_with": "begins_with", "sk_between": "between", "sk_lt": "lt", "sk_lte": "lte",
+          "sk_gt": "gt", "sk_gte": "gte"}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A sort-key comparison: its symbol in SQL and in DynamoDB expressions (the same), and its test."""
+
+    symbol: str
+    test: Callable[[Any, Any], bool]
+
+
+COMPARISONS = {"eq": Comparison("=", operator.eq), "lt": Comparison("<", operator.lt),
+               "lte": Comparison("<=", operator.le), "gt": Comparison(">", operator.gt),
+               "gte": Comparison(">=", operator.ge)}
+
+
+@dataclass(frozen=True)
+class KeyRequest:
+    """One run of a pattern: everything a backend needs, as plain values."""
+
+    pattern: str
+    operation: str
+    table: str
+    index: str                       # "table" or an index name
+    index_type: str                  # "table", "global" or "local"
+    pk_attr: str
+    sk_attr: str | None
+    pk_type: str
+    sk_type: str
+    pk_value: Any = None             # None for a scan
+    sk_op: str | None = None         # eq begins_with between lt lte gt gte
+    sk_values: tuple = ()
+    limit: int | None = None
+    forward: bool = True
+    consistent: bool = False
+    projection: Any = "all"          # all | keys_only | tuple of attribute names
+    table_keys: tuple[str, str | None] = ("pk", "sk")
+    params: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def is_read(self) -> bool:
+        return self.operation in ("get_item", "query", "scan")
+
+    @property
+    def read_mode(self) -> str:
+        return "strong" if self.consistent and self.index_type != "global" else "eventual"
+
+
+def row_values(spec: Spec, entity: str, item: Mapping[str, Any]) -> dict[str, str]:
+    """The source-row values an item came from: its key templates parsed back, plus its scalar
+    attributes as text. These are the values a pattern's parameters take."""
+    row: dict[str, str] = {}
+    for attr, value in item.items():
+        if isinstance(value, (str, Decimal, bool)) and not isinstance(value, bool):
+            row[attr] = str(value)
+    for attr, template in spec.entities[entity].templates.items():
+        parsed = template.parse(str(item.get(attr, ""))) if attr in item else None
+        if parsed:
+            row.update(parsed)
+    return row
+
+
+def _typed(value: str, typ: str, where: str) -> Any:
+    if typ == "N":
+        return validate_number(value, where)
+    if typ == "B":
+        return value.encode("utf-8")
+    return value
+
+
+def bind(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | None = None) -> KeyRequest:
+    """Render a pattern's key condition with ``params``; every missing parameter is named at once."""
+    p = spec.pattern(pattern) if isinstance(pattern, str) else pattern
+    params = {k: v for k, v in (params or {}).items() if v is not None and v != ""}
+    missing = [n for n in p.parameters if n not in params]
+    if missing:
+        raise QueryError(f"pattern {p.name!r} needs {', '.join(missing)}", where=f"access_patterns.{p.name}",
+                         hint="give " + " ".join(f"--param {n}=VALUE" for n in missing))
+    index = spec.table.indexes.get(p.index) if p.index != "table" else None
+    pk_attr, sk_attr = spec.key_attributes(p.index)
+    t = spec.table
+    pk_type = index.partition_key_type if index is not None and index.type == "global" else t.partition_key_type
+    sk_type = index.sort_key_type if index is not None else t.sort_key_type
+    base = dict(pattern=p.name, operation=p.operation, table=spec.table_name, index=p.index,
+                index_type=index.type if index is not None else "table", pk_attr=pk_attr, sk_attr=sk_attr,
+                pk_type=pk_type, sk_type=sk_type, limit=p.limit, forward=p.scan_forward,
+                consistent=p.consistent_read, projection=projection_of(index),
+                table_keys=(t.partition_key, t.sort_key), params=dict(params))
+    kc = p.key_condition
+    if kc is None:
+        return KeyRequest(**base)
+    where = f"access_patterns.{p.name}.key_condition"
+    try:
+        pk_value = _typed(kc.pk_template.render(params, where), pk_type, where)
+        sk_values = tuple(_typed(tp.render(params, where), sk_type, where) for tp in kc.sk_templates)
+    except TemplateError as e:
+        raise QueryError(e.msg, where=e.where, hint=e.hint, cause=e) from e
+    return KeyRequest(**base, pk_value=pk_value, sk_op=SK_OPS.get(kc.sk_op or ""), sk_values=sk_values)
+
+
+def projection_of(index) -> Any:
+    if index is None:
+        return "all"
+    return tuple(index.projection) if isinstance(index.projection, list) else index.projection
+
+
+def sort_value(value: Any) -> Any:
+    """A key value in DynamoDB's order: strings by UTF-8 bytes, numbers numerically, binary by bytes."""
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value)
+    return Decimal(value)
+
+
+def sk_matches(req: KeyRequest, value: Any) -> bool:
+    """Does a sort-key value satisfy the request's sort-key condition?"""
+    if req.sk_op is None:
+        return True
+    if value is None:
+        return False
+    v, ops = sort_value(value), [sort_value(x) for x in req.sk_values]
+    if req.sk_op == "begins_with":
+        return v.startswith(ops[0]) if isinstance(v, bytes) else False
+    if req.sk_op == "between":
+        return ops[0] <= v <= ops[1]
+    return COMPARISONS[req.sk_op].test(v, ops[0])
+
+
+def prefix_successor(prefix: str) -> str | None:
+    """The smallest string greater than every string that starts with ``prefix`` (UTF-8 order), or None."""
+    chars = list(prefix)
+    while chars:
+        c = ord(chars.pop()) + 1
+        if c == 0xD800:
+            c = 0xE000
+        if c <= 0x10FFFF:
+            return "".join(chars) + chr(c)
+    return None
+
+

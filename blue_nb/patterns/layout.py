@@ -1,0 +1,125 @@
+"""How items sit in the local SQL stores, and the one place that names their tables and columns.
+
+For a spec's table ``blue_{domain}`` each store holds:
+
+- ``blue_{domain}``: exactly ADR 0018's table ``(pk, sk, data JSON, created_at)``; ``data`` is the
+  whole item in DynamoDB JSON, so every type survives unchanged;
+- ``blue_{domain}__items`` (the *catalog*): one row per item with its entity, its exact size in
+  bytes and each index's key values (``{index}__pk``, ``{index}__sk``), indexed per index so an
+  index query is not a full scan; an item without an index's keys has NULLs there (sparse index).
+
+Pure: the DDL and the row shapes are data; the stores (layer 2) execute them. Every identifier
+written into SQL goes through :func:`quote_ident`.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from blue_nb.errors import StoreError
+from blue_nb.items.values import dumps_wire, item_to_wire
+from blue_nb.spec import Spec
+
+__all__ = ["MAIN_COLUMNS", "TableLayout", "catalog_name", "catalog_table_sql", "index_column", "main_table_sql",
+           "quote_ident", "stored_key"]
+
+_IDENT = re.compile(r"^[A-Za-z0-9_.-]{1,255}$")
+MAIN_COLUMNS = ["pk", "sk", "data", "created_at"]
+
+
+def quote_ident(name: str) -> str:
+    """A validated, double-quoted SQL identifier (table and index names are [A-Za-z0-9_.-])."""
+    if not _IDENT.match(name or ""):
+        raise StoreError(f"invalid identifier {name!r}", hint="table and index names use letters, digits, _ . -")
+    return f'"{name}"'
+
+
+def catalog_name(table: str) -> str:
+    """The catalog table beside ``table``."""
+    return f"{table}__items"
+
+
+def index_column(index: str, key: str) -> str:
+    """The catalog column holding an index's partition (``key="pk"``) or sort (``"sk"``) key value."""
+    if key not in ("pk", "sk"):
+        raise ValueError(f"index key column is 'pk' or 'sk', not {key!r}")
+    return f"{index}__{key}"
+
+
+def stored_key(value: Any) -> str | None:
+    """A key value as stored in the TEXT key columns (numbers as written, binary as base64)."""
+    if value is None:
+        return None
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    return str(value)
+
+
+def main_table_sql(table: str) -> str:
+    """ADR 0018's table, exactly."""
+    return (f"CREATE TABLE {quote_ident(table)} (\n  pk TEXT NOT NULL,\n  sk TEXT NOT NULL,\n"
+            "  data JSON NOT NULL,\n  created_at TEXT NOT NULL,\n  PRIMARY KEY (pk, sk)\n)")
+
+
+def catalog_table_sql(table: str, indexes: list[str]) -> list[str]:
+    """The derived catalog table and its indexes."""
+    cat = quote_ident(catalog_name(table))
+    cols = "".join(f",\n  {quote_ident(index_column(i, 'pk'))} TEXT,\n  {quote_ident(index_column(i, 'sk'))} TEXT"
+                   for i in indexes)
+    stmts = [f"CREATE TABLE {cat} (\n  pk TEXT NOT NULL,\n  sk TEXT NOT NULL,\n  entity TEXT,\n"
+             f"  size INTEGER NOT NULL{cols},\n  PRIMARY KEY (pk, sk)\n)"]
+    for i in indexes:
+        stmts.append(f"CREATE INDEX {quote_ident(f'{table}__{i}')} ON {cat} "
+                     f"({quote_ident(index_column(i, 'pk'))}, {quote_ident(index_column(i, 'sk'))})")
+    return stmts
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    """The local tables of one spec: names, columns and the rows an item becomes."""
+
+    table: str
+    pk: str
+    sk: str | None
+    indexes: dict[str, tuple[str, str | None]]
+
+    @classmethod
+    def of(cls, spec: Spec) -> "TableLayout":
+        quote_ident(spec.table_name)
+        for name in spec.table.indexes:
+            quote_ident(name)
+        return cls(spec.table_name, spec.table.partition_key, spec.table.sort_key, spec.index_key_attributes())
+
+    @property
+    def catalog(self) -> str:
+        return catalog_name(self.table)
+
+    def index_pk(self, index: str) -> str:
+        """The catalog column of an index's partition key (``"pk"`` for the table itself)."""
+        return "pk" if index == "table" else index_column(index, "pk")
+
+    def index_sk(self, index: str) -> str:
+        """The catalog column of an index's sort key (``"sk"`` for the table itself)."""
+        return "sk" if index == "table" else index_column(index, "sk")
+
+    @property
+    def catalog_columns(self) -> list[str]:
+        cols = ["pk", "sk", "entity", "size"]
+        for i in self.indexes:
+            cols += [index_column(i, "pk"), index_column(i, "sk")]
+        return cols
+
+    def rows(self, entity: str | None, item: dict[str, Any], size: int, created: str) -> tuple[tuple, tuple]:
+        """(main row, catalog row) of one item of ``size`` bytes."""
+        pk = stored_key(item[self.pk])
+        sk = stored_key(item.get(self.sk)) if self.sk else ""
+        data = dumps_wire(item_to_wire(item))
+        made = item.get("created_at") if isinstance(item.get("created_at"), str) else created
+        cat = [pk, sk, entity, size]
+        for ipk, isk in self.indexes.values():
+            has = ipk in item and (isk is None or isk in item)
+            cat += [stored_key(item[ipk]) if has else None, stored_key(item.get(isk)) if has and isk else None]
+        return (pk, sk, data, made), tuple(cat)

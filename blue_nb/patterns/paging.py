@@ -1,0 +1,150 @@
+"""DynamoDB's pages: what a read returns, page by page, and what each page costs.
+
+Pure (layer 1): :func:`paginate` turns the matching items, in key order, into DynamoDB's pages
+with their read units; :func:`project` and :func:`index_entry` give what an index holds of an
+item. The stores only fetch rows; what a page holds and what it costs is decided here, once, for
+every backend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Iterable, Iterator, Mapping
+
+from blue_nb.items.values import item_to_wire
+from blue_nb.patterns.plan import Plan
+from blue_nb.patterns.bind import KeyRequest, projection_of, sk_matches, sort_value
+from blue_nb.sizing import PAGE_BYTES, item_size, query_read_units, read_units
+from blue_nb.spec import Spec
+
+__all__ = ["Page", "ReadResult", "index_entry", "key_order", "paginate", "project"]
+
+
+def project(item: Mapping[str, Any], req: KeyRequest) -> dict[str, Any]:
+    """What a read returns of an item: all of it on the table, the projected entry on an index."""
+    if req.index_type == "table" or req.projection == "all":
+        return dict(item)
+    keep = {k for k in (*req.table_keys, req.pk_attr, req.sk_attr) if k}
+    if req.projection != "keys_only":
+        keep |= set(req.projection)
+    return {k: v for k, v in item.items() if k in keep}
+
+
+def index_entry(item: Mapping[str, Any] | None, spec: Spec, index: str) -> dict[str, Any] | None:
+    """An item's entry in an index, or None when the item lacks the index keys (sparse index)."""
+    if item is None:
+        return None
+    pk_attr, sk_attr = spec.key_attributes(index)
+    if pk_attr not in item or (sk_attr and sk_attr not in item):
+        return None
+    idx = spec.table.indexes[index]
+    req = KeyRequest(pattern="", operation="query", table=spec.table_name, index=index, index_type=idx.type,
+                     pk_attr=pk_attr, sk_attr=sk_attr, pk_type="S", sk_type="S", projection=projection_of(idx),
+                     table_keys=(spec.table.partition_key, spec.table.sort_key))
+    return project(item, req)
+
+
+def key_order(req: KeyRequest, rows: Iterable[tuple[dict[str, Any], int]]) -> Iterable[tuple[dict[str, Any], int]]:
+    """(item, size) rows of a query in DynamoDB's order. The SQL orders and filters S sort keys
+    itself; for N and B sort keys it returns the partition, filtered and ordered here exactly
+    (numbers numerically, binary by bytes)."""
+    if not (req.sk_attr and req.sk_type != "S" and req.operation == "query"):
+        return rows
+    return sorted((r for r in rows if sk_matches(req, r[0].get(req.sk_attr))),
+                  key=lambda r: sort_value(r[0][req.sk_attr]), reverse=not req.forward)
+
+
+@dataclass
+class Page:
+    count: int
+    bytes_read: int
+    rcu: float
+    last_evaluated_key: dict[str, Any] | None
+
+
+@dataclass
+class ReadResult:
+    """What a read pattern returned, page by page, and what it cost; ``plan`` is what ran."""
+
+    plan: Plan
+    items: list[dict[str, Any]]
+    pages: list[Page]
+
+    @property
+    def request(self) -> KeyRequest:
+        return self.plan.request
+
+    @property
+    def count(self) -> int:
+        return len(self.items)
+
+    @property
+    def scanned_count(self) -> int:
+        return sum(p.count for p in self.pages)
+
+    @property
+    def bytes_read(self) -> int:
+        return sum(p.bytes_read for p in self.pages)
+
+    @property
+    def rcu(self) -> float:
+        total = sum(Decimal(str(p.rcu)) for p in self.pages)
+        return int(total) if total == total.to_integral_value() else float(total)
+
+    def summary(self) -> dict[str, Any]:
+        return {"count": self.count, "scanned_count": self.scanned_count, "bytes_read": self.bytes_read,
+                "rcu": self.rcu, "pages": len(self.pages)}
+
+    def to_json(self) -> dict[str, Any]:
+        """The contract's ``blue-nb query --format json`` object."""
+        return {"items": [item_to_wire(i) for i in self.items], **self.summary()}
+
+
+def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
+             max_pages: int | None = None) -> ReadResult:
+    """(item, table item size) pairs, already in key order and matching the key condition -> pages.
+
+    A page ends after ``limit`` items, or before the item that would take the bytes read past
+    1 MB (so a page never costs more than 256 RCU strong). Each page's read units round once
+    over the sizes it read (index entry sizes on an index). GetItem costs by its one item, and
+    the minimum when there is none.
+    """
+    req = plan.request
+    if req.operation == "get_item":
+        found = [(item, size) for item, size in items][:1]
+        size = found[0][1] if found else 0
+        return ReadResult(plan, [project(found[0][0], req)] if found else [],
+                           [Page(len(found), size, read_units(size, req.read_mode), None)])
+    if max_pages is None and req.limit is not None:
+        max_pages = 1                                  # a paged pattern reads one page per call
+    pages: list[Page] = []
+    out: list[dict[str, Any]] = []
+    sizes: list[int] = []
+    page_items: list[dict[str, Any]] = []
+    stream: Iterator = iter(items)
+    for item, size in stream:
+        entry = project(item, req)
+        entry_size = size if req.index_type == "table" or req.projection == "all" else item_size(entry)
+        if page_items and (sum(sizes) + entry_size > PAGE_BYTES or (req.limit and len(page_items) >= req.limit)):
+            pages.append(_page(req, sizes, page_items[-1]))
+            out += page_items
+            sizes, page_items = [], []
+            if max_pages is not None and len(pages) >= max_pages:
+                break
+        sizes.append(entry_size)
+        page_items.append(entry)
+    else:
+        if page_items or not pages:
+            pages.append(_page(req, sizes, None))
+            out += page_items
+    return ReadResult(plan, out, pages)
+
+
+def _page(req: KeyRequest, sizes: list[int], last: dict[str, Any] | None) -> Page:
+    key = None
+    if last is not None:
+        key = {k: last[k] for k in {*req.table_keys, req.pk_attr, req.sk_attr} if k and k in last}
+    return Page(len(sizes), sum(sizes), query_read_units(sizes, req.read_mode), key)
+
+

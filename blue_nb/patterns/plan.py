@@ -1,0 +1,75 @@
+"""The plan of one access-pattern call: planned once, shown as it is, executed as it is.
+
+:func:`plan` binds a pattern to its parameters and returns a :class:`Plan` that holds the bound
+:class:`~blue_nb.patterns.bind.KeyRequest`, the SQL statement each local store runs (with its
+parameters) and the boto3 request that does the same on DynamoDB. The stores execute
+``plan.sql[store.kind]``; the explorer, the CLI and the notebooks show exactly that plan.
+
+A write is a dry run: its SQL reads the item at the key (the item the write would replace), and
+the result prices the write; its boto3 request is completed with the item that was priced.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from blue_nb.patterns.bind import KeyRequest, bind
+from blue_nb.patterns.boto3_request import boto3_request
+from blue_nb.patterns.layout import TableLayout
+from blue_nb.patterns.sql import Statement, read_sql
+from blue_nb.spec import AccessPattern, Spec
+
+__all__ = ["BACKENDS", "Plan", "plan", "show_boto3"]
+
+BACKENDS = ("sqlite", "duckdb")
+
+
+def show_boto3(method: str, kwargs: Mapping[str, Any]) -> str:
+    """A boto3 client call as a reader sees it."""
+    return f"client.{method}(**{json.dumps(kwargs, indent=1, ensure_ascii=False)})"
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """One bound call of a pattern: the request, the SQL per store, the boto3 request."""
+
+    spec: Spec
+    request: KeyRequest
+    layout: TableLayout
+    sql: Mapping[str, Statement]                  # store kind -> the statement it runs
+    boto3: tuple[str, dict[str, Any]]             # (client method, keyword arguments)
+    pattern: AccessPattern = field(repr=False, default=None)
+
+    @property
+    def is_read(self) -> bool:
+        return self.request.is_read
+
+    def statement(self, backend: str) -> Statement:
+        """The statement a store of kind ``backend`` runs for this plan."""
+        try:
+            return self.sql[backend]
+        except KeyError:
+            raise ValueError(f"no SQL planned for a {backend!r} store; stores are {', '.join(self.sql)}") from None
+
+    def show_sql(self, backend: str = "sqlite") -> str:
+        return self.statement(backend).show()
+
+    def show_boto3(self, item: Mapping[str, Any] | None = None) -> str:
+        """The boto3 request; a put or update is shown with ``item`` (the item the dry run priced)."""
+        return show_boto3(*self.boto3_for(item))
+
+    def boto3_for(self, item: Mapping[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        if item is None or self.is_read or self.request.operation == "delete_item":
+            return self.boto3
+        return boto3_request(self.request, item=item)
+
+
+def plan(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | None = None) -> Plan:
+    """Bind ``pattern`` to ``params`` and plan it for every store and for DynamoDB."""
+    p = spec.pattern(pattern) if isinstance(pattern, str) else pattern
+    req = bind(spec, p, params)
+    layout = TableLayout.of(spec)
+    stmt = read_sql(layout, req)
+    return Plan(spec, req, layout, {b: stmt for b in BACKENDS}, boto3_request(req), p)

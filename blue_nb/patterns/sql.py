@@ -1,0 +1,82 @@
+"""SQL of access patterns, as data: a :class:`Statement` (text and parameters) for a KeyRequest.
+
+Pure functions; the same SQL runs on SQLite and DuckDB (both compare TEXT by UTF-8 bytes, as
+DynamoDB compares S keys). Values are always parameters; identifiers come from the
+:class:`~blue_nb.patterns.layout.TableLayout` and are validated and quoted. For N and B sort keys
+the SQL selects the partition and :func:`~blue_nb.patterns.paging.key_order` filters and orders
+exactly (numbers numerically, binary by bytes).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from blue_nb.patterns.bind import COMPARISONS, KeyRequest, prefix_successor
+from blue_nb.patterns.layout import TableLayout, quote_ident, stored_key
+
+__all__ = ["Statement", "get_sql", "read_sql"]
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One SQL statement and the values of its ``?`` placeholders."""
+
+    text: str
+    params: tuple = ()
+
+    def __iter__(self):                  # sql, params = statement
+        return iter((self.text, list(self.params)))
+
+    def show(self) -> str:
+        """The statement as a reader sees it: the SQL, then its parameters."""
+        return f"{self.text}\n-- parameters: {json.dumps(list(self.params), ensure_ascii=False)}"
+
+
+def _sk_condition(col: str, req: KeyRequest) -> tuple[str, list]:
+    if req.sk_op is None or req.sk_type != "S":
+        return "", []
+    vals = [stored_key(v) for v in req.sk_values]
+    if req.sk_op == "begins_with":
+        upper = prefix_successor(vals[0])
+        if upper is None:
+            return f" AND {col} >= ?", vals
+        return f" AND {col} >= ? AND {col} < ?", [vals[0], upper]
+    if req.sk_op == "between":
+        return f" AND {col} BETWEEN ? AND ?", vals
+    return f" AND {col} {COMPARISONS[req.sk_op].symbol} ?", vals
+
+
+def _join(layout: TableLayout) -> str:
+    t, c = quote_ident(layout.table), quote_ident(layout.catalog)
+    return f"SELECT t.data, c.size FROM {t} t JOIN {c} c ON c.pk = t.pk AND c.sk = t.sk"
+
+
+def get_sql(layout: TableLayout, req: KeyRequest) -> Statement:
+    """One row ``(data, size)`` by its full table key: GetItem, and the current item a write replaces."""
+    sk = stored_key(req.sk_values[0]) if req.sk_values else ""
+    return Statement(f"{_join(layout)} WHERE t.pk = ? AND t.sk = ?", (stored_key(req.pk_value), sk))
+
+
+def read_sql(layout: TableLayout, req: KeyRequest) -> Statement:
+    """The statement a request runs: for a query or scan (table or index) the matching rows
+    ``(data, size)`` in key order; for GetItem and every write, the one row at the request's key."""
+    if req.operation not in ("query", "scan"):
+        return get_sql(layout, req)
+    desc = "" if req.forward else " DESC"
+    if req.index == "table":
+        pk_col, sk_col, ties = "t.pk", "t.sk", ""
+    else:
+        pk_col = "c." + quote_ident(layout.index_pk(req.index))
+        sk_col = "c." + quote_ident(layout.index_sk(req.index)) if req.sk_attr else None
+        ties = f", c.pk{desc}, c.sk{desc}"
+    join = _join(layout)
+    if req.operation == "scan":
+        where = "" if req.index == "table" else f" WHERE {pk_col} IS NOT NULL"
+        order = "c.pk, c.sk" if req.index == "table" else f"{pk_col}, {sk_col + ', ' if sk_col else ''}c.pk, c.sk"
+        return Statement(f"{join}{where} ORDER BY {order}")
+    params: list = [stored_key(req.pk_value)]
+    cond, extra = _sk_condition(sk_col, req) if sk_col else ("", [])
+    sort_key = req.sk_type == "S" and sk_col
+    order = f" ORDER BY {sk_col}{desc}{ties}" if sort_key else " ORDER BY c.pk, c.sk"
+    return Statement(f"{join} WHERE {pk_col} = ?{cond}{order}", tuple(params + extra))

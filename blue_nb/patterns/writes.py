@@ -1,0 +1,71 @@
+"""What a write costs: the table write and the index writes it causes (write amplification).
+
+Pure (layer 1). Writes are dry runs: :func:`write_cost` prices replacing an item by another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from blue_nb.patterns.plan import Plan
+from blue_nb.patterns.bind import KeyRequest
+from blue_nb.patterns.paging import index_entry
+from blue_nb.sizing import item_size, write_units
+from blue_nb.spec import Spec
+
+__all__ = ["WriteResult", "write_cost"]
+
+
+@dataclass
+class WriteResult:
+    """What one write of a pattern costs: the table write plus each index's writes."""
+
+    plan: Plan
+    item: dict[str, Any] | None      # the item the write puts (None for a delete)
+    old_size: int | None
+    new_size: int | None
+    table_wcu: int
+    index_wcu: dict[str, int]
+
+    @property
+    def request(self) -> KeyRequest:
+        return self.plan.request
+
+    @property
+    def wcu(self) -> int:
+        return self.table_wcu + sum(self.index_wcu.values())
+
+    def summary(self) -> dict[str, Any]:
+        return {"operation": self.request.operation, "old_size": self.old_size, "new_size": self.new_size,
+                "wcu": self.wcu, "table_wcu": self.table_wcu, "index_wcu": dict(self.index_wcu)}
+
+
+def write_cost(plan: Plan, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> WriteResult:
+    """WCU of a put/update (``new`` replaces ``old``) or a delete (``new`` is None), with index writes:
+    1 write for a new or removed entry, 2 when the index key changes, 1 when only projected
+    attributes change, 0 when the entry is unchanged; each on its own entry size."""
+    spec, req = plan.spec, plan.request
+    old_size = item_size(old) if old is not None else None
+    new_size = item_size(new) if new is not None else None
+    if req.operation == "delete_item":
+        table = write_units(old_size or 0)
+        new = None
+    else:
+        table = write_units(max(old_size or 0, new_size or 0))
+    per_index = {}
+    for name in spec.table.indexes:
+        before, after = index_entry(old, spec, name), index_entry(new, spec, name)
+        per_index[name] = _index_writes(spec, name, before, after)
+    return WriteResult(plan, dict(new) if new is not None else None, old_size, new_size, table, per_index)
+
+
+def _index_writes(spec: Spec, name: str, before: dict | None, after: dict | None) -> int:
+    if before is None and after is None:
+        return 0
+    if before is None or after is None:
+        return write_units(item_size(before or after))
+    pk_attr, sk_attr = spec.key_attributes(name)
+    if before.get(pk_attr) != after.get(pk_attr) or before.get(sk_attr) != after.get(sk_attr):
+        return write_units(item_size(before)) + write_units(item_size(after))
+    return 0 if before == after else write_units(item_size(after))
