@@ -1,6 +1,7 @@
 """The ``blue-nb`` command line. Each command parses its options, calls one library function
-and prints. Exit status: 0 success, 1 a check found errors, 2 bad input or usage (a message on
-stderr, never a traceback).
+and prints. Commands import the heavy parts of the library (pandas, DuckDB, matplotlib) only
+when they run, so ``blue-nb --help`` answers at once. Exit status: 0 success, 1 a check found
+errors, 2 bad input or usage (a message on stderr, never a traceback).
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from pathlib import Path
 import click
 
 from blue_nb.errors import BlueNbError
+from blue_nb.items import parse_item_line
+from blue_nb.patterns import WriteResult
+from blue_nb.sizing import item_costs, wire_item_size
 
 __all__ = ["main", "cli"]
 
@@ -70,7 +74,7 @@ def cli():
 @handles_errors
 def sample(domain, scale, seed, out, progress, fmt):
     """Generate relational sample rows for DOMAIN (dialogue or document)."""
-    from blue_nb.sources import generate_sample
+    from blue_nb.sources import generate_sample  # deferred: keep `blue-nb --help` fast
 
     counts = generate_sample(domain, scale=scale, seed=seed, out_dir=out, progress=progress)
     if fmt == "json":
@@ -94,7 +98,7 @@ def sample(domain, scale, seed, out, progress, fmt):
 @handles_errors
 def load(spec, data_dir, sqlite, duckdb, mode, progress, fmt):
     """Turn the rows under --data into items by SPEC's templates and load them into the stores."""
-    from blue_nb.app.workflows import load_data
+    from blue_nb.app.workflows import load_data  # deferred: keep `blue-nb --help` fast
 
     if not sqlite and not duckdb:
         raise CliError("nothing to load into: give --sqlite FILE and/or --duckdb FILE")
@@ -120,7 +124,7 @@ def validate(spec, data_dir, fmt):
 
     Exit status 1 when there are errors, 0 when there are only warnings and notes.
     """
-    from blue_nb.app.workflows import validate as validate_spec
+    from blue_nb.app.workflows import validate as validate_spec  # deferred: keep `blue-nb --help` fast
 
     findings = validate_spec(spec, data_dir)
     if fmt == "json":
@@ -138,8 +142,6 @@ def validate(spec, data_dir, fmt):
 @handles_errors
 def size(file, fmt):
     """Size DynamoDB JSON items (one per line; FILE or stdin) and what one read or write costs."""
-    from blue_nb.sizing import item_costs, wire_item_size
-    from blue_nb.items.values import parse_item_line
 
     name = "<stdin>" if file == "-" else file
     try:
@@ -166,7 +168,7 @@ def size(file, fmt):
 @handles_errors
 def prepare(root):
     """Generate the example domains' sample data under data/sample/ where it is missing."""
-    from blue_nb.sources import prepare_samples
+    from blue_nb.sources import prepare_samples  # deferred: keep `blue-nb --help` fast
 
     for domain, (path, made) in prepare_samples(Path(root) / "data" / "sample").items():
         click.echo(f"{domain}: {'generated' if made else 'present'} in {path}")
@@ -212,21 +214,26 @@ def _params(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--sqlite", type=click.Path(dir_okay=False), help="the SQLite file (from blue-nb load)")
 @click.option("--duckdb", type=click.Path(dir_okay=False), help="the DuckDB file (from blue-nb load)")
 @click.option("--max-pages", type=click.IntRange(min=1), help="stop after N pages (a pattern with a limit reads 1)")
+@click.option("--show-plan", is_flag=True, help="print the SQL the store ran and the boto3 request to stderr")
 @format_option
 @handles_errors
-def query(spec, pattern, params, backend, sqlite, duckdb, max_pages, fmt):
+def query(spec, pattern, params, backend, sqlite, duckdb, max_pages, show_plan, fmt):
     """Run access PATTERN of SPEC on a local store; print the items and what they cost.
 
     Writes are dry runs: they print the write units the write would take, index writes included.
+    With --show-plan, the pattern's plan goes to stderr: the statement the store ran, with its
+    parameters, and the boto3 request that does the same on DynamoDB.
     """
     from blue_nb.app.workflows import run_pattern  # deferred: keep `blue-nb --help` fast
-    from blue_nb.patterns import WriteResult  # deferred: keep `blue-nb --help` fast
 
     backend = backend or ("sqlite" if sqlite else "duckdb" if duckdb else None)
     path = {"sqlite": sqlite, "duckdb": duckdb}.get(backend or "")
     if not backend or not path:
         raise CliError("give the store: --sqlite FILE or --duckdb FILE (and --backend to choose)")
     result = run_pattern(spec, pattern, _params(params), backend=backend, path=path, max_pages=max_pages)
+    if show_plan:
+        item = result.item if isinstance(result, WriteResult) else None
+        click.echo(f"-- {backend}:\n{result.plan.show_sql(backend)}\n-- boto3:\n{result.plan.show_boto3(item)}", err=True)
     if isinstance(result, WriteResult):
         summary = result.summary()
         if fmt == "json":
@@ -266,7 +273,7 @@ def query(spec, pattern, params, backend, sqlite, duckdb, max_pages, fmt):
 def heat(spec, data_dir, log, out, seconds, seed, progress, fmt):
     """Partition heat and item sizes of SPEC's items under --data: per key RCU/s and WCU/s against
     the per-partition limits, throttle predictions, and PNG plots plus summary.json in --out."""
-    from blue_nb.app.reports import heat_report
+    from blue_nb.app.reports import heat_report  # deferred: keep `blue-nb --help` fast
 
     summary = heat_report(spec, data_dir, out, log=log, seconds=seconds, seed=seed, progress=progress)
     if fmt == "json":

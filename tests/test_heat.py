@@ -13,7 +13,7 @@ import pytest
 
 from blue_nb.patterns import index_entry, plan
 from blue_nb.errors import SourceError, StoreError
-from blue_nb.heat import call_costs, candidates, heat, heat_findings, parse_distribution, parse_timestamp
+from blue_nb.heat import call_costs, candidates, partition_heat, heat_findings, parse_distribution, parse_timestamp
 from blue_nb.heat import throttle
 from blue_nb.sizing import item_size, write_units
 from blue_nb.spec import load_spec, loads_spec, with_pattern
@@ -41,7 +41,7 @@ def dialogue():
 
 @pytest.fixture(scope="module")
 def dialogue_report(dialogue):
-    return heat(dialogue[0], dialogue[1])
+    return partition_heat(dialogue[0], dialogue[1])
 
 
 # -- "done when": one key takes 90% of 10,000 strong reads/s of 8 KB items ------------------------
@@ -94,7 +94,7 @@ def test_one_key_at_90_percent_of_10000_strong_reads_is_a_hot_partition(products
     spec = product_spec(f"zipf:{s:.12f}")
     with loaded(spec, products) as store:
         assert 4096 < store.execute('SELECT max(size) FROM "blue_shop__items"')[0][0] <= 8192   # 2 RCU strong
-        report = heat(spec, store)
+        report = partition_heat(spec, store)
     top = report.partitions.iloc[0]
     assert (top["index"], top["pk"]) == ("table", "PRODUCT#p00")
     assert top["rcu_per_s"] == pytest.approx(0.9 * 10_000 * 2, rel=1e-6)           # 18,000 RCU/s
@@ -108,13 +108,13 @@ def test_one_key_at_90_percent_of_10000_strong_reads_is_a_hot_partition(products
     tl = report.timeline[report.timeline["pk"] == "PRODUCT#p00"]
     assert len(tl) == 60 and (tl["rcu"] > 3000).all() and tl["rcu"].mean() == pytest.approx(18_000, rel=0.02)
     assert report.skew["table"]["top1pct_share"] == pytest.approx(0.9, rel=1e-6)
-    assert report.top_keys(1)[0]["pk"] == "PRODUCT#p00"
+    assert report.top_keys(1).iloc[0]["pk"] == "PRODUCT#p00"
 
 
 def test_the_same_data_read_uniformly_has_no_hot_partition(products):
     spec = product_spec("uniform")
     with loaded(spec, products) as store:
-        report = heat(spec, store)
+        report = partition_heat(spec, store)
     assert report.partitions["rcu_per_s"].tolist() == pytest.approx([2000.0] * 10)
     assert not report.findings.by_rule("HOT-PARTITION") and not report.findings
     assert report.skew["table"]["max_over_median"] == pytest.approx(1.0)
@@ -123,7 +123,7 @@ def test_the_same_data_read_uniformly_has_no_hot_partition(products):
 def test_burst_is_modelled_for_the_provisioned_table_only(products):
     spec = product_spec("uniform", "PROVISIONED", ", read_capacity: 10000, write_capacity: 100")
     with loaded(spec, products) as store:
-        report = heat(spec, store)
+        report = partition_heat(spec, store)
     f, = report.findings.by_rule("TABLE-CAPACITY")
     assert f.severity == "error" and f.where == "table.read_capacity"
     assert "runs out after about 300 s" in f.message                      # 300 s x 10,000 / (20,000 - 10,000)
@@ -215,7 +215,7 @@ def test_zipf_draws_the_partition_then_the_tuple_within_it(orders):
 
 def test_writes_land_on_the_table_and_on_the_gsi_with_entry_write_units(orders):
     spec, store = orders
-    report = heat(spec, store, sizes=False)
+    report = partition_heat(spec, store, sizes=False)
     items = {(i["pk"], i["sk"]): i for i in store.iter_items(spec.table_name)}
     put = candidates(store, spec, "put_order")
     upd = candidates(store, spec, "set_status")
@@ -267,7 +267,7 @@ def test_multi_page_queries_match_store_run_too():
 
 def test_heat_needs_a_duckdb_store(dialogue):
     with open_store("sqlite") as s, pytest.raises(StoreError, match="DuckDB store"):
-        heat(dialogue[0], s)
+        partition_heat(dialogue[0], s)
 
 
 # -- the example specs on their samples -----------------------------------------------------------
@@ -370,7 +370,7 @@ def spike_rows(by: str) -> list[dict]:
 def test_access_log_buckets_per_second_and_shows_the_spike(dialogue, tmp_path, suffix, by):
     spec, store = dialogue
     log = write_log(tmp_path / f"log{suffix}", spike_rows(by))
-    r = heat(spec, store, log=log, sizes=False)
+    r = partition_heat(spec, store, log=log, sizes=False)
     tl = r.timeline[r.timeline["pk"] == "nvidia-dec"].set_index("second")["rcu"]
     per_call = store.run_plan(plan(spec, "list_perspectives", {"dialogue_id": "nvidia-dec"})).rcu          # 39.5
     assert tl.to_dict() == pytest.approx({0: 3 * per_call, 3: 200 * per_call, 7: 3 * per_call})
@@ -388,7 +388,7 @@ def test_log_rows_on_keys_without_items_cost_the_minimum(dialogue, tmp_path):
         {"timestamp": 10, "pattern": "list_perspectives", "pk": "new-dialogue"},
         {"timestamp": 10.5, "pattern": "add_perspective", "pk": "new-dialogue"},
         {"timestamp": 11, "pattern": "get_dialogue", "params": {"dialogue_id": "new-dialogue"}}])
-    r = heat(spec, store, log=log, sizes=False)
+    r = partition_heat(spec, store, log=log, sizes=False)
     tl = r.timeline.set_index(["second", "pk"])
     median = int(store.execute("SELECT quantile_disc(size, 0.5) FROM blue_dialogue__items "
                                "WHERE entity = 'Perspective'")[0][0])
@@ -415,7 +415,7 @@ def test_bad_log_rows_are_reported_with_file_and_line(dialogue, tmp_path):
     missing = tmp_path / "m.jsonl"
     missing.write_text('{"timestamp": 1, "pattern": "list_round", "params": {"dialogue_id": "x"}}\n')
     with pytest.raises(SourceError) as e:
-        heat(spec, dialogue[1], log=missing)
+        partition_heat(spec, dialogue[1], log=missing)
     assert e.value.where == f"{missing}:1" and "round" in e.value.msg
 
 

@@ -1,88 +1,155 @@
-"""The layers of architecture.md, checked: a module imports only from layers below it, heavy
-libraries stay out of the pure layers, and each driver is imported only in its own module."""
+"""The layers, checked. The map is written once, as import-linter contracts in pyproject.toml;
+here ``lint-imports`` runs them, and README.md and the package docstring must draw the same map.
+Also: no import cycles, no hidden imports inside functions, each driver imported only in its own
+module, and no module over 400 lines."""
 
 import ast
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
-PKG = Path(__file__).resolve().parent.parent / "blue_nb"
-
-# rank of each top-level module or package; a module may import blue_nb modules of lower rank
-# (and anything inside its own package). Pure layers first.
-RANKS = {
-    "errors": 0,                                   # L0
-    "values": 1,                                   # L0: the DynamoDB value model (stdlib)
-    "spec": 1,                                     # L0: design model (stdlib + yaml)
-    "sizing": 2, "rules": 3, "items": 3, "frames": 3, "access": 3, "columnar": 3,   # L1
-    "stores": 4, "dynamo": 4, "sources": 4, "export": 4.5, "heat": 4.5,   # L2 (heat and export read stores)
-    "workflows": 5, "session": 6, "whatif": 6, "plots": 5, "widgets": 7,   # L3: widgets wire sessions
-    "reports": 6,                                  # L3: heat report files (workflows, heat, plots)
-    "cli": 8, "bench": 8, "__init__": 8,           # L4 (the package root re-exports)
-}
-HEAVY = {"pandas", "numpy", "duckdb", "boto3", "botocore", "ipywidgets", "matplotlib", "PIL", "pyarrow", "moto"}
-PURE = {"errors", "values", "spec", "sizing", "rules", "access", "items"}
-ONLY_IN = {                                         # third-party driver -> the only modules allowed to import it
-    "sqlite3": {"stores/sqlite.py", "bench.py"},          # bench: the naive baseline loader
+ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "blue_nb"
+CONTRACTS = {c["id"]: c for c in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]}
+LAYERS = [[m.strip().removeprefix("blue_nb.") for m in layer.split("|")] for layer in CONTRACTS["layers"]["layers"]]
+FACE = {"__init__", "errors", "cli"}           # the top of blue_nb/: the package's face, the exception tree, the CLI
+ONLY_IN = {                                    # third-party driver -> the only modules allowed to import it
+    "sqlite3": {"stores/sqlite.py", "bench/run.py"},     # bench: the naive baseline loader
     "duckdb": {"stores/duckdb.py"},
     "boto3": {"dynamo"}, "botocore": {"dynamo"}, "moto": {"dynamo"},
     "matplotlib": {"plots", "widgets"}, "PIL": {"plots"},
     "ipywidgets": {"widgets"},
     "click": {"cli.py"},
 }
+MAX_LINES = 400
+
+
+def layer_map() -> str:
+    """The layer map as README.md and blue_nb/__init__.py draw it: top layer first."""
+    return "\n".join(" | ".join(layer) for layer in LAYERS)
 
 
 def modules():
     for path in sorted(PKG.rglob("*.py")):
-        rel = path.relative_to(PKG)
-        yield rel, rel.parts[0].removesuffix(".py")
-
-
-def imports(path: Path, rel: Path):
-    """(module name, is blue_nb) for every import in the file, relative ones resolved."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    package = ["blue_nb", *rel.parts[:-1]]
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                yield a.name
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[: len(package) - node.level + 1]
-                yield ".".join(base + ([node.module] if node.module else []))
-            else:
-                yield node.module
+        yield path.relative_to(PKG)
 
 
 ALL = list(modules())
 
 
-def test_every_top_level_module_has_a_rank():
-    assert {top for _, top in ALL} <= set(RANKS)
+def module_name(rel: Path) -> str:
+    parts = ["blue_nb", *rel.with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-@pytest.mark.parametrize("rel, top", ALL, ids=[str(r) for r, _ in ALL])
-def test_imports_go_down_the_layers(rel, top):
-    for name in imports(PKG / rel, rel):
-        parts = name.split(".")
-        if parts[0] == "blue_nb" and len(parts) > 1 and parts[1] != top:
-            assert RANKS[parts[1]] < RANKS[top], f"{rel} imports {name}: a layer {RANKS[parts[1]]} module"
-        if top in PURE:
-            assert parts[0] not in HEAVY, f"{rel} (a pure layer) imports {name}"
-        allowed = ONLY_IN.get(parts[0])
+def imports(rel: Path):
+    """(imported module, ast node, nested in a function) for every import of a module."""
+    tree = ast.parse((PKG / rel).read_text(encoding="utf-8"))
+    package = module_name(rel).split(".") if rel.name == "__init__.py" else module_name(rel).split(".")[:-1]
+    nested = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+              for n in ast.walk(f) if n is not f}
+    checking = {id(n) for i in ast.walk(tree) if isinstance(i, ast.If) and "TYPE_CHECKING" in ast.unparse(i.test)
+                for n in ast.walk(i)}
+    for node in ast.walk(tree):
+        if id(node) in checking:
+            continue
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                yield a.name, node, id(node) in nested
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(package[: len(package) - node.level + 1]) if node.level else ""
+            mod = ".".join(x for x in (base, node.module) if x)
+            for a in node.names:                     # `from pkg import module` imports the module
+                sub = f"{mod}.{a.name}"
+                yield (sub if module_file(sub) else mod), node, id(node) in nested
+
+
+def module_file(name: str) -> Path | None:
+    if not name.startswith("blue_nb"):
+        return None
+    base = ROOT.joinpath(*name.split("."))
+    return next((p for p in (base.with_suffix(".py"), base / "__init__.py") if p.is_file()), None)
+
+
+def test_the_layer_contracts_hold():
+    """import-linter's contracts from pyproject.toml: the layers, and no heavy library in the pure layers."""
+    exe = Path(sys.executable).with_name("lint-imports")
+    out = subprocess.run([str(exe), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+    assert "2 kept, 0 broken" in out.stdout
+
+
+def test_every_module_lives_in_a_layer():
+    rooms = {m for layer in LAYERS for m in layer}
+    for rel in ALL:
+        top = rel.parts[0].removesuffix(".py")
+        assert top in rooms or top in FACE, f"blue_nb/{rel} is in no layer of pyproject.toml's contract"
+    loose = sorted(str(rel) for rel in ALL if len(rel.parts) == 1 and rel.stem not in FACE)
+    assert not loose, f"only the face, the exception tree and the CLI sit at the top of blue_nb/: move {loose}"
+
+
+@pytest.mark.parametrize("doc", ["README.md", "blue_nb/__init__.py"])
+def test_every_description_draws_the_same_layer_map(doc):
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    drawn = [m.group(1) for line in text.splitlines() if (m := re.match(r"^L\d\s+(.+?)(?:\s{2,}|$)", line.strip()))]
+    assert drawn == layer_map().splitlines(), (
+        f"{doc}'s layer lines (L<n>  room | room ...) must list pyproject.toml's layers, top first:\n{layer_map()}")
+
+
+@pytest.mark.parametrize("rel", ALL, ids=[str(r) for r in ALL])
+def test_drivers_are_imported_only_in_their_module(rel):
+    for name, _, _ in imports(rel):
+        allowed = ONLY_IN.get(name.split(".")[0])
         if allowed:
             assert any(str(rel) == a or rel.parts[0] == a for a in allowed), f"{rel} imports {name}"
 
 
-def test_pure_layers_load_no_heavy_library():
-    code = ("import sys, blue_nb.spec, blue_nb.sizing, blue_nb.items.values, blue_nb.items.build; "
-            f"print(sorted(m for m in {sorted(HEAVY)!r} if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
+def test_no_import_cycles():
+    graph = {module_name(rel): {n for n, _, _ in imports(rel) if module_file(n) and n != module_name(rel)}
+             for rel in ALL}
+    index, low, stack, on, cycles = {}, {}, [], set(), []
+
+    def visit(v):                                    # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            scc = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                scc.append(w)
+                if w == v:
+                    break
+            if len(scc) > 1:
+                cycles.append(sorted(scc))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    assert not cycles, f"import cycles: {cycles}"
+
+
+@pytest.mark.parametrize("rel", ALL, ids=[str(r) for r in ALL])
+def test_imports_inside_functions_only_defer_heavy_imports(rel):
+    lines = (PKG / rel).read_text(encoding="utf-8").splitlines()
+    for name, node, nested in imports(rel):
+        if nested:
+            assert "# deferred:" in lines[node.lineno - 1], (
+                f"blue_nb/{rel}:{node.lineno} imports {name} inside a function: move it to the top of the module, "
+                "or, if it defers a heavy optional import, say so with a trailing '# deferred: <why>'")
 
 
 def test_modules_stay_small():
-    big = {str(rel): n for rel, _ in ALL if (n := len((PKG / rel).read_text().splitlines())) > 450}
-    assert not big, f"split these modules: {big}"
+    big = {str(rel): n for rel in ALL if (n := len((PKG / rel).read_text().splitlines())) > MAX_LINES}
+    assert not big, f"split these modules (over {MAX_LINES} lines): {big}"

@@ -401,7 +401,7 @@ def test_item_sizes(jupyter_env):
 
 @pytest.mark.slow
 def test_partition_heat(jupyter_env, dialogue_dir):
-    from blue_nb.heat import heat
+    from blue_nb.heat import partition_heat
     from blue_nb.spec import load_spec
     from blue_nb.stores import open_store
     from blue_nb.app.workflows import load_data
@@ -411,18 +411,18 @@ def test_partition_heat(jupyter_env, dialogue_dir):
     spec = load_spec(DIALOGUE_SPEC)
     with open_store("duckdb") as store:
         load_data(spec, dialogue_dir, stores=[store], progress=False)
-        report = heat(spec, store, seconds=seconds, whatif=True)
-    hot = report.whatif.evaluate({"list_perspectives": hot_rate})
+        report = partition_heat(spec, store, seconds=seconds, rate_model=True)
+    hot = report.rate_model.evaluate({"list_perspectives": hot_rate})
     path = lambda text: text.replace(str(DIALOGUE_SPEC), "../data/specs/dialogue.yaml")     # noqa: E731
 
-    assert result(nb, "report = heat(")["text/plain"] == repr(report)
+    assert result(nb, "report = partition_heat(")["text/plain"] == repr(report)
     assert ast.literal_eval(result(nb, "report.summary()")["text/plain"]) == report.summary()["indexes"]
     shown = html_records(result(nb, "report.partitions.head(")["text/html"])
     expected = report.partitions.head(10)
     assert [(r["index"], r["pk"], int(r["items"]), int(r["bytes"])) for r in shown] == \
         list(zip(expected["index"], expected["pk"], expected["items"], expected["bytes"]))
     assert [float(r["rcu_per_s"]) for r in shown] == pytest.approx(expected["rcu_per_s"].tolist(), rel=1e-5)
-    for call in ("key_heatmap(report.timeline)", "top_keys(report.partitions)", "explorer.heatmap_figure"):
+    for call in ("key_heatmap(report.timeline)", "top_keys_chart(report.top_keys(", "explorer.heatmap_figure"):
         assert result(nb, call)["image/png"], f"{call} drew no picture"
     assert path(result(nb, "report.findings")["text/plain"]) == path(repr(report.findings))
     assert "0 errors, 0 warnings" in result(nb, "report.findings")["text/plain"]

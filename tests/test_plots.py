@@ -20,6 +20,7 @@ from PIL import Image
 
 from blue_nb import plots
 from blue_nb.errors import BlueNbError
+from blue_nb.heat import top_keys
 
 OUT = Path("/tmp/blue_nb_plots")
 GB10 = 10_737_418_240
@@ -292,10 +293,11 @@ def test_key_heatmap_bins_long_timelines():
 
 
 def test_top_keys(partitions):
-    fig = plots.top_keys(partitions, n=20)
-    check(fig, "top_keys", "read units/s", "write units/s", "partition key")
+    fig = plots.top_keys_chart(top_keys(partitions, 20))
+    check(fig, "top_keys_chart", "read units/s", "write units/s", "partition key")
     reads, writes = fig.axes[:2]
-    hottest = partitions.nlargest(20, "consumed_throughput_units")
+    traffic = partitions[partitions["consumed_throughput_units"] > 0]
+    hottest = traffic.nlargest(20, "consumed_throughput_units")
     assert [b.get_width() for b in bars(reads)] == pytest.approx(hottest["rcu_per_s"].tolist())
     assert [b.get_width() for b in bars(writes)] == pytest.approx(hottest["wcu_per_s"].tolist())
     assert vlines(reads) == [3000] and vlines(writes) == [1000]
@@ -380,7 +382,7 @@ def test_index_entry_sizes(entries):
 
 EMPTY = {
     "key_heatmap": pd.DataFrame(columns=["second", "index", "pk", "rcu", "wcu"]),
-    "top_keys": pd.DataFrame(columns=["index", "pk", "items", "bytes", "rcu_per_s", "wcu_per_s", "consumed_throughput_units"]),
+    "top_keys_chart": pd.DataFrame(columns=["index", "pk", "items", "bytes", "rcu_per_s", "wcu_per_s", "consumed_throughput_units"]),
     "partition_sizes": pd.DataFrame(columns=["index", "pk", "items", "bytes"]),
     "item_size_distribution": pd.DataFrame(columns=["entity", "size"]),
     "capacity_waste": pd.DataFrame(columns=["entity", "items", "bytes_used", "bytes_paid_read", "bytes_paid_write"]),
@@ -411,7 +413,7 @@ def test_human_bytes(n, text):
 
 
 def test_figures_show_themselves_in_jupyter_without_pyplot(partitions):
-    png = plots.top_keys(partitions, n=5)._repr_png_()
+    png = plots.top_keys_chart(top_keys(partitions, 5))._repr_png_()
     assert png.startswith(b"\x89PNG")
 
 
@@ -424,7 +426,7 @@ def test_all_is_complete():
 SMALL = {  # one entity, three keys, one GSI: short figures must still fit their labels
     "key_heatmap": pd.DataFrame({"second": np.tile(np.arange(30), 4), "index": "table", "rcu": np.arange(120.0), "wcu": 1.0,
                                  "pk": np.repeat(["ORDER#1", "ORDER#2", "USER#ä" + "x" * 60, "ZED"], 30)}),
-    "top_keys": pd.DataFrame({"index": ["table", "GSI1", "table"], "pk": ["a", "b", "c" * 80], "rcu_per_s": [10.0, 20.0, 5.0],
+    "top_keys_chart": pd.DataFrame({"index": ["table", "GSI1", "table"], "pk": ["a", "b", "c" * 80], "rcu_per_s": [10.0, 20.0, 5.0],
                               "wcu_per_s": [1.0, 0.0, 2.0], "consumed_throughput_units": [13.0, 20.0, 11.0]}),
     "partition_sizes": pd.DataFrame({"index": ["table", "GSI1", "table"], "pk": ["a", "b", "c" * 80],
                                      "bytes": [100, 5_000_000, 2**20]}),
@@ -469,7 +471,7 @@ def test_installed_cjk_fonts_are_used_for_every_text(monkeypatch):
     monkeypatch.setattr(plots.base, "NAME_FONTS", ("DejaVu Serif",))           # stands in for an installed CJK font
     plots.base._fonts.cache_clear()
     try:
-        fig = plots.top_keys(SMALL["top_keys"])
+        fig = plots.top_keys_chart(SMALL["top_keys_chart"])
         assert fig.axes[0].get_yticklabels()[0].get_fontfamily() == ["sans-serif", "DejaVu Serif"]
         assert fig.texts[0].get_fontfamily() == ["sans-serif", "DejaVu Serif"]
     finally:

@@ -3,15 +3,20 @@ and every public package's __all__ is complete."""
 
 import importlib
 import inspect
+import json
 import re
+import subprocess
+import sys
 import tomllib
 
 import pytest
 import yaml
 
 CONDA_NAMES = {"duckdb": "python-duckdb", "moto[server]": "moto"}
-PACKAGES = ["blue_nb", "blue_nb.errors", "blue_nb.spec", "blue_nb.sizing", "blue_nb.items.values", "blue_nb.stores",
-            "blue_nb.sources", "blue_nb.items.build", "blue_nb.app.frames", "blue_nb.app.workflows"]
+PACKAGES = ["blue_nb", "blue_nb.errors", "blue_nb.spec", "blue_nb.sizing", "blue_nb.items", "blue_nb.items.values",
+            "blue_nb.items.build", "blue_nb.patterns", "blue_nb.stores", "blue_nb.sources", "blue_nb.rules",
+            "blue_nb.heat", "blue_nb.plots", "blue_nb.widgets", "blue_nb.app.frames", "blue_nb.app.workflows",
+            "blue_nb.app.session"]
 
 
 def _split(req: str) -> tuple[str, str]:
@@ -64,3 +69,18 @@ def test_no_credentials_in_the_repo(root):
         if path.is_file() and ".venv" not in path.parts and ".git" not in path.parts and path.stat().st_size < 2_000_000:
             text = path.read_text(errors="ignore")
             assert not pattern.search(text), path
+
+
+def test_the_front_door_loads_lazily_and_exports_what_it_lists():
+    code = ("import sys, blue_nb; print(sorted(m for m in ('pandas', 'duckdb', 'matplotlib', 'numpy') if m in sys.modules)); "
+            "[getattr(blue_nb, n) for n in blue_nb.__all__]; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["[]", "ok"]
+
+
+def test_notebooks_import_from_the_front_door(root):
+    for nb in sorted((root / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(nb.read_text(encoding="utf-8"))["cells"]:
+            for line in "".join(cell["source"]).splitlines():
+                if "blue_nb" in line and "import" in line:
+                    assert line.startswith("from blue_nb import "), f"{nb.name}: {line!r}: import from blue_nb itself"

@@ -4,6 +4,7 @@ and ``blue-nb validate`` end to end."""
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import re
@@ -15,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from blue_nb.rules import RULES, Finding, Findings, check_spec, check_specs, is_reserved, reserved_words
-from blue_nb.rules import single_table_findings
+from blue_nb.rules import single_table_findings, spec_check
+from blue_nb.rules.registry import DATA_CHECKS, SOURCES, SPEC_CHECKS
 from blue_nb.rules.data_rules import NEAR_LIMIT_BYTES
 from blue_nb.sizing import MAX_ITEM_BYTES, item_size
 from blue_nb.spec import load_spec, spec_from_dict
@@ -357,12 +359,66 @@ ISSUE_RULES = ["ADR1-SINGLE-TABLE", "ADR2-PARTITION-SCOPED", "ADR3-NO-CROSS-PART
                "ITEM-SIZE", "INDEX-LIMITS", "NAME-RULES", "RESERVED-WORD", "UNUSED-INDEX", "UNSERVED-ENTITY"]
 
 
+HEAT_RULE_IDS = ["HOT-PARTITION", "HOT-INDEX-PARTITION", "PARTITION-SIZE", "MONOTONIC-WRITES", "ITEM-SIZE-NEAR-LIMIT",
+                 "TABLE-CAPACITY", "HEAT-MODEL"]
+
+
 def test_every_rule_is_registered_and_tested():
     assert set(ISSUE_RULES) <= set(RULES)
     for rule in RULES.values():
-        assert rule.severity in ("error", "warning", "info") and rule.description
+        assert rule.severity in ("error", "warning", "info") and rule.description and rule.source in SOURCES
+    checked = {r for r, rule in RULES.items() if rule.source == "check"}
     tested = {c[0] for c in SPEC_CASES} | {c[0] for c in DATA_CASES} | {"ADR1-SINGLE-TABLE"}
-    assert tested == set(RULES)
+    assert tested == checked
+    assert [r for r, rule in RULES.items() if rule.source == "heat"] == HEAT_RULE_IDS   # tested in test_heat.py
+    assert list(RULES)[-len(HEAT_RULE_IDS):] == HEAT_RULE_IDS        # after every check rule: the report's order
+    assert {r for r, _ in [*SPEC_CHECKS, *DATA_CHECKS]} <= checked   # check_spec evaluates the check rules only
+    with pytest.raises(ValueError, match="emitted by heat"):
+        spec_check("HOT-PARTITION")(lambda ctx: [])
+
+
+RULE_ID = re.compile(r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$")
+
+
+def _call_name(node: ast.Call) -> str:
+    f = node.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+
+
+def emitted_rule_ids() -> dict[str, list[str]]:
+    """Every rule id the package's code names, with where: the first argument (or ``rule=``) of
+    ``Finding(...)``, a ``RULES["..."]`` subscript, ``spec_check`` / ``data_check`` / ``define``, a
+    comparison with a finding's ``.rule`` - and, to leave no path out, any string literal anywhere in
+    ``blue_nb`` that looks like a rule id (``UPPER-CASE-WORDS``)."""
+    found: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "blue_nb").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and RULE_ID.match(node.value):
+                found.setdefault(node.value, []).append(f"{path.relative_to(ROOT)}:{node.lineno}")
+            if isinstance(node, ast.Call) and _call_name(node) == "Finding":
+                arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "rule"), None)
+                if isinstance(arg, ast.Constant):        # a literal id: must be a rule (an f-string or a name is not)
+                    found.setdefault(str(arg.value), []).append(f"{path.relative_to(ROOT)}:{node.lineno}")
+                    assert path.parent.name == "rules", (
+                        f"{path.relative_to(ROOT)}:{node.lineno} builds Finding({arg.value!r}, ...) itself: emit "
+                        f"through the registry, RULES[{arg.value!r}].finding(...)")
+                else:
+                    assert not isinstance(arg, ast.JoinedStr), f"{path.relative_to(ROOT)}:{node.lineno}: a built rule id"
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "RULES":
+                key = node.slice
+                if isinstance(key, ast.Constant):
+                    found.setdefault(str(key.value), []).append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    return found
+
+
+def test_every_emitted_rule_id_is_defined_in_the_registry():
+    found = emitted_rule_ids()
+    assert {"HEAT-MODEL", "HOT-PARTITION", "TABLE-CAPACITY", "UNMATCHED-ITEM", "ITEM-SIZE"} <= set(found)
+    undefined = {rule: where for rule, where in found.items() if rule not in RULES}
+    assert not undefined, f"rule ids emitted but not defined in blue_nb.rules.RULES: {undefined}"
+    heat_emitters = {w.split(":")[0] for r in HEAT_RULE_IDS[:-1] for w in found[r]}
+    assert any(p.startswith("blue_nb/heat/") for p in heat_emitters)
 
 
 def test_report_orders_counts_and_serializes():

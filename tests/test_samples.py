@@ -13,7 +13,8 @@ import pytest
 
 from blue_nb.errors import SourceError
 from blue_nb.sources import sample_dialogue, samples
-from blue_nb.sources.samples import END_TS, SAMPLE_DOMAINS, SAMPLE_SOURCES, generate_sample
+from blue_nb.sources.sample_text import END_TS
+from blue_nb.sources.samples import SAMPLE_DOMAINS, SAMPLE_SOURCES, generate_sample
 from blue_nb.sources.writers import SourceFiles
 
 DIALOGUE_COLUMNS = {
@@ -323,10 +324,11 @@ def test_interrupted_run_leaves_old_files_and_no_temp_files(tmp_path, monkeypatc
     assert file_bytes(tmp_path) == before  # nothing half-written, nothing left behind
 
 
-def test_progress_bar_is_optional(tmp_path, monkeypatch):
-    monkeypatch.setattr(samples, "_tqdm", None)
-    assert generate_sample("document", scale=50, seed=1, out_dir=tmp_path, progress=True)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["documents.jsonl", "links.csv", "realms.csv"]
+def test_the_progress_bar_changes_nothing_written(tmp_path):
+    generate_sample("document", scale=50, seed=1, out_dir=tmp_path / "bar", progress=True)
+    generate_sample("document", scale=50, seed=1, out_dir=tmp_path / "quiet", progress=False)
+    assert sorted(p.name for p in (tmp_path / "bar").iterdir()) == ["documents.jsonl", "links.csv", "realms.csv"]
+    assert file_bytes(tmp_path / "bar") == file_bytes(tmp_path / "quiet")
 
 
 def test_jsonl_writer_sorts_sets_and_encodes_bytes(tmp_path):

@@ -496,3 +496,74 @@ def test_batch_plain_number_texts(texts):
             wire_item_sizes(wire)
         return
     assert wire_item_sizes(wire) == expected
+
+
+# ---------------------------------------------------------------- the product path vs the reference
+
+import blue_nb.sizing.batch as batch_module  # noqa: E402 - the crossover constant is patched below
+
+
+def _reference(items):
+    """``[item_size(i) for i in items]``, or the ItemError it raises (as comparable fields)."""
+    try:
+        return [item_size(i) for i in items]
+    except ItemError as exc:
+        return ("error", str(exc), exc.where, exc.hint)
+
+
+def _product(items, crossover):
+    """``item_sizes(items)`` with the crossover at ``crossover`` items (0: always columnar, any values)."""
+    saved = batch_module.COLUMNAR_MIN_ITEMS, batch_module.COLUMNAR_MIN_NUMBER_SHARE
+    batch_module.COLUMNAR_MIN_ITEMS, batch_module.COLUMNAR_MIN_NUMBER_SHARE = crossover, 0 if crossover <= 1 else 1
+    try:
+        return item_sizes(items)
+    except ItemError as exc:
+        return ("error", str(exc), exc.where, exc.hint)
+    finally:
+        batch_module.COLUMNAR_MIN_ITEMS, batch_module.COLUMNAR_MIN_NUMBER_SHARE = saved
+
+
+def _schema_items(data, schemas):
+    return [{k: data.draw(values) for k in names} for names in schemas]
+
+
+BAD_VALUES = [1.5, Decimal("NaN"), Decimal("Infinity"), Decimal("1E+126"), Decimal("1" * 39), 10**40, object(),
+              {"a", 1}, "\ud800", {"k": 0.5}, [Decimal("-1E-131")], True, None, b"x", 7]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from([("pk", "sk", "n"), ("pk", "data"), ("a",), ()]), min_size=1, max_size=40),
+       st.sampled_from([0, 1, 10**9]), st.data())
+def test_product_item_sizes_equal_reference_above_and_below_crossover(schemas, crossover, data):
+    """Full-range values, shared schemas (many items per group) and random items, on both paths."""
+    items = _schema_items(data, schemas) + data.draw(st.lists(full_items, max_size=10))
+    items = data.draw(st.permutations(items))
+    assert _product(items, crossover) == _reference(items)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(full_items, min_size=1, max_size=12), st.sampled_from(BAD_VALUES), st.data())
+def test_product_item_sizes_invalid_values_raise_the_reference_error(items, bad, data):
+    """One value (valid or not) planted anywhere: both paths give the reference sizes or error."""
+    row = data.draw(st.integers(0, len(items) - 1))
+    items[row] = {**items[row], data.draw(st.sampled_from(["pk", "n", "x"])): bad}
+    for crossover in (0, 10**9):
+        assert _product(items, crossover) == _reference(items)
+
+
+def test_product_item_sizes_columnar_on_big_batches(monkeypatch):
+    """A dialogue-like batch above the crossover goes through the columnar path, byte-exact."""
+    from blue_nb.sizing import columnar
+
+    calls = []
+    real = columnar.python_item_sizes
+    monkeypatch.setattr(columnar, "python_item_sizes", lambda items: calls.append(len(items)) or real(items))
+    n = batch_module.COLUMNAR_MIN_ITEMS
+    items = [{"pk": f"P#{i % 9}", "sk": f"S#{i}", "t": "é" * (i % 4), "n": Decimal(i - n) / 8, "big": 2**70 + i,
+              "ok": bool(i % 2), "b": b"\x00" * (i % 3), "l": [i]} if i % 5 else {"pk": "x", "z": None}
+             for i in range(n)]
+    assert item_sizes(items) == [item_size(i) for i in items]
+    assert calls == [n]
+    assert item_sizes(items[:-1]) == [item_size(i) for i in items[:-1]] and calls == [n]   # below: grouped path
+    texts = [{"pk": f"P#{i}", "sk": "S", "body": "x" * (i % 50)} for i in range(n)]
+    assert item_sizes(texts) == [item_size(i) for i in texts] and calls == [n]              # no numbers: grouped

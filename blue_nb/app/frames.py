@@ -10,7 +10,7 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
-from blue_nb.sizing import item_costs, item_size
+from blue_nb.sizing import item_costs, item_sizes
 from blue_nb.items.values import item_from_wire, item_to_wire
 
 __all__ = ["entity_frame", "frame_to_items", "items_to_frame", "largest_items_frame", "partitions_frame", "spec_frame"]
@@ -18,13 +18,12 @@ __all__ = ["entity_frame", "frame_to_items", "items_to_frame", "largest_items_fr
 
 def items_to_frame(items: Iterable[Mapping[str, Any]], *, sizes: bool = True) -> pd.DataFrame:
     """Items (Python values) -> one row per item, one column per attribute, plus size and costs."""
-    rows = []
-    for item in items:
-        row = dict(item)
-        if sizes:
-            c = item_costs(item_size(item))
+    items = items if isinstance(items, list) else list(items)
+    rows = [dict(item) for item in items]
+    if sizes:  # one batch: the columnar path from COLUMNAR_MIN_ITEMS items on
+        for row, size in zip(rows, item_sizes(items)):
+            c = item_costs(size)
             row.update({"_size": c["size"], "_rcu": c["rcu_strong"], "_wcu": c["wcu"]})
-        rows.append(row)
     df = pd.DataFrame(rows)
     cost = [c for c in ("_size", "_rcu", "_wcu") if c in df.columns]
     return df[[c for c in df.columns if c not in cost] + cost]

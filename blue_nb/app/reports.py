@@ -1,7 +1,7 @@
 """Reports written to a folder: ``blue-nb heat``'s summary, CSVs and figures.
 
-Ranks with :mod:`blue_nb.app.session`: it combines :mod:`blue_nb.app.workflows` (loading),
-:mod:`blue_nb.heat` (the model) and :mod:`blue_nb.plots` (the figures, when that module exists).
+It combines :mod:`blue_nb.app.workflows` (loading), :mod:`blue_nb.heat` (the model) and
+:mod:`blue_nb.plots` (the figures).
 """
 
 from __future__ import annotations
@@ -14,20 +14,17 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from blue_nb.heat import DEFAULT_SECONDS, DEFAULT_SEED, HeatReport, heat
+from blue_nb import plots
+from blue_nb.app.workflows import as_spec, load_data
+from blue_nb.heat import DEFAULT_SECONDS, DEFAULT_SEED, HeatReport, partition_heat
 from blue_nb.spec import Spec
 from blue_nb.stores import open_store
-from blue_nb.app.workflows import as_spec, load_data
 
 __all__ = ["heat_report", "write_heat_report", "heat_figures"]
 
 
 def heat_figures(report: HeatReport) -> dict[str, Callable[[], Any]]:
-    """Figure name -> a function drawing it, from :mod:`blue_nb.plots` (empty without that module)."""
-    try:
-        from blue_nb import plots
-    except ImportError:
-        return {}
+    """Figure name -> a function drawing it, from :mod:`blue_nb.plots`."""
     figs: dict[str, Callable[[], Any]] = {}
     indexes = list(dict.fromkeys(report.partitions["index"]))
     for index in indexes:
@@ -35,7 +32,7 @@ def heat_figures(report: HeatReport) -> dict[str, Callable[[], Any]]:
             if len(report.timeline[(report.timeline["index"] == index) & (report.timeline[metric] > 0)]):
                 figs[f"heat_{index}_{metric}"] = (lambda i=index, m=metric:
                                                   plots.key_heatmap(report.timeline, index=i, metric=m))
-    figs["top_keys"] = lambda: plots.top_keys(report.partitions, n=20)
+    figs["top_keys"] = lambda: plots.top_keys_chart(report.top_keys(20))
     figs["partition_sizes"] = lambda: plots.partition_sizes(report.partitions)
     figs["item_sizes"] = lambda: plots.item_size_distribution(report.sizes)
     figs["capacity_waste"] = lambda: plots.capacity_waste(report.waste)
@@ -80,7 +77,7 @@ def heat_report(spec: Spec | str | Path, data_dir: str | Path, out_dir: str | Pa
     try:
         load_data(spec, data_dir, stores=[store], progress=progress)
         loaded = time.perf_counter()
-        report = heat(spec, store, log=log, seconds=seconds, seed=seed)
+        report = partition_heat(spec, store, log=log, seconds=seconds, seed=seed)
         computed = time.perf_counter()
     finally:
         store.close()

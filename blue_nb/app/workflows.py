@@ -13,10 +13,10 @@ from typing import Any, Iterator
 
 from blue_nb.app.frames import entity_frame, items_to_frame, largest_items_frame, partitions_frame
 from blue_nb.errors import BlueNbError, SourceError
-from blue_nb.heat import HEAT_RULES, heat_findings
+from blue_nb.heat import heat_findings
 from blue_nb.items import ItemBuilder, dumps_wire
 from blue_nb.patterns import ReadResult, WriteResult, plan, row_values
-from blue_nb.rules import RULES, Finding, Findings, check_spec
+from blue_nb.rules import RULES, Findings, check_spec
 from blue_nb.sources.files import count_rows, find_source, iter_rows
 from blue_nb.spec import Spec, load_spec
 from blue_nb.stores import LoadResult, Store, load_items, open_store
@@ -175,11 +175,11 @@ def _with_heat(spec: Spec, data_dir: str | Path, findings):
         load_data(spec, data_dir, stores=[store], progress=False)
         extra = heat_findings(spec, store)
     except BlueNbError as e:
-        extra = [Finding("HEAT-MODEL", "info", "access_patterns", f"the partition heat model did not run: {e.msg}",
-                         hint=e.hint)]
+        extra = [RULES["HEAT-MODEL"].finding("access_patterns", f"the partition heat model did not run: {e.msg}",
+                                             hint=e.hint)]
     finally:
         store.close()
     have = {(f.rule, f.where) for f in findings}
     extra = [f for f in extra if not (f.rule == "ITEM-SIZE-NEAR-LIMIT" and ("ITEM-SIZE", f.where) in have)]
     return Findings([*findings, *extra], spec=findings.spec, items_checked=findings.items_checked,
-                    rule_order=[*RULES, *HEAT_RULES])
+                    rule_order=list(RULES))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import random
 import sqlite3
 import statistics
 import tempfile
@@ -24,15 +25,29 @@ import time
 from decimal import Decimal
 from pathlib import Path
 
-from blue_nb.patterns import plan
-from blue_nb.sizing import item_sizes
-from blue_nb.sources import generate_sample
-from blue_nb.spec import load_spec
-from blue_nb.stores import open_store
-from blue_nb.items.values import item_to_wire
+import numpy as np
+import pandas as pd
+
+from blue_nb.app.session import DesignSession
 from blue_nb.app.workflows import load_data, parameter_values, spec_items
+from blue_nb.heat import partition_heat, top_keys
+from blue_nb.items.values import item_to_wire
+from blue_nb.patterns import bind, plan, sk_matches
+from blue_nb.plots import key_heatmap, top_keys_chart
+from blue_nb.sizing import item_sizes
+from blue_nb.sizing.columnar import item_size_column, items_to_table
+from blue_nb.sources import generate_sample
+from blue_nb.spec import load_spec, with_pattern
+from blue_nb.stores import open_store
+from blue_nb.widgets import HeatExplorer, PatternExplorer
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _same(fast, naive, what: str) -> None:
+    """A benchmark compares like with like: the fast path and its baseline must agree."""
+    if fast != naive:
+        raise RuntimeError(what)
 
 
 def naive_size(value) -> int:
@@ -74,7 +89,7 @@ def best(fn, repeat: int = 3) -> float:
 def bench_sizing(items: list[dict]) -> dict:
     fast = item_sizes(items)
     naive = [naive_item_size(i) for i in items]
-    assert fast == naive, "batch sizing and the naive walk disagree"
+    _same(fast, naive, "batch sizing and the naive walk disagree")
     t_fast = best(lambda: item_sizes(items))
     t_naive = best(lambda: [naive_item_size(i) for i in items])
     return {"items": len(items), "naive_s": round(t_naive, 3), "batch_s": round(t_fast, 3),
@@ -83,7 +98,6 @@ def bench_sizing(items: list[dict]) -> dict:
 
 def _dialogue_like_items(n: int) -> list[dict]:
     """n dialogue-like items: pk, sk, three texts of 20-300 bytes (some non-ASCII), one number."""
-    import random
 
     rng = random.Random(1)
     words = ("hello there how are you today I am fine thanks the weather is nice lets meet "
@@ -110,13 +124,12 @@ def _dialogue_like_items(n: int) -> list[dict]:
 
 def bench_columnar(n: int) -> dict:
     """Vectorized sizing of an Arrow table (:func:`blue_nb.sizing.columnar.item_size_column`) vs the naive walk."""
-    from blue_nb.sizing.columnar import item_size_column, items_to_table
 
     items = _dialogue_like_items(n)
     types = {"pk": "S", "sk": "S", "text": "S", "reply": "S", "summary": "S", "at": "N"}
     table = items_to_table(items, types)             # not timed: the data arrives as columns
     naive = [naive_item_size(i) for i in items]
-    assert item_size_column(table, types).tolist() == naive, "columnar sizing and the naive walk disagree"
+    _same(item_size_column(table, types).tolist(), naive, "columnar sizing and the naive walk disagree")
     t_col = best(lambda: item_size_column(table, types))
     t_naive = best(lambda: [naive_item_size(i) for i in items])
     return {"items": n, "naive_s": round(t_naive, 3), "columnar_s": round(t_col, 4),
@@ -164,9 +177,6 @@ def bench_patterns(spec, data: Path) -> dict:
 def bench_explorer(spec, data: Path) -> dict:
     """The explorer's answer time per parameter change (what a person waits for), against a naive
     answer that scans every item of the table in Python and filters by the key condition."""
-    from blue_nb.patterns.bind import bind, sk_matches
-    from blue_nb.app.session import DesignSession
-    from blue_nb.widgets import PatternExplorer
 
     session = DesignSession(spec, data)
     explorer = PatternExplorer(session)
@@ -193,17 +203,11 @@ def bench_explorer(spec, data: Path) -> dict:
 
 def bench_heat_sliders(dialogues: int = 100_000) -> dict:
     """The heat explorer's redraw per slider change at ~``dialogues`` partition keys (20 changes of rates
-    and skews through HeatExplorer: the what-if evaluation, the heat map PNG, the top-keys table, the findings),
-    against the naive way: ``heat(spec, store)`` recomputed from scratch for one change. The data: the
+    and skews through HeatExplorer: the rate model's evaluation, the heat map PNG, the top-keys table, the
+    findings), against the naive way: ``partition_heat(spec, store)`` recomputed from scratch for one change. The data: the
     dialogue spec with one Dialogue and Expert and 1-2 Perspectives per dialogue, a Tension and its event
     for half of them, and five big dialogues (1,500 down to 150 perspectives); the spec's own patterns."""
-    import numpy as np
-    import pandas as pd
 
-    from blue_nb.heat import heat
-    from blue_nb.plots import key_heatmap, top_keys
-    from blue_nb.spec import with_pattern
-    from blue_nb.widgets import HeatExplorer
 
     spec, rng = load_spec(ROOT / "data/specs/dialogue.yaml"), np.random.default_rng(1)
     ids = np.array([f"d{i:06d}" for i in range(dialogues)], dtype=object)
@@ -229,7 +233,7 @@ def bench_heat_sliders(dialogues: int = 100_000) -> dict:
         items = load_data(spec, tmp, stores=[store], progress=False)[0].items_written
         t_load = time.perf_counter() - t0
     t0 = time.perf_counter()
-    report = heat(spec, store, whatif=True)
+    report = partition_heat(spec, store, rate_model=True)
     t_model = time.perf_counter() - t0
     explorer = HeatExplorer(report)
     rates, skews = explorer.rate_sliders, explorer.skew_sliders
@@ -246,14 +250,15 @@ def bench_heat_sliders(dialogues: int = 100_000) -> dict:
         for k in parts:
             parts[k].append(explorer.timings[k])
     t0 = time.perf_counter()                     # naive pictures: both figures drawn anew, as before LiveHeatmap
-    for fig in (key_heatmap(explorer.timeline), top_keys(explorer.partitions, n=explorer.top)):
+    for fig in (key_heatmap(explorer.timeline), top_keys_chart(top_keys(explorer.partitions, explorer.top))):
         fig.savefig(io.BytesIO(), format="png", dpi=explorer.dpi)
     t_figures = time.perf_counter() - t0
     t0 = time.perf_counter()
-    heat(with_pattern(spec, "list_perspectives", rate_per_second=300), store)
+    partition_heat(with_pattern(spec, "list_perspectives", rate_per_second=300), store)
     t_naive = time.perf_counter() - t0
     store.close()
-    out = {**report.whatif.counts, "items": items, "load_s": round(t_load, 1), "heat_with_whatif_s": round(t_model, 1),
+    out = {**report.rate_model.counts, "items": items, "load_s": round(t_load, 1),
+           "heat_with_rate_model_s": round(t_model, 1),
            "changes": len(redraw), "redraw_median_ms": round(statistics.median(redraw), 1),
            "redraw_max_ms": round(max(redraw), 1)}
     for k, v in parts.items():

@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from blue_nb.patterns import index_entry
-from blue_nb.heat.sqlkit import Scratch, frame, ident, require_duckdb
+from blue_nb.heat.duckdb_sql import Scratch, frame, ident, require_duckdb
+from blue_nb.patterns import TableLayout, index_entry
 from blue_nb.heat.workload import Candidates, build_candidates
 from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES, wire_item_sizes
 from blue_nb.spec import AccessPattern, Spec
@@ -60,11 +60,12 @@ def entries_table(scratch: Scratch, spec: Spec, index: str) -> str:
     key = f"ent_{index}"
     if key in scratch.cache:
         return scratch.cache[key]
-    cat = ident(spec.table_name + "__items")
+    layout = TableLayout.of(spec)
+    cat = ident(layout.catalog)
     if index == "table":
         sql = f"(SELECT pk, sk, pk AS epk, sk AS esk, size AS esize FROM {cat})"
     elif spec.table.indexes[index].projection == "all":
-        ipk, isk = ident(f"{index}__pk"), ident(f"{index}__sk")
+        ipk, isk = ident(layout.index_pk(index)), ident(layout.index_sk(index))
         sql = f"(SELECT pk, sk, {ipk} AS epk, {isk} AS esk, size AS esize FROM {cat} WHERE {ipk} IS NOT NULL)"
     else:
         sql = _projected_entries(scratch, spec, index)
@@ -73,14 +74,15 @@ def entries_table(scratch: Scratch, spec: Spec, index: str) -> str:
 
 
 def _projected_entries(scratch: Scratch, spec: Spec, index: str) -> str:
-    ipk, isk = ident(f"{index}__pk"), ident(f"{index}__sk")
-    cat, main = ident(spec.table_name + "__items"), ident(spec.table_name)
+    layout = TableLayout.of(spec)
+    ipk, isk = ident(layout.index_pk(index)), ident(layout.index_sk(index))
+    cat, main = ident(layout.catalog), ident(layout.table)
     sql = (f"SELECT c.pk, c.sk, c.{ipk}, c.{isk}, t.data FROM {cat} c JOIN {main} t ON t.pk = c.pk AND t.sk = c.sk "
            f"WHERE c.{ipk} IS NOT NULL")
 
     def rows():
         batch = []
-        for row in scratch.store.rows(sql, [], 5000):
+        for row in scratch.rows(sql, [], 5000):
             batch.append(row)
             if len(batch) >= 5000:
                 yield from _sized(spec, index, batch)
@@ -102,7 +104,7 @@ class CostTables:
 
     def __init__(self, scratch: Scratch, spec: Spec):
         self.scratch, self.spec, self.store = scratch, spec, scratch.store
-        self.cat = ident(spec.table_name + "__items")
+        self.cat = ident(TableLayout.of(spec).catalog)
         self.calls = scratch.create_as("calls", "SELECT 0::INT AS pid, 0::BIGINT AS cid, 0.0::DOUBLE AS rcu, "
                                                 "0.0::DOUBLE AS wcu, 0::BIGINT AS items, 0::BIGINT AS bytes, "
                                                 "0::BIGINT AS pages LIMIT 0")
@@ -113,7 +115,8 @@ class CostTables:
                                               "0.0::DOUBLE AS wcu LIMIT 0")
 
     def add(self, pid: int, c: Candidates) -> None:
-        assert isinstance(pid, int), pid               # written into the SQL text as a number
+        if not isinstance(pid, int) or isinstance(pid, bool):     # written into the SQL text as a number
+            raise ValueError(f"a pattern id is an int (it is written into SQL text), not {pid!r}")
         p = c.pattern
         if p.operation == "scan":
             self._scan(pid, p)
@@ -133,7 +136,7 @@ class CostTables:
         m = self.scratch.create_as(f"get{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, {units} AS rcu, "
                                                 f"i.size FROM {cand} q LEFT JOIN {self.cat} i "
                                                 "ON i.pk = q.qpk AND i.sk = coalesce(q.qsk1, '')", [f])
-        ex = self.store.execute
+        ex = self.scratch.execute
         ex(f"INSERT INTO {self.calls} SELECT {pid}, cid, rcu, 0, (size IS NOT NULL)::BIGINT, coalesce(size, 0), 1 "
            f"FROM {m}")
         ex(f"INSERT INTO {self.effects} SELECT {pid}, cid, 'table', qpk, rcu, 0, ? FROM {m}", [f])
@@ -178,14 +181,14 @@ class CostTables:
                        f"FROM {cand} q JOIN {ent} e ON e.epk = q.qpk AND {self._sk_condition(p)} "
                        f"WINDOW w AS (PARTITION BY q.cid ORDER BY {order}))")
         if p.limit:                                    # one page per call: its first `limit` entries within 1 MB
-            self.store.execute(f"DELETE FROM {m} WHERE rn > ? OR page IS NULL", [int(p.limit)])
+            self.scratch.execute(f"DELETE FROM {m} WHERE rn > ? OR page IS NULL", [int(p.limit)])
         else:
             self._later_pages(pid, m)
         f = read_factor(self.spec, p)
         pages = self.scratch.create_as(f"pg{pid}", f"SELECT cid, page, sum(b) AS pb, count(*) AS k, "
                                                    f"greatest(1, ceil(sum(b) / {READ_UNIT_BYTES}.0)) * ? AS rcu "
                                                    f"FROM {m} GROUP BY cid, page", [f])
-        ex = self.store.execute
+        ex = self.scratch.execute
         ex(f"INSERT INTO {self.calls} SELECT {pid}, q.cid, coalesce(sum(g.rcu), ?), 0, coalesce(sum(g.k), 0), "
            f"coalesce(sum(g.pb), 0), greatest(count(g.page), 1) FROM {cand} q LEFT JOIN {pages} g ON g.cid = q.cid "
            "GROUP BY q.cid", [f])
@@ -200,7 +203,7 @@ class CostTables:
         """Page 0 is every row whose cumulative bytes stay within 1 MB (exact); the rows after it, of
         the few candidates that read more than 1 MB, are cut into pages 1, 2, ... greedily: a page
         takes rows while its bytes stay within 1 MB (always at least one row)."""
-        ex = self.store.execute
+        ex = self.scratch.execute
         if not ex(f"SELECT count(*) FROM {m} WHERE page IS NULL")[0][0]:
             return
         rest = self.scratch.create_as(f"rest{pid}", f"SELECT cid, rn, b, NULL::INT AS page FROM {m} WHERE page IS NULL")
@@ -220,11 +223,11 @@ class CostTables:
     def _scan(self, pid: int, p: AccessPattern) -> None:
         ent = entries_table(self.scratch, self.spec, p.index)
         f = read_factor(self.spec, p)
-        total, n = self.store.execute(f"SELECT coalesce(sum(esize), 0), count(*) FROM {ent} e")[0]
+        total, n = self.scratch.execute(f"SELECT coalesce(sum(esize), 0), count(*) FROM {ent} e")[0]
         read = min(total, PAGE_BYTES, int(p.limit * total / max(n, 1))) if p.limit else total
         rcu = max(1, -(-int(read) // READ_UNIT_BYTES)) * f
         pages = 1 if p.limit else max(1, -(-int(total) // PAGE_BYTES))
-        ex = self.store.execute
+        ex = self.scratch.execute
         ex(f"INSERT INTO {self.calls} VALUES ({pid}, 0, ?, 0, ?, ?, ?)",
            [rcu, n if not p.limit else min(n, p.limit), int(read), pages])
         ex(f"INSERT INTO {self.effects} SELECT {pid}, 0, ?, epk, ? * sum(esize) / ?, 0, ? FROM {ent} e GROUP BY epk",
@@ -233,7 +236,7 @@ class CostTables:
     # -- writes ----------------------------------------------------------------------------
     def _write(self, pid: int, p: AccessPattern, cand: str) -> None:
         entity = p.entities[0] if p.entities else None
-        median = self.store.execute(f"SELECT quantile_disc(size, 0.5) FROM {self.cat} WHERE entity = ?",
+        median = self.scratch.execute(f"SELECT quantile_disc(size, 0.5) FROM {self.cat} WHERE entity = ?",
                                     (entity,))[0][0] if entity else None
         base = 0 if p.operation == "delete_item" else int(median or 0)
         units = f"greatest(1, ceil(coalesce(i.size, ?) / {WRITE_UNIT_BYTES}.0))"
@@ -253,7 +256,7 @@ class CostTables:
                                               f"AND i.sk = coalesce(q.qsk1, ''){''.join(joins)}", [base])
         table_w = " + ".join(["tw", *(f"w{k}" for k, _ in lsi)])
         all_w = " + ".join(["tw", *(f"w{k}" for k, _ in lsi + gsi)])
-        ex = self.store.execute
+        ex = self.scratch.execute
         ex(f"INSERT INTO {self.calls} SELECT {pid}, cid, 0, {all_w}, 1, coalesce(size, 0), 1 FROM {w}")
         ex(f"INSERT INTO {self.effects} SELECT {pid}, cid, 'table', qpk, 0, {table_w}, 0 FROM {w}")
         ex(f"INSERT INTO {self.hits} SELECT {pid}, cid, 'table', qpk, qsk, 0, {table_w} FROM {w}")

@@ -196,7 +196,7 @@ def _params_calls(model: HeatModel, i: int, p, rows: pd.DataFrame, seconds: int,
 def _pk_calls(model: HeatModel, i: int, p, rows: pd.DataFrame, seconds: int) -> pd.DataFrame:
     """Calls that name only the partition: priced at the mean cost of the model's candidates under
     that key (by weight), or the minimum charge where the data has none."""
-    store, scratch = model.store, model.scratch
+    scratch = model.scratch
     pks = {k: n for n, k in enumerate(dict.fromkeys(rows["pk"]))}
     counts = rows["pk"].map(pks).value_counts()
     lpk = scratch.upload(f"logpk{i}", {"pk": "TEXT", "w": "DOUBLE"},
@@ -208,25 +208,25 @@ def _pk_calls(model: HeatModel, i: int, p, rows: pd.DataFrame, seconds: int) -> 
     if cand.table is not None:
         avg = (f"FROM {lpk} l JOIN {cand.table} q ON q.qpk = l.pk JOIN (SELECT qpk, sum(w) AS gw FROM {cand.table} "
                "GROUP BY qpk) g ON g.qpk = q.qpk JOIN {t} e ON e.pid = " + str(mid) + " AND e.cid = q.cid")
-        store.execute(f"INSERT INTO {c.effects} SELECT {pid}, l.rid, e.idx, e.pk, sum(q.w / g.gw * e.rcu), "
+        scratch.execute(f"INSERT INTO {c.effects} SELECT {pid}, l.rid, e.idx, e.pk, sum(q.w / g.gw * e.rcu), "
                       f"sum(q.w / g.gw * e.wcu), sum(q.w / g.gw * e.floor) {avg.format(t=c.effects)} GROUP BY ALL")
-        store.execute(f"INSERT INTO {c.hits} SELECT {pid}, l.rid, e.idx, e.pk, e.item, sum(q.w / g.gw * e.rcu), "
+        scratch.execute(f"INSERT INTO {c.hits} SELECT {pid}, l.rid, e.idx, e.pk, e.item, sum(q.w / g.gw * e.rcu), "
                       f"sum(q.w / g.gw * e.wcu) {avg.format(t=c.hits)} GROUP BY ALL")
-        store.execute(f"INSERT INTO {c.calls} SELECT {pid}, l.rid, sum(q.w / g.gw * e.rcu), sum(q.w / g.gw * e.wcu), "
+        scratch.execute(f"INSERT INTO {c.calls} SELECT {pid}, l.rid, sum(q.w / g.gw * e.rcu), sum(q.w / g.gw * e.wcu), "
                       f"sum(q.w / g.gw * e.items), sum(q.w / g.gw * e.bytes), max(e.pages) "
                       f"{avg.format(t=c.calls)} GROUP BY ALL")
     if p.is_read:
         units, idx, rcu, wcu = read_factor(model.spec, p), p.index, "u", "0"
     else:
-        median = store.execute(f"SELECT quantile_disc(size, 0.5) FROM {c.cat} WHERE entity = ?",
+        median = scratch.execute(f"SELECT quantile_disc(size, 0.5) FROM {c.cat} WHERE entity = ?",
                                (p.entities[0] if p.entities else None,))[0][0] or 0
         units, idx, rcu, wcu = max(1, -(-int(median) // WRITE_UNIT_BYTES)), "table", "0", "u"
-    store.execute(f"INSERT INTO {c.effects} SELECT {pid}, rid, ?, pk, {rcu}, {wcu}, {rcu} FROM "
+    scratch.execute(f"INSERT INTO {c.effects} SELECT {pid}, rid, ?, pk, {rcu}, {wcu}, {rcu} FROM "
                   f"(SELECT l.*, {units} AS u FROM {lpk} l) l WHERE rid NOT IN (SELECT cid FROM {c.calls} "
                   f"WHERE pid = {pid})", [idx])
-    store.execute(f"INSERT INTO {c.calls} SELECT {pid}, rid, {rcu}, {wcu}, 0, 0, 1 FROM "
+    scratch.execute(f"INSERT INTO {c.calls} SELECT {pid}, rid, {rcu}, {wcu}, 0, 0, 1 FROM "
                   f"(SELECT l.*, {units} AS u FROM {lpk} l) l WHERE rid NOT IN (SELECT cid FROM {c.calls} "
                   f"WHERE pid = {pid})")
     model.names[pid], model.rates[pid] = p.name, 1.0
-    store.execute(f"INSERT INTO {model.allc} SELECT {pid}, rid, pk, w FROM {lpk}")
+    scratch.execute(f"INSERT INTO {model.allc} SELECT {pid}, rid, pk, w FROM {lpk}")
     return pd.DataFrame({"second": rows["second"].values, "pid": pid, "cid": rows["pk"].map(pks).values, "k": 1.0})

@@ -19,8 +19,9 @@ import numpy as np
 import pandas as pd
 
 from blue_nb.heat.costs import CostTables, entries_table
-from blue_nb.heat.sqlkit import Scratch, frame, ident
+from blue_nb.heat.duckdb_sql import Scratch, frame, ident
 from blue_nb.heat.workload import Candidates, build_candidates
+from blue_nb.patterns import TableLayout
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 from blue_nb.spec import Spec
 
@@ -59,9 +60,9 @@ class HeatModel:
         self.candidates[pid], self.rates[pid], self.names[pid] = c, float(rate), name
         self.costs.add(pid, c)
         if c.pattern.operation == "scan":
-            self.store.execute(f"INSERT INTO {self.allc} VALUES ({pid}, 0, NULL, 1.0)")
+            self.scratch.execute(f"INSERT INTO {self.allc} VALUES ({pid}, 0, NULL, 1.0)")
         elif c.table is not None:
-            self.store.execute(f"INSERT INTO {self.allc} SELECT {pid}, cid, qpk, w FROM {c.table}")
+            self.scratch.execute(f"INSERT INTO {self.allc} SELECT {pid}, cid, qpk, w FROM {c.table}")
 
     def _pats(self) -> str:
         rows = [(pid, self.names[pid], self.rates[pid]) for pid in self.rates]
@@ -79,7 +80,7 @@ class HeatModel:
     def partitions(self) -> pd.DataFrame:
         """One row per partition key of the table and of each index (the ``partitions`` contract),
         hottest first by consumed throughput units, then by bytes."""
-        cat = ident(self.spec.table_name + "__items")
+        cat = ident(TableLayout.of(self.spec).catalog)
         sizes = [f"SELECT 'table' AS idx, pk, count(*) AS items, sum(size) AS bytes FROM {cat} GROUP BY pk"]
         gsis = [name for name, idx in self.spec.table.indexes.items() if idx.type == "global"]
         for name in gsis:
@@ -155,8 +156,8 @@ class HeatModel:
         return frame(self.store, sql, ["pattern", "candidates", "calls_per_s", "rcu_per_call", "wcu_per_call",
                                        "items_per_call", "max_pages", "rcu_per_s", "wcu_per_s"])
 
-    def whatif_frames(self) -> dict[str, pd.DataFrame]:
-        """The per-candidate inputs of :class:`blue_nb.heat.whatif.HeatWhatIf` (fetched once, then numpy):
+    def rate_frames(self) -> dict[str, pd.DataFrame]:
+        """The per-candidate inputs of :class:`blue_nb.heat.rates.RateModel` (fetched once, then numpy):
 
         * ``candidates``: pid, cid, n, grank, gn, gk - the data's count of the tuple, and the rank, count
           and number of tuples of its request key (a scan: one candidate of weight 1);
@@ -184,7 +185,7 @@ class HeatModel:
         draws: list[pd.DataFrame] = []
         for pid, rate in self.rates.items():
             counts = rng.poisson(rate, size=seconds)
-            n = self.store.execute(f"SELECT count(*) FROM {self.allc} WHERE pid = {pid}")[0][0]
+            n = self.scratch.execute(f"SELECT count(*) FROM {self.allc} WHERE pid = {pid}")[0][0]
             if not n or not counts.sum():
                 continue
             if counts.sum() <= 200_000 or n > 10_000:
@@ -194,7 +195,7 @@ class HeatModel:
                 draws.append(pd.DataFrame({"second": second, "pid": pid, "u": rng.random(len(second)),
                                            "mult": counts.sum() / max(k.sum(), 1)}))
             else:
-                w = np.array([r[0] for r in self.store.execute(
+                w = np.array([r[0] for r in self.scratch.execute(
                     f"SELECT w FROM {self.allc} WHERE pid = {pid} ORDER BY cid")], dtype=float)
                 per = np.stack([rng.multinomial(c, w / w.sum()) for c in counts])
                 s, cid = np.nonzero(per)
@@ -207,13 +208,13 @@ class HeatModel:
             cum = self.scratch.create_as("cum", f"SELECT pid, cid, sum(w) OVER (PARTITION BY pid ORDER BY cid ROWS "
                                                 f"UNBOUNDED PRECEDING) - w AS lo, sum(w) OVER (PARTITION BY pid) AS tw "
                                                 f"FROM {self.allc}")
-            self.store.execute(f"INSERT INTO {calls} SELECT d.second, d.pid, c.cid, sum(d.mult) FROM "
+            self.scratch.execute(f"INSERT INTO {calls} SELECT d.second, d.pid, c.cid, sum(d.mult) FROM "
                                f"(SELECT d.*, d.u * t.tw AS x FROM {d} d JOIN (SELECT DISTINCT pid, tw FROM {cum}) t "
                                f"ON t.pid = d.pid) d ASOF JOIN {cum} c ON c.pid = d.pid AND d.x >= c.lo GROUP BY ALL")
         if direct:
             up = self.scratch.upload_frame("direct", pd.concat(direct, ignore_index=True),
                                            {"second": "INT", "pid": "INT", "cid": "BIGINT", "k": "DOUBLE"})
-            self.store.execute(f"INSERT INTO {calls} SELECT second, pid, cid, k FROM {up}")
+            self.scratch.execute(f"INSERT INTO {calls} SELECT second, pid, cid, k FROM {up}")
         return calls
 
     def timeline(self, calls: str) -> pd.DataFrame:

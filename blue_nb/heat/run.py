@@ -1,4 +1,5 @@
-"""The entry points: :func:`heat` (the whole report) and :func:`heat_findings` (for validate)."""
+"""The entry points: :func:`partition_heat` (the whole report), :func:`heat_findings` (for validate) and
+:func:`rate_model` (the model alone, for other rates and skews)."""
 
 from __future__ import annotations
 
@@ -7,17 +8,16 @@ from pathlib import Path
 
 from blue_nb.heat.logs import price_log, read_access_log
 from blue_nb.heat.model import HeatModel
-from blue_nb.heat.report import HeatReport, skew
+from blue_nb.heat.result import HeatReport, skew
 from blue_nb.heat.sizes import ATTR_SAMPLE, item_size_summary, size_frames
-from blue_nb.heat.sqlkit import Scratch, require_duckdb
-from blue_nb.heat.throttle import (HEAT_RULES, monotonic_findings, size_findings, table_capacity,
-                                   throttle_findings)
-from blue_nb.heat.whatif import HeatWhatIf
-from blue_nb.rules import Finding, Findings
+from blue_nb.heat.duckdb_sql import Scratch, require_duckdb
+from blue_nb.heat.rates import RateModel
+from blue_nb.heat.throttle import monotonic_findings, size_findings, table_capacity, throttle_findings
+from blue_nb.rules import RULES, Finding, Findings
 from blue_nb.spec import Spec
 from blue_nb.stores import Store
 
-__all__ = ["heat", "heat_findings", "what_if", "DEFAULT_SECONDS", "DEFAULT_SEED"]
+__all__ = ["heat", "heat_findings", "rate_model", "DEFAULT_SECONDS", "DEFAULT_SEED"]
 
 DEFAULT_SECONDS = 60
 DEFAULT_SEED = 18
@@ -65,16 +65,16 @@ def _unmodelled(spec: Spec, model: HeatModel) -> list[str]:
     return out
 
 
-def heat(spec: Spec, store: Store, *, log=None, seconds: int = DEFAULT_SECONDS, seed: int = DEFAULT_SEED,
-         sizes: bool = True, attr_sample: int = ATTR_SAMPLE, whatif: bool = False) -> HeatReport:
+def partition_heat(spec: Spec, store: Store, *, log=None, seconds: int = DEFAULT_SECONDS, seed: int = DEFAULT_SEED,
+         sizes: bool = True, attr_sample: int = ATTR_SAMPLE, rate_model: bool = False) -> HeatReport:
     """Partition heat and item sizes of ``spec``'s items in a DuckDB ``store``.
 
     Without ``log`` the workload is the spec's model (each pattern's ``rate_per_second`` spread
     over the candidates its ``key_distribution`` draws from the data), simulated for ``seconds``
     seconds with numpy's RNG seeded by ``seed``; with ``log`` (a path, or a frame from
     :func:`~blue_nb.heat.logs.read_access_log`) the recorded calls replace the model. With
-    ``whatif=True`` (model only) the report keeps a :class:`~blue_nb.heat.whatif.HeatWhatIf` of the
-    model in ``report.whatif``, for re-evaluating other rates and skews in milliseconds.
+    ``rate_model=True`` (model only) the report keeps a :class:`~blue_nb.heat.rates.RateModel` of the
+    model in ``report.rate_model``, for re-evaluating other rates and skews in milliseconds.
     """
     require_duckdb(store)
     scratch = Scratch(store)
@@ -82,19 +82,20 @@ def heat(spec: Spec, store: Store, *, log=None, seconds: int = DEFAULT_SECONDS, 
     try:
         model, partitions, timeline, hot, drivers, seconds, found, table = _analyse(
             spec, store, scratch, log, seconds, seed, timings)
-        fast = (HeatWhatIf.from_model(model, partitions, seconds=seconds, seed=seed, findings=found)
-                if whatif and log is None else None)
+        fast = (RateModel.from_model(model, partitions, seconds=seconds, seed=seed, findings=found)
+                if rate_model and log is None else None)
         t = time.perf_counter()
         frames = size_frames(scratch, spec, sample=attr_sample, seed=seed) if sizes else {}
         item_sizes = item_size_summary(scratch, spec)
         timings["sizes"] = time.perf_counter() - t
         n_items = int(partitions.loc[partitions["index"] == "table", "items"].sum())
         findings = Findings(found, spec=spec.source_path or spec.domain, items_checked=n_items,
-                            rule_order=list(HEAT_RULES))
+                            rule_order=list(RULES))
         return HeatReport(source="model" if log is None else ("log" if not isinstance(log, (str, Path)) else str(log)),
                           seconds=seconds, partitions=partitions, timeline=timeline, findings=findings,
                           skew=skew(partitions), hot_items=hot, drivers=drivers, patterns=model.pattern_costs(),
-                          table=table, item_sizes=item_sizes, timings=timings, whatif=fast, **frames)
+                          table=table, item_sizes=item_sizes, timings=timings, rate_model=fast,
+                          **frames)
     finally:
         scratch.close()
 
@@ -111,15 +112,15 @@ def heat_findings(spec: Spec, store: Store, *, seconds: int = DEFAULT_SECONDS,
         scratch.close()
 
 
-def what_if(spec: Spec, store: Store, *, seconds: int = DEFAULT_SECONDS, seed: int = DEFAULT_SEED) -> HeatWhatIf:
-    """The spec's workload model as a :class:`~blue_nb.heat.whatif.HeatWhatIf` (without the rest of the report):
-    ``what_if(spec, store).evaluate(rates={"list_perspectives": 300})``."""
+def rate_model(spec: Spec, store: Store, *, seconds: int = DEFAULT_SECONDS, seed: int = DEFAULT_SEED) -> RateModel:
+    """The spec's workload model as a :class:`~blue_nb.heat.rates.RateModel` (without the rest of the report):
+    ``rate_model(spec, store).evaluate(rates={"list_perspectives": 300})``."""
     require_duckdb(store)
     scratch = Scratch(store)
     try:
         model = HeatModel(scratch, spec)
         model.add_model_patterns()
-        return HeatWhatIf.from_model(model, model.partitions(), seconds=seconds, seed=seed,
+        return RateModel.from_model(model, model.partitions(), seconds=seconds, seed=seed,
                                      findings=size_findings(scratch, spec))
     finally:
         scratch.close()

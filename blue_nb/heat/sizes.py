@@ -12,7 +12,8 @@ from collections import defaultdict
 import pandas as pd
 
 from blue_nb.heat.costs import entries_table
-from blue_nb.heat.sqlkit import Scratch, frame, ident
+from blue_nb.heat.duckdb_sql import Scratch, frame, ident
+from blue_nb.patterns import TableLayout
 from blue_nb.sizing import READ_UNIT_BYTES, WRITE_UNIT_BYTES, str_size, wire_value_size
 from blue_nb.spec import Spec
 from blue_nb.items.values import loads_wire
@@ -24,7 +25,7 @@ ATTR_SAMPLE = 10_000           # items per entity: shares are stable well before
 
 def size_frames(scratch: Scratch, spec: Spec, *, sample: int = ATTR_SAMPLE, seed: int = 18) -> dict[str, pd.DataFrame]:
     """``sizes``, ``waste``, ``attrs`` and ``entries`` (the plots' data contract)."""
-    store, cat = scratch.store, ident(spec.table_name + "__items")
+    store, cat = scratch.store, ident(TableLayout.of(spec).catalog)
     sizes = frame(store, f"SELECT coalesce(entity, '?'), size FROM {cat}", ["entity", "size"])
     waste = frame(store, f"SELECT coalesce(entity, '?'), count(*), sum(size), "
                          f"sum(greatest(1, ceil(size / {READ_UNIT_BYTES}.0)) * {READ_UNIT_BYTES}), "
@@ -43,15 +44,15 @@ def size_frames(scratch: Scratch, spec: Spec, *, sample: int = ATTR_SAMPLE, seed
 def attribute_sizes(scratch: Scratch, spec: Spec, *, sample: int = ATTR_SAMPLE, seed: int = 18) -> pd.DataFrame:
     """Per entity and attribute: bytes (name + value, summed over a reservoir sample of at most
     ``sample`` items and scaled to all the entity's items) and the share of the entity's bytes."""
-    store = scratch.store
-    cat, main = ident(spec.table_name + "__items"), ident(spec.table_name)
+    layout = TableLayout.of(spec)
+    cat, main = ident(layout.catalog), ident(layout.table)
     rows = []
-    for entity, n in store.execute(f"SELECT coalesce(entity, '?'), count(*) FROM {cat} GROUP BY 1 ORDER BY 1"):
+    for entity, n in scratch.execute(f"SELECT coalesce(entity, '?'), count(*) FROM {cat} GROUP BY 1 ORDER BY 1"):
         sql = (f"SELECT data FROM (SELECT t.data FROM {main} t JOIN {cat} c ON c.pk = t.pk AND c.sk = t.sk "
                f"WHERE coalesce(c.entity, '?') = ?) USING SAMPLE reservoir({int(sample)} ROWS) REPEATABLE ({int(seed)})")
         totals: dict[str, int] = defaultdict(int)
         seen = 0
-        for (data,) in store.rows(sql, [entity], 2000):
+        for (data,) in scratch.rows(sql, [entity], 2000):
             seen += 1
             for name, value in loads_wire(data).items():
                 totals[name] += str_size(name) + wire_value_size(value)
@@ -63,8 +64,8 @@ def attribute_sizes(scratch: Scratch, spec: Spec, *, sample: int = ATTR_SAMPLE, 
 
 def item_size_summary(scratch: Scratch, spec: Spec) -> dict[str, dict[str, int]]:
     """Per entity: count, p50, p95 and max item bytes (``summary.json``'s ``item_sizes``)."""
-    cat = ident(spec.table_name + "__items")
-    rows = scratch.store.execute(f"SELECT coalesce(entity, '?'), count(*), quantile_disc(size, 0.5), "
+    cat = ident(TableLayout.of(spec).catalog)
+    rows = scratch.execute(f"SELECT coalesce(entity, '?'), count(*), quantile_disc(size, 0.5), "
                                  f"quantile_disc(size, 0.95), max(size), sum(size) FROM {cat} GROUP BY 1 ORDER BY 1")
     return {e: {"count": int(n), "p50": int(p50), "p95": int(p95), "max": int(mx), "bytes": int(b)}
             for e, n, p50, p95, mx, b in rows}

@@ -9,8 +9,8 @@ capacity (up to 300 s of unused capacity) only lets a provisioned table run over
 provisioned rate for a while: it is modelled for the table as a whole, never as a way past the
 per-partition limits.
 
-The rules are :class:`~blue_nb.rules.Rule` objects of their own (:data:`HEAT_RULES`): they are
-not in :data:`blue_nb.rules.RULES`, whose checks run without a store.
+The rules are defined in :mod:`blue_nb.rules.heat_rules` (``source="heat"``: in
+:data:`blue_nb.rules.RULES`, with no check of ``check_spec``); this module emits their findings.
 """
 
 from __future__ import annotations
@@ -19,13 +19,14 @@ import re
 
 import pandas as pd
 
-from blue_nb.heat.sqlkit import Scratch, ident
-from blue_nb.rules import Finding, Rule
+from blue_nb.heat.duckdb_sql import Scratch, ident
+from blue_nb.patterns import TableLayout
+from blue_nb.rules import RULES, Finding
 from blue_nb.sizing import (MAX_ITEM_BYTES, PARTITION_BYTES, PARTITION_RCU, PARTITION_WCU, STORAGE_OVERHEAD,
                             read_units, write_units)
 from blue_nb.spec import Placeholder, Spec
 
-__all__ = ["HEAT_RULES", "BURST_SECONDS", "WARN_FRACTION", "FEW_KEYS", "MONOTONIC_FRACTION", "NEAR_LIMIT_BYTES",
+__all__ = ["BURST_SECONDS", "WARN_FRACTION", "FEW_KEYS", "MONOTONIC_FRACTION", "NEAR_LIMIT_BYTES",
            "throttle_findings", "monotonic_findings", "size_findings", "per_key_peaks", "table_capacity", "is_time_like"]
 
 BURST_SECONDS = 300
@@ -36,20 +37,6 @@ MONOTONIC_FRACTION = 0.5       # "heavy" writes: >= 50% of 1,000 WCU/s on one pa
 NEAR_LIMIT_BYTES = int(MAX_ITEM_BYTES * 0.9)
 EVIDENCE = 5
 
-HEAT_RULES = {r.id: r for r in [
-    Rule("HOT-PARTITION", "error", "a table partition key over 3,000 RCU/s or 1,000 WCU/s (error), or throttling "
-                                   "in some seconds or at >= 80% of a limit (warning)"),
-    Rule("HOT-INDEX-PARTITION", "error", "a GSI partition key over its per-partition limits; a GSI with few key "
-                                         "values is flagged from 50%"),
-    Rule("PARTITION-SIZE", "error", "an item collection over 10 GB with an LSI (error) or at >= 80% of it "
-                                    "(warning); without an LSI, a key over 10 GB spans partitions (warning)"),
-    Rule("MONOTONIC-WRITES", "warning", "heavy writes whose sort key only grows: adaptive capacity cannot split "
-                                        "them"),
-    Rule("ITEM-SIZE-NEAR-LIMIT", "warning", "items at >= 90% of 409,600 bytes: each read or write of one costs "
-                                            "near the most an item can"),
-    Rule("TABLE-CAPACITY", "error", "a provisioned table's total over its provisioned capacity for longer than "
-                                    "burst capacity covers"),
-]}
 _TIME_WORDS = re.compile(r"(^|_)(ts|time|timestamp|date|datetime|epoch|created|updated|modified|at|when)$", re.I)
 
 
@@ -188,10 +175,10 @@ def _hot_finding(spec: Spec, index: str, severity: str, rows: list, group: pd.Da
                 f"{_CASES[c]}"
                 for x, c, _ in rows[:EVIDENCE]]
     if index == "table":
-        rule, where = HEAT_RULES["HOT-PARTITION"], _pattern_where(spec, top_pattern)
+        rule, where = RULES["HOT-PARTITION"], _pattern_where(spec, top_pattern)
         hint = _HINTS[case]
     else:
-        rule, where = HEAT_RULES["HOT-INDEX-PARTITION"], f"table.indexes.{index}"
+        rule, where = RULES["HOT-INDEX-PARTITION"], f"table.indexes.{index}"
         hint = (_HINTS[case] + "; for a low-cardinality index key (a status), add a shard suffix "
                 "(STATUS#open#{n % 10}) and query the shards in parallel, or make the index sparse; a throttled GSI "
                 "also throttles the table's writes")
@@ -224,8 +211,8 @@ def monotonic_findings(spec: Spec, drivers_peak: pd.DataFrame) -> list[Finding]:
                f"{_num(r.wcu_per_s)} WCU/s on {'table' if index == 'table' else index} key {r.pk!r} "
                f"({r.wcu_per_s / PARTITION_WCU:.0%} of {PARTITION_WCU:,}): every new item lands at the end of the "
                "key's range, so adaptive capacity cannot split the writes over partitions")
-        out.append(HEAT_RULES["MONOTONIC-WRITES"].finding(where, msg, hint=_HINTS["monotonic"],
-                                                          evidence=[f"{r.pk}: {_num(r.wcu_per_s)} WCU/s from {name}"]))
+        out.append(RULES["MONOTONIC-WRITES"].finding(where, msg, hint=_HINTS["monotonic"],
+                                                     evidence=[f"{r.pk}: {_num(r.wcu_per_s)} WCU/s from {name}"]))
     return out
 
 
@@ -235,17 +222,18 @@ def size_findings(scratch: Scratch, spec: Spec) -> list[Finding]:
 
 
 def _partition_size(scratch: Scratch, spec: Spec) -> list[Finding]:
-    cat = ident(spec.table_name + "__items")
+    layout = TableLayout.of(spec)
+    cat = ident(layout.catalog)
     lsis = [n for n, i in spec.table.indexes.items() if i.type == "local"]
-    extra = " + ".join(f"count({ident(n + '__pk')}) * {STORAGE_OVERHEAD} + coalesce(sum(CASE WHEN "
-                       f"{ident(n + '__pk')} IS NOT NULL THEN size END), 0)" for n in lsis)
+    extra = " + ".join(f"count({ident(layout.index_pk(n))}) * {STORAGE_OVERHEAD} + coalesce(sum(CASE WHEN "
+                       f"{ident(layout.index_pk(n))} IS NOT NULL THEN size END), 0)" for n in lsis)
     sql = (f"SELECT pk, count(*), sum(size) + count(*) * {STORAGE_OVERHEAD}{' + ' + extra if extra else ''} AS b "
            f"FROM {cat} GROUP BY pk HAVING b >= {int(PARTITION_BYTES * WARN_FRACTION)} ORDER BY b DESC")
-    rows = scratch.store.execute(sql)
+    rows = scratch.execute(sql)
     if not rows:
         return []
     over = [r for r in rows if r[2] > PARTITION_BYTES]
-    rule = HEAT_RULES["PARTITION-SIZE"]
+    rule = RULES["PARTITION-SIZE"]
     evidence = [f"{pk}: {n:,} items, {b / 2**30:,.2f} GB" for pk, n, b in rows[:EVIDENCE]]
     pk, n, b = rows[0]
     if lsis:
@@ -264,8 +252,8 @@ def _partition_size(scratch: Scratch, spec: Spec) -> list[Finding]:
 
 
 def _near_limit(scratch: Scratch, spec: Spec) -> list[Finding]:
-    cat = ident(spec.table_name + "__items")
-    rows = scratch.store.execute(
+    cat = ident(TableLayout.of(spec).catalog)
+    rows = scratch.execute(
         f"SELECT coalesce(entity, '?'), count(*), count(*) FILTER (WHERE size > {MAX_ITEM_BYTES}), max(size), "
         f"arg_max(pk || ' / ' || sk, size) FROM {cat} WHERE size >= {NEAR_LIMIT_BYTES} GROUP BY 1 ORDER BY 1")
     out = []
@@ -275,7 +263,7 @@ def _near_limit(scratch: Scratch, spec: Spec) -> list[Finding]:
                f"{biggest:,} bytes): one strongly consistent read of such an item costs {strong} RCU and one write "
                f"{wcu} WCU, so one item serves at most {PARTITION_RCU // strong} strong reads/s or "
                f"{PARTITION_WCU / wcu:.1f} writes/s")
-        out.append(HEAT_RULES["ITEM-SIZE-NEAR-LIMIT"].finding(
+        out.append(RULES["ITEM-SIZE-NEAR-LIMIT"].finding(
             f"entities.{entity}", msg, evidence=[f"{key}: {biggest:,} bytes"],
             hint="keep large bodies out of the item (S3, or chunk items under the same key), or compress them"))
     return out
@@ -318,8 +306,8 @@ def table_capacity(spec: Spec, timeline: pd.DataFrame, seconds: int) -> tuple[di
                f"{cap:,} provisioned: burst capacity ({BURST_SECONDS} s of unused capacity) "
                + (f"runs out after about {lasts:,.0f} s of this load" if lasts else "covers the peaks")
                + f"; {throttled} of {seconds} simulated seconds throttle. Burst never lifts the per-partition limits.")
-        out.append(HEAT_RULES["TABLE-CAPACITY"].finding(f"table.{'read' if kind == 'rcu' else 'write'}_capacity", msg,
-                                                        severity=sev, hint="raise the provisioned capacity, use "
-                                                        "auto scaling, or switch to PAY_PER_REQUEST"))
+        out.append(RULES["TABLE-CAPACITY"].finding(f"table.{'read' if kind == 'rcu' else 'write'}_capacity", msg,
+                                                   severity=sev, hint="raise the provisioned capacity, use "
+                                                   "auto scaling, or switch to PAY_PER_REQUEST"))
     return info, out
 

@@ -2,9 +2,9 @@
 
 The candidates of a pattern are the distinct parameter tuples found in the items of its
 entities, counted in DuckDB: a parameter that is a placeholder of one of the entity's key
-templates is cut out of the catalog column holding that key (table ``pk`` / ``sk``, an index's
-``<idx>__pk`` / ``<idx>__sk``) with a regular expression built from the template; any other
-parameter is read from the item's attribute in ``data``. ``count(*)`` of a tuple is the data's
+templates is cut out of the catalog column holding that key (table ``pk`` / ``sk``, or an index's
+key columns as :class:`~blue_nb.patterns.TableLayout` names them) with a regular expression built
+from the template; any other parameter is read from the item's attribute in ``data``. ``count(*)`` of a tuple is the data's
 own frequency of it.
 
 Each candidate's request key (``qpk``, ``qsk1``, ``qsk2``: the key condition rendered) is
@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from blue_nb.errors import QueryError, TemplateError
-from blue_nb.heat.sqlkit import Scratch, Sql, ident, param
+from blue_nb.heat.duckdb_sql import Scratch, Sql, frame, ident, param, require_duckdb
+from blue_nb.patterns import TableLayout
 from blue_nb.spec import SEPARATOR, AccessPattern, KeyTemplate, Placeholder, Spec
 from blue_nb.stores import Store
 
@@ -94,16 +95,16 @@ class _Source:
 
 
 def _key_column(spec: Spec, attr: str) -> str | None:
-    t = spec.table
+    t, layout = spec.table, TableLayout.of(spec)
     if attr == t.partition_key:
         return "c.pk"
     if attr == t.sort_key:
         return "c.sk"
-    for name, (ipk, isk) in spec.index_key_attributes().items():
+    for name, (ipk, isk) in layout.indexes.items():
         if attr == ipk:
-            return "c." + ident(f"{name}__pk")
+            return "c." + ident(layout.index_pk(name))
         if attr == isk:
-            return "c." + ident(f"{name}__sk")
+            return "c." + ident(layout.index_sk(name))
     return None
 
 
@@ -133,7 +134,9 @@ def _sources(spec: Spec, entity: str, names: list[str]) -> dict[str, _Source] | 
             # bound pattern counts as constant and is compiled once (EXPLAIN shows it folded in), not per
             # row. The group must be a constant too; it is a number we generate, so it stays inline.
             group, rx = groups[name], param(regex)
-            assert isinstance(group, int)
+            if not isinstance(group, int) or isinstance(group, bool):
+                raise ValueError(f"regexp_extract group of {name!r} must be an int (it is written into SQL "
+                                 f"text), not {group!r}")
             found[name] = _Source(Sql.format("regexp_extract({col}, {rx}, {group})", col=col, rx=rx, group=str(group)),
                                   Sql.format("regexp_full_match({col}, {rx})", col=col, rx=rx), key is None)
             break
@@ -172,8 +175,8 @@ class Candidates:
         cols = [*(f"p_{n}" for n in self.params), "qpk", "qsk1", "qsk2", "n", "w"]
         if self.table is None:
             return pd.DataFrame(columns=["cid", *self.params, "qpk", "qsk1", "qsk2", "n", "w"])
-        rows = store.execute(f"SELECT cid, {', '.join(ident(c) for c in cols)} FROM {self.table} ORDER BY cid")
-        return pd.DataFrame(rows, columns=["cid", *self.params, "qpk", "qsk1", "qsk2", "n", "w"])
+        return frame(store, f"SELECT cid, {', '.join(ident(c) for c in cols)} FROM {self.table} ORDER BY cid",
+                     ["cid", *self.params, "qpk", "qsk1", "qsk2", "n", "w"])
 
 
 def _format_maps(scratch: Scratch, spec: Spec, p: AccessPattern, raw: str) -> tuple[dict, list[str]]:
@@ -184,7 +187,7 @@ def _format_maps(scratch: Scratch, spec: Spec, p: AccessPattern, raw: str) -> tu
                     if isinstance(x, Placeholder) and x.fmt}
     for k, (key, ph) in enumerate(placeholders.items()):
         col = ident("p_" + ph.name)
-        values = [r[0] for r in scratch.store.execute(f"SELECT DISTINCT {col} FROM {raw}")]
+        values = [r[0] for r in scratch.execute(f"SELECT DISTINCT {col} FROM {raw}")]
         table = scratch.upload(f"fmt{p.name}_{k}", {"raw": "TEXT", "val": "TEXT"},
                                ((v, _format(ph, v)) for v in values))
         alias = f"f{k}"
@@ -213,8 +216,9 @@ def partition_counts(scratch: Scratch, spec: Spec, index: str) -> str:
     base = f"pc_{index}"
     if scratch.name(base) in scratch.cache:
         return scratch.cache[scratch.name(base)]
-    col = "pk" if index == "table" else ident(f"{index}__pk")
-    cat = ident(spec.table_name + "__items")
+    layout = TableLayout.of(spec)
+    col = "pk" if index == "table" else ident(layout.index_pk(index))
+    cat = ident(layout.catalog)
     table = scratch.create_as(base, f"SELECT {col} AS pk, count(*) AS items FROM {cat} WHERE {col} IS NOT NULL "
                                     "GROUP BY 1")
     scratch.cache[scratch.name(base)] = table
@@ -226,7 +230,8 @@ def build_candidates(scratch: Scratch, spec: Spec, p: AccessPattern, tag: str = 
     if p.key_condition is None:
         return Candidates(p, None)
     names = p.parameters
-    cat, main = ident(spec.table_name + "__items"), ident(spec.table_name)
+    layout = TableLayout.of(spec)
+    cat, main = ident(layout.catalog), ident(layout.table)
     selects: list[Sql] = []
     skipped: list[str] = []
     for entity in p.entities:
@@ -272,15 +277,13 @@ def build_candidates(scratch: Scratch, spec: Spec, p: AccessPattern, tag: str = 
         FROM r JOIN g USING (qpk)""", qpk=qpk, sk1=sks[0], sk2=sks[1], raw=raw, joins="".join(joins), need=need,
                      pc=pc, s=param(s), order=order, w=_weight_sql(kind, s))
     table = scratch.create_as(f"cand{tag}", sql.text, sql.params)
-    count = scratch.store.execute(f"SELECT count(*) FROM {table}")[0][0]
+    count = scratch.execute(f"SELECT count(*) FROM {table}")[0][0]
     return Candidates(p, table if count else None, list(names), count, skipped)
 
 
 def candidates(store: Store, spec: Spec, pattern: AccessPattern | str) -> pd.DataFrame:
     """The candidates of one pattern as a DataFrame: ``cid``, one column per parameter, the rendered
     request key ``qpk`` / ``qsk1`` / ``qsk2``, the data's count ``n`` and the weight ``w``."""
-    from blue_nb.heat.sqlkit import require_duckdb
-
     require_duckdb(store)
     p = spec.pattern(pattern) if isinstance(pattern, str) else pattern
     scratch = Scratch(store)

@@ -13,8 +13,8 @@ from decimal import Decimal
 from typing import Any, Iterable, Iterator, Mapping
 
 from blue_nb.items.values import item_to_wire
-from blue_nb.patterns.plan import Plan
 from blue_nb.patterns.bind import KeyRequest, projection_of, sk_matches, sort_value
+from blue_nb.patterns.plan import Plan
 from blue_nb.sizing import PAGE_BYTES, item_size, query_read_units, read_units
 from blue_nb.spec import Spec
 

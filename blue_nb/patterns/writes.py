@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from blue_nb.patterns.plan import Plan
 from blue_nb.patterns.bind import KeyRequest
 from blue_nb.patterns.paging import index_entry
+from blue_nb.patterns.plan import Plan
 from blue_nb.sizing import item_size, write_units
 from blue_nb.spec import Spec
 

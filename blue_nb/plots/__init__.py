@@ -10,7 +10,7 @@ Bytes are binary (1 KB = 1024 bytes); the limits come from :mod:`blue_nb.sizing`
 
 * :func:`key_heatmap` - time across, partition keys in key order down, colour = units/s
 * :class:`LiveHeatmap` - the same heat map re-drawn fast for sliders (only what changes is drawn again)
-* :func:`top_keys` - the hottest keys, RCU/s and WCU/s against the per-partition limits
+* :func:`top_keys_chart` - the hottest keys, RCU/s and WCU/s against the per-partition limits
 * :func:`partition_sizes` - bytes per partition key against the 10 GB partition
 * :func:`item_size_distribution` - item sizes per entity against 1 KB, 4 KB and 400 KB
 * :func:`capacity_waste` - bytes paid (read and write unit rounding) against bytes used
@@ -19,8 +19,8 @@ Bytes are binary (1 KB = 1024 bytes); the limits come from :mod:`blue_nb.sizing`
 """
 
 from blue_nb.plots.base import PlotFigure, human_bytes
-from blue_nb.plots.heat import LiveHeatmap, key_heatmap, top_keys
+from blue_nb.plots.heat import LiveHeatmap, key_heatmap, top_keys_chart
 from blue_nb.plots.sizes import attribute_sizes, capacity_waste, index_entry_sizes, item_size_distribution, partition_sizes
 
 __all__ = ["LiveHeatmap", "PlotFigure", "attribute_sizes", "capacity_waste", "human_bytes", "index_entry_sizes",
-           "item_size_distribution", "key_heatmap", "partition_sizes", "top_keys"]
+           "item_size_distribution", "key_heatmap", "partition_sizes", "top_keys_chart"]

@@ -23,11 +23,12 @@ from blue_nb.plots.base import (BASE, OVER, WARN, PlotFigure, _check, _count, _f
                                 _no_data, _short)
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 
-__all__ = ["LiveHeatmap", "key_heatmap", "top_keys"]
+__all__ = ["LiveHeatmap", "key_heatmap", "top_keys_chart"]
 
 METRICS = {"rcu": ("read units/s", PARTITION_RCU), "wcu": ("write units/s", PARTITION_WCU),  # unit, partition limit
            "ctu": ("consumed throughput units/s (3×WCU + RCU)", PARTITION_RCU)}
 TIMELINE_COLUMNS = ("second", "index", "pk", "rcu", "wcu")
+MAX_BARS = 100                 # top_keys_chart: one bar per row of the ranked frame it is given
 
 
 def _heat_grid(df: pd.DataFrame, metric: str, max_rows: int, max_cols: int):
@@ -237,13 +238,17 @@ class LiveHeatmap:
         return min((b.x0 for b in left), default=np.inf), max((b.x1 for b in names), default=-np.inf)
 
 
-def top_keys(partitions: pd.DataFrame, n: int = 20, title: str | None = None) -> PlotFigure:
-    """The ``n`` hottest partition keys (by 3×WCU + RCU): RCU/s and WCU/s bars against 3,000 and 1,000/s."""
-    _check(partitions, ("index", "pk", "rcu_per_s", "wcu_per_s", "consumed_throughput_units"), "top_keys(partitions)")
-    title = title or f"Top {min(n, len(partitions)) or n} partition keys by consumed throughput (3×WCU + RCU)"
-    if partitions.empty:
+def top_keys_chart(top: pd.DataFrame, title: str | None = None) -> PlotFigure:
+    """The hottest partition keys, one bar each in the frame's order: RCU/s and WCU/s against 3,000 and 1,000/s.
+
+    ``top`` is already ranked, hottest first: :func:`blue_nb.heat.top_keys` (``report.top_keys(20)``) gives it."""
+    _check(top, ("index", "pk", "rcu_per_s", "wcu_per_s"), "top_keys_chart(top)")
+    if len(top) > MAX_BARS:
+        raise BlueNbError(f"top_keys_chart draws at most {MAX_BARS} keys, got {len(top):,} rows", where="top_keys_chart(top)",
+                          hint="rank them first: blue_nb.heat.top_keys(partitions, n=20) or report.top_keys(20)")
+    title = title or f"Top {len(top) or ''} partition keys by consumed throughput (3×WCU + RCU)".replace("  ", " ")
+    if top.empty:
         return _no_data(title)
-    top = partitions.nlargest(n, "consumed_throughput_units")
     labels = [_short(f"{i} · {k}", 36) for i, k in zip(top["index"], top["pk"])]
     fig = _figure(11, 1.8 + 0.28 * len(top))
     axes = fig.subplots(1, 2, sharey=True)

@@ -10,10 +10,13 @@ its items. Layer 1: imports only errors, values, spec and sizing of blue_nb, and
 * :mod:`.schema_rules` - INDEX-LIMITS, INDEX-PROJECTION, NAME-RULES, RESERVED-WORD, UNUSED-INDEX, UNSERVED-ENTITY
 * :mod:`.key_rules` - KEY-PREFIX-COLLISION, KEY-SORT-ORDER, KEY-SEPARATOR-IN-VALUE, KEY-SIZE on the templates
 * :mod:`.data_rules`, :mod:`.data_keys` - ITEM-SIZE and the key rules on the items, with evidence
+* :mod:`.heat_rules` - HOT-PARTITION, HOT-INDEX-PARTITION, PARTITION-SIZE, MONOTONIC-WRITES,
+  ITEM-SIZE-NEAR-LIMIT, TABLE-CAPACITY, HEAT-MODEL: defined here, emitted by :mod:`blue_nb.heat`
 * :mod:`.reserved` - DynamoDB's 573 reserved words
 """
 
 from blue_nb.rules.check import check_spec, check_specs
+from blue_nb.rules import heat_rules  # noqa: F401, I001  (after check: the heat rules come last in RULES)
 from blue_nb.rules.findings import SEVERITIES, Finding, Findings
 from blue_nb.rules.registry import RULES, Context, DataCheck, Rule, data_check, define, spec_check
 from blue_nb.rules.reserved import is_reserved, needs_alias, reserved_words

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from html import escape
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -99,8 +100,6 @@ class Findings(Sequence):
 
     def _repr_html_(self) -> str:
         """The review as a table, for notebooks."""
-        from html import escape
-
         colors = {"error": "#b00020", "warning": "#a15c00", "info": "#555"}
         rows = "".join(
             f"<tr><td style='color:{colors[f.severity]}'>{f.severity}</td><td>{escape(f.rule)}</td>"

@@ -5,6 +5,12 @@ A rule is declared once with :func:`define`; a check over the spec alone is a fu
 ``check(ctx) -> Iterable[Finding]`` registered with :func:`spec_check`; a check over items is a
 class registered with :func:`data_check` (see :class:`DataCheck`). Adding a rule is: define it,
 write one small function or class, decorate it.
+
+Every rule id any part of blue_nb reports is defined here, whoever emits it. ``Rule.source`` says
+who: ``"check"`` (the default) for the rules :func:`blue_nb.rules.check_spec` evaluates through
+the checks registered above; ``"heat"`` for the rules the partition heat model emits
+(:mod:`.heat_rules`), which need a store and have no check here. The order of definition is the
+report's order of rules within a severity.
 """
 
 from __future__ import annotations
@@ -14,19 +20,23 @@ from functools import cached_property
 from typing import Any, Callable, Iterable
 
 from blue_nb.rules.findings import SEVERITIES, Finding
+from blue_nb.rules.keyspace import Layout
 from blue_nb.spec import Spec
 
-__all__ = ["Context", "DataCheck", "Rule", "RULES", "SPEC_CHECKS", "DATA_CHECKS", "define", "spec_check",
+__all__ = ["Context", "DataCheck", "Rule", "RULES", "SOURCES", "SPEC_CHECKS", "DATA_CHECKS", "define", "spec_check",
            "data_check"]
+
+SOURCES = ("check", "heat")     # who emits a rule's findings: check_spec's checks, or the heat model
 
 
 @dataclass(frozen=True)
 class Rule:
-    """A rule id, its default severity and what it finds."""
+    """A rule id, its default severity, what it finds and who emits it (``source``, one of :data:`SOURCES`)."""
 
     id: str
     severity: str
     description: str
+    source: str = "check"
 
     def finding(self, where: str, message: str, hint: str = "", evidence: Iterable[str] = (),
                 severity: str | None = None) -> Finding:
@@ -34,7 +44,7 @@ class Rule:
         return Finding(self.id, severity or self.severity, where, message, hint, tuple(evidence))
 
     def to_dict(self) -> dict[str, str]:
-        return {"severity": self.severity, "description": self.description}
+        return {"severity": self.severity, "description": self.description, "source": self.source}
 
 
 RULES: dict[str, Rule] = {}
@@ -42,20 +52,29 @@ SPEC_CHECKS: list[tuple[str, Callable[["Context"], Iterable[Finding]]]] = []
 DATA_CHECKS: list[tuple[str, type["DataCheck"]]] = []
 
 
-def define(rule_id: str, severity: str, description: str) -> Rule:
-    """Declare a rule (once); returns it."""
+def define(rule_id: str, severity: str, description: str, *, source: str = "check") -> Rule:
+    """Declare a rule (once); returns it. ``source="heat"``: emitted by the heat model, not checked here."""
     if severity not in SEVERITIES:
         raise ValueError(f"severity of {rule_id} must be one of {SEVERITIES}, got {severity!r}")
+    if source not in SOURCES:
+        raise ValueError(f"source of {rule_id} must be one of {SOURCES}, got {source!r}")
     if rule_id in RULES:
         raise ValueError(f"rule {rule_id} is defined twice")
-    RULES[rule_id] = Rule(rule_id, severity, description)
+    RULES[rule_id] = Rule(rule_id, severity, description, source)
     return RULES[rule_id]
+
+
+def _checked(rule_id: str) -> Rule:
+    rule = RULES[rule_id]
+    if rule.source != "check":
+        raise ValueError(f"rule {rule_id} is emitted by {rule.source}, not by a check of check_spec")
+    return rule
 
 
 def spec_check(rule_id: str):
     """Register ``fn(ctx) -> Iterable[Finding]`` as a spec check of a defined rule."""
     def register(fn):
-        SPEC_CHECKS.append((RULES[rule_id].id, fn))
+        SPEC_CHECKS.append((_checked(rule_id).id, fn))
         return fn
     return register
 
@@ -63,7 +82,7 @@ def spec_check(rule_id: str):
 def data_check(rule_id: str):
     """Register a :class:`DataCheck` subclass as the item check of a defined rule."""
     def register(cls):
-        cls.rule = RULES[rule_id]
+        cls.rule = _checked(rule_id)
         DATA_CHECKS.append((rule_id, cls))
         return cls
     return register
@@ -77,8 +96,7 @@ class Context:
     with_data: bool = False
 
     @cached_property
-    def layout(self):
-        from blue_nb.rules.keyspace import Layout
+    def layout(self) -> Layout:
         return Layout(self.spec)
 
 

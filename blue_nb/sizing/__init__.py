@@ -1,8 +1,14 @@
-"""Item sizes and capacity units, exactly as DynamoDB counts them (stdlib only).
+"""Item sizes and capacity units, exactly as DynamoDB counts them (stdlib only at import).
 
 * :mod:`.numbers` - :func:`number_size` (base-100 digit-pair rule)
-* :mod:`.items` - :func:`item_size`, :func:`value_size`, :func:`wire_item_size`, :func:`wire_value_size`
-* :mod:`.batch` - :func:`item_sizes`, :func:`wire_item_sizes` (fast, same results)
+* :mod:`.exact` - the reference: :func:`item_size`, :func:`value_size`, :func:`wire_item_size`,
+  :func:`wire_value_size`, one recursive walk per value; every faster path equals it, errors included
+* :mod:`.batch` - the product's batch entry points, same results as the reference:
+  :func:`item_sizes` (Python items; from ``batch.COLUMNAR_MIN_ITEMS`` items on the fast path
+  :func:`.columnar.python_item_sizes`, below that grouped C-level passes) and :func:`wire_item_sizes`
+  (DynamoDB JSON items, grouped passes)
+* :mod:`.columnar` - vectorized sizing over Arrow columns (pyarrow + numpy, imported only when a
+  batch is sized in columns): :func:`.columnar.item_size_column`, :func:`.columnar.python_item_sizes`
 * :mod:`.capacity` - read/write units per operation, limits and constants
 """
 

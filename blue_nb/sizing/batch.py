@@ -17,6 +17,12 @@ C-level passes (``map``/``itemgetter``/``join``) instead of a Python call per va
 Anything unexpected (a str column holding a number, different names, an invalid value...)
 makes that part fall back to a slower exact path: per column, then per exact name set, then
 item by item with the reference walk, so sizes and errors equal ``[item_size(i) for i in items]``.
+
+:func:`item_sizes` is the product's entry point: a batch of at least :data:`COLUMNAR_MIN_ITEMS`
+Python items of which at least :data:`COLUMNAR_MIN_NUMBER_SHARE` of the (sampled) values are
+numbers goes to :func:`blue_nb.sizing.columnar.python_item_sizes` (numbers sized in columns,
+faster there from about 500-1000 items on this machine); other batches to the grouped path above.
+If the columnar path raises, the grouped path sizes the batch again and gives the reference error.
 """
 
 from __future__ import annotations
@@ -25,13 +31,22 @@ from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from itertools import chain, repeat
 from operator import add, itemgetter, sub
+from random import Random
 from typing import Any
 
 from blue_nb.sizing.exact import item_size, str_size, value_size, wire_item_size, wire_value_size
 from blue_nb.sizing.numbers import MAX_NUMBER_BYTES, number_size, text_number_size
 from blue_nb.items.values import MAX_ADJUSTED, MAX_DIGITS, MIN_ADJUSTED
 
-__all__ = ["item_sizes", "wire_item_sizes"]
+__all__ = ["COLUMNAR_MIN_ITEMS", "item_sizes", "wire_item_sizes"]
+
+#: Python items from which :func:`item_sizes` takes the columnar path (crossover measured on 20k
+#: dialogue / synthetic text / numeric items: columnar is slower below ~500 items, 1.1-2.5x faster above 1000)
+COLUMNAR_MIN_ITEMS = 1000
+#: ... when at least this share of the values (in a sample of items) are int / Decimal: the columnar path
+#: gains on numbers; on string-only items (the dialogue sample) the grouped path is ~15% faster
+COLUMNAR_MIN_NUMBER_SHARE = 0.1
+_SAMPLE = 64
 
 _CACHE_LIMIT = 1 << 17
 _CHUNK = 1024  # items per chunk: small enough for the repeated passes to hit the CPU cache
@@ -324,8 +339,34 @@ def _sizes(items: Iterable[Mapping], fl: _Flavour) -> list[int]:
     return out
 
 
+def _columnar():
+    """The columnar sizing module."""
+    from blue_nb.sizing import columnar  # deferred: pyarrow/numpy load only when a batch is sized in columns
+
+    return columnar
+
+
+def _number_share(items: list) -> float:
+    """Share of int / Decimal values in :data:`_SAMPLE` items drawn from the batch (0 if not dicts);
+    drawn at random (seeded by the batch size, so repeatable): a stride could alias with periodic data."""
+    sample = list(map(items.__getitem__, Random(len(items)).sample(range(len(items)), min(_SAMPLE, len(items)))))
+    if set(map(type, sample)) != {dict}:
+        return 0.0
+    kinds = list(map(type, chain.from_iterable(map(dict.values, sample))))
+    return (kinds.count(int) + kinds.count(Decimal)) / max(1, len(kinds))
+
+
 def item_sizes(items: Iterable[Mapping[str, Any]]) -> list[int]:
-    """Sizes of many Python items, fast; same numbers (and errors) as ``[item_size(i) for i in items]``."""
+    """Sizes of many Python items, fast; same numbers (and errors) as ``[item_size(i) for i in items]``.
+
+    Columnar from :data:`COLUMNAR_MIN_ITEMS` items with numbers in them, else (and for anything it
+    rejects) grouped."""
+    items = items if isinstance(items, list) else list(items)
+    if len(items) >= COLUMNAR_MIN_ITEMS and _number_share(items) >= COLUMNAR_MIN_NUMBER_SHARE:
+        try:
+            return _columnar().python_item_sizes(items)
+        except Exception:  # noqa: BLE001 - invalid or unexpected input: the exact paths give the reference error
+            pass
     return _sizes(items, _PY)
 
 

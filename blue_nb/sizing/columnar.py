@@ -1,30 +1,24 @@
 """Vectorized item sizes over columnar data (Apache Arrow), exact to the byte.
 
-Layer 1 (pyarrow + numpy over the pure layers). A :class:`pyarrow.Table` holds one attribute per
-column (column name = attribute name) and one item per row; ``types`` maps each column to its
-DynamoDB type. A null cell is an *absent* attribute: neither its name nor its value counts.
-:func:`item_size_column` gives one size per row, identical to ``[item_size(i) for i in items]``:
+Loaded only when a batch is sized in columns (pyarrow + numpy). A :class:`pyarrow.Table` holds one
+attribute per column and one item per row; ``types`` maps each column to its DynamoDB type; a null
+cell is an absent attribute. :func:`item_size_column` equals ``[item_size(i) for i in items]``:
+S / B lengths from the offsets (base64 text decoded value by value), BOOL / NULL 1; N by the
+base-100 digit-pair rule run by numpy over the texts' bytes (:func:`number_text_sizes`: exponent
+forms and invalid texts go to :func:`number_size` once per distinct text; integer and decimal
+columns are cast to text, floats are an error); L / M / SS / NS / BS cell by cell (DynamoDB JSON
+text or nested Arrow values) by the exact :func:`value_size`; dictionary columns on their dictionary.
 
-* S: UTF-8 bytes, from the string offsets; B: raw bytes of a binary column (base64 text is
-  decoded value by value); BOOL / NULL: 1 per non-null cell;
-* N: the base-100 digit-pair rule (rules doc 1.1) run by numpy over the column's bytes, block by
-  block (:func:`number_text_sizes`): plain texts (``"-12.500"``, ``"0.001"``, ``"1706900000"``)
-  never reach Python, distinct or not; exponent forms (``"1E+125"``) and invalid texts go to
-  :func:`blue_nb.sizing.number_size` once per distinct text (exact size or the precise
-  :class:`ItemError`). Integer and decimal columns are cast to text first; floats are an error;
-* L / M / SS / NS / BS: the slow path, cell by cell: DynamoDB JSON text (``'{"L": [...]}'``) or a
-  nested Arrow value (list, map, struct) sized by the exact :func:`blue_nb.sizing.value_size`;
-* dictionary-encoded columns are sized on their dictionary, then taken by index.
-
-:func:`items_to_table` turns Python items into such a table and :func:`table_item_sizes` chains both.
+:func:`items_to_table` / :func:`table_item_sizes` go from Python items through a table;
+:func:`python_item_sizes` sizes Python items directly, numbers in columns (the product's fast path).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
-from operator import methodcaller
+from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -32,19 +26,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from blue_nb.errors import ItemError
-from blue_nb.sizing import b64_raw_length, number_size, value_size
-from blue_nb.sizing.numbers import MAX_NUMBER_BYTES
-from blue_nb.items.values import MAX_ADJUSTED, MAX_DIGITS, MIN_ADJUSTED, TYPE_TAGS, as_bytes, from_wire, loads_wire
-from blue_nb.items.values import number_text, to_wire, validate_number
+from blue_nb.items.arrow import ARROW_KINDS, cell_value, check_names, item_columns, row_where
+from blue_nb.items.values import MAX_ADJUSTED, MAX_DIGITS, MIN_ADJUSTED
+from blue_nb.sizing.exact import b64_raw_length, str_size, value_size
+from blue_nb.sizing.numbers import MAX_NUMBER_BYTES, number_size
 
-__all__ = ["item_size_column", "items_to_table", "number_text_sizes", "table_item_sizes"]
+__all__ = ["item_size_column", "items_to_table", "number_text_sizes", "python_item_sizes", "table_item_sizes"]
 
 #: rows / bytes per numpy block of number texts: the temporaries stay in the CPU cache
 _BLOCK_ROWS = 32768
 _BLOCK_BYTES = 256 * 1024
+_GROUP_ROWS = 4096  # Python items sized per slice of a group (python_item_sizes)
 _WALK_STEPS = 6  # steps over zeros next to the ends of a number before a lookup
-_NAME_HINT = "every column of the table is one attribute: give its DynamoDB type in `types`"
-_TAGS_HINT = f"use one of {sorted(TYPE_TAGS)}"
 _FLOAT_HINT = "floats are not exact: store numbers as decimal128, integers or number text (use Decimal)"
 
 
@@ -188,7 +181,7 @@ def _number_chunk(arr: pa.Array, where: str, base: int) -> np.ndarray:
     for r, text in zip(rows.tolist(), arr.take(pa.array(rows, pa.int64())).to_pylist() if rows.size else []):
         text = text if isinstance(text, str) else text.decode("utf-8", "replace")
         if text not in cache:
-            cache[text] = number_size(text, where=_row_where(where, base + r))
+            cache[text] = number_size(text, where=row_where(where, base + r))
         out[r] = cache[text]
     return out
 
@@ -201,10 +194,6 @@ def _valid(arr: pa.Array) -> np.ndarray | None:
     if pa.types.is_dictionary(arr.type) and arr.dictionary.null_count:  # nulls in the dictionary too
         arr = arr.dictionary_decode()
     return arr.is_valid().to_numpy(zero_copy_only=False) if arr.null_count else None
-
-
-def _row_where(name: str, row: int) -> str:
-    return f"{name} (row {row})" if name else f"row {row}"
 
 
 def _never(_: Any) -> bool:  # pyarrow < 16 has no view types
@@ -263,7 +252,8 @@ def _value_sizes(arr: pa.Array, name: str, tag: str, base: int) -> np.ndarray | 
         return 1  # any non-null cell means the NULL attribute is there
     if tag == "N":
         return _number_sizes(arr, name, base)
-    return _per_value(arr, name, base, lambda v, w: _nested_size(v, tag, t, w))
+    shape = "map" if pa.types.is_map(t) else "struct" if pa.types.is_struct(t) else ""  # L M SS NS BS: exact walk
+    return _per_value(arr, name, base, lambda v, w: value_size(cell_value(v, tag, shape, w), w))
 
 
 def _number_sizes(arr: pa.Array, name: str, base: int) -> np.ndarray:
@@ -284,62 +274,15 @@ def _per_value(arr: pa.Array, name: str, base: int, size_of) -> np.ndarray:
     out = np.zeros(len(arr), dtype=np.int64)
     for r, v in enumerate(arr.to_pylist()):
         if v is not None:
-            out[r] = size_of(v, _row_where(name, base + r))
+            out[r] = size_of(v, row_where(name, base + r))
     return out
-
-
-def _nested_size(v: Any, tag: str, t: pa.DataType, where: str) -> int:
-    """Size of one L/M/SS/NS/BS cell: DynamoDB JSON text, or a nested Arrow value as Python."""
-    if not isinstance(v, (str, bytes)):
-        return value_size(_arrow_value(v, tag, t, where), where)
-    wire = loads_wire(v, where)
-    if len(wire) != 1 or next(iter(wire)) != tag:
-        raise ItemError(f"cell {str(v)[:80]!r} is not a {tag} value", where=where, hint=f'write {{"{tag}": ...}}')
-    return value_size(from_wire(wire, where), where)
-
-
-def _arrow_value(v: Any, tag: str, t: pa.DataType, where: str) -> Any:
-    """Python value of a nested Arrow cell, checked against ``tag``; the null fields of a struct
-    are absent keys (write DynamoDB JSON text to keep an explicit NULL inside a map)."""
-    if tag == "M":
-        if pa.types.is_map(t):
-            v = dict(v)
-        elif pa.types.is_struct(t):
-            v = {k: x for k, x in v.items() if x is not None}
-        if isinstance(v, Mapping):
-            return v
-    if not isinstance(v, list) or tag == "M":
-        raise ItemError(f"cell {v!r:.80} is not a {tag} value", where=where, hint=f"{tag} cells hold DynamoDB JSON")
-    if tag == "L":
-        return v
-    kinds = {"SS": (str,), "NS": (int, Decimal), "BS": (bytes,)}[tag]
-    if not v or not all(isinstance(x, kinds) and not isinstance(x, bool) for x in v):
-        raise ItemError(f"cell {v!r:.80} is not a non-empty {tag}", where=where,
-                        hint="sets hold only strings (SS), numbers (NS) or bytes (BS), and are never empty")
-    out = set(v)
-    if len(out) != len(v):
-        raise ItemError(f"{tag} cell {v!r:.80} contains duplicates", where=where, hint="a set cannot repeat a value")
-    return out
-
-
-def _check_names(names: list[str], types: Mapping[str, str]) -> None:
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise ItemError(f"the table has duplicate columns {dup}", where=dup[0], hint="an item has each attribute once")
-    for name in names:
-        if name not in types:
-            raise ItemError(f"column {name!r} has no type", where=name, hint=_NAME_HINT)
-        if types[name] not in TYPE_TAGS:
-            raise ItemError(f"column {name!r} has unknown type {types[name]!r}", where=name, hint=_TAGS_HINT)
-        if not name or len(name.encode("utf-8")) > 65_536:
-            raise ItemError(f"attribute name {name[:60]!r} must be 1 byte to 64 KB long", where=name, hint="rename it")
 
 
 def item_size_column(table: pa.Table, types: Mapping[str, str]) -> np.ndarray:
     """One item size per row (int64), exactly as ``item_size``; ``types[column]`` is S N B BOOL NULL
     L M SS NS or BS, a null cell an absent attribute. :class:`ItemError` for a column without a
     type, an Arrow type that cannot hold it (floats for N), or an invalid value (column and row)."""
-    _check_names(table.column_names, types)
+    check_names(table.column_names, types)
     total = np.zeros(table.num_rows, dtype=np.int64)
     for name in table.column_names:
         column, name_len, base = table.column(name), len(name.encode("utf-8")), 0
@@ -355,85 +298,25 @@ def item_size_column(table: pa.Table, types: Mapping[str, str]) -> np.ndarray:
     return total
 
 
-# ---------------------------------------------------------------- Python items -> table
+# ---------------------------------------------------------------- Python items
 
 
-class _Absent:
-    """The cell of an attribute an item does not have."""
-
-
-_ABSENT = _Absent()
-_NZ_CHARS = frozenset("123456789")
-_KINDS = {"S": str, "B": bytes, "BOOL": bool, "NULL": type(None)}
-_FITS = {"S": lambda v: isinstance(v, str), "B": lambda v: as_bytes(v) is not None,
-         "BOOL": lambda v: isinstance(v, bool), "NULL": lambda v: v is None}
-
-
-def _cell_error(name: str, tag: str, v: Any, row: int, hint: str = "") -> ItemError:
-    return ItemError(f"{type(v).__name__} value {v!r:.80} does not fit type {tag}", where=_row_where(name, row),
-                     hint=hint or f"the `types` mapping says {name!r} is {tag}")
-
-
-def _number_cell(v: Any, name: str, row: int) -> str:
-    """Canonical DynamoDB text of an int or Decimal (as :func:`blue_nb.items.values.number_text`)."""
-    t = type(v)
-    if t is int and -(10**38) < v < 10**38:
-        return str(v)
-    if t is Decimal:
-        text = str(v)  # already canonical when short, plain, without trailing zeros and not -0
-        if len(text) <= 38 and "E" not in text and (
-                text[-1] in _NZ_CHARS if "." in text else text[-1:].isdigit() and text != "-0"):
-            return text
-    if isinstance(v, (bool, str)) or not isinstance(v, (int, Decimal, float)):
-        raise _cell_error(name, "N", v, row, "N values are int or Decimal")
-    return number_text(validate_number(v, _row_where(name, row)))
-
-
-def _column(cells: list, name: str, tag: str) -> pa.Array:
-    """One Arrow column from an attribute's values (``_ABSENT`` where an item does not have it)."""
-    kinds = set(map(type, cells)) - {_Absent}
-    if tag in _KINDS and not kinds <= {_KINDS[tag]}:
-        r, v = next(((r, v) for r, v in enumerate(cells) if v is not _ABSENT and not _FITS[tag](v)), (0, _ABSENT))
-        if v is not _ABSENT:
-            raise _cell_error(name, tag, v, r, "None is a NULL value: leave the attribute out" if v is None else "")
-    if tag == "NULL":
-        return pa.array([None if v is _ABSENT else True for v in cells], pa.bool_())
-    if tag == "S":
-        try:
-            return pa.array([None if v is _ABSENT else v for v in cells], pa.string())
-        except (UnicodeEncodeError, pa.ArrowException) as exc:
-            raise ItemError(f"column {name!r} holds a string that is not valid Unicode", where=name,
-                            hint="decode your input with the right encoding") from exc
-    if tag in _KINDS:
-        cells = [None if v is _ABSENT else as_bytes(v) if tag == "B" else v for v in cells]
-        return pa.array(cells, pa.binary() if tag == "B" else pa.bool_())
-    if tag == "N":
-        return pa.array([None if v is _ABSENT else _number_cell(v, name, r) for r, v in enumerate(cells)], pa.string())
-    texts = []
-    for r, v in enumerate(cells):
-        wire = None if v is _ABSENT else to_wire(v, _row_where(name, r))
-        if wire is not None and next(iter(wire)) != tag:
-            raise _cell_error(name, tag, v, r)
-        texts.append(wire if wire is None else json.dumps(wire, ensure_ascii=False, separators=(",", ":")))
-    return pa.array(texts, pa.string())
+_ARROW_TYPES = {"string": pa.string(), "binary": pa.binary(), "bool": pa.bool_()}
 
 
 def items_to_table(items: Iterable[Mapping[str, Any]], types: Mapping[str, str]) -> pa.Table:
     """Python items -> a table with one column per attribute of ``types``, one row per item: S string,
     N canonical number text, B binary, BOOL bool, NULL bool (True when there), L M SS NS BS DynamoDB
-    JSON text; absent = null. :class:`ItemError` for untyped attributes or values not of their type."""
+    JSON text; absent = null (cells: :func:`blue_nb.items.arrow.item_columns`). :class:`ItemError`
+    for untyped attributes or values not of their type."""
     items = items if isinstance(items, list) else list(items)
-    _check_names(list(types), types)
-    known = set(types)
-    if not set(map(type, items)) <= {dict} or not all(map(known.issuperset, items)):
-        for r, item in enumerate(items):
-            if not isinstance(item, Mapping):
-                raise ItemError(f"item {r} is a {type(item).__name__}, not a dict", hint="pass dicts")
-            for k in item:
-                if k not in known:
-                    raise ItemError(f"item {r} has attribute {k!r} with no type", where=str(k), hint=_NAME_HINT)
-    columns = {name: _column(list(map(methodcaller("get", name, _ABSENT), items)), name, tag)
-               for name, tag in types.items()}
+    columns = {}
+    for name, cells in item_columns(items, types).items():
+        try:
+            columns[name] = pa.array(cells, _ARROW_TYPES[ARROW_KINDS[types[name]]])
+        except (UnicodeEncodeError, pa.ArrowException) as exc:
+            raise ItemError(f"column {name!r} holds a string that is not valid Unicode", where=name,
+                            hint="decode your input with the right encoding") from exc
     if not columns:  # items without attributes: rows without columns
         return pa.Table.from_struct_array(pa.array([{}] * len(items), pa.struct([])))
     return pa.table(columns)
@@ -442,3 +325,70 @@ def items_to_table(items: Iterable[Mapping[str, Any]], types: Mapping[str, str])
 def table_item_sizes(items: Iterable[Mapping[str, Any]], types: Mapping[str, str]) -> np.ndarray:
     """Sizes of Python items through the columnar path: ``item_size_column(items_to_table(...))``."""
     return item_size_column(items_to_table(items, types), types)
+
+
+def _py_numbers(col: list, kinds: set, name: str) -> np.ndarray:
+    """Sizes of a column of ints / Decimals: int64 or their str() texts, sized by the numpy kernel."""
+    if kinds == {int}:
+        try:
+            return _number_sizes(pa.array(col, pa.int64()), name, 0)
+        except (OverflowError, pa.ArrowException):  # beyond int64: as text
+            pass
+    return _number_chunk(pa.array(list(map(str, col)), pa.string()), name, 0)  # str(): the reference's text
+
+
+def _py_column(col: list, name: str) -> np.ndarray | int:
+    """Value sizes of one attribute of a group; the type tag is inferred from the values' types."""
+    kinds = set(map(type, col))
+    if kinds == {str}:  # UTF-8 bytes (UnicodeEncodeError on a lone surrogate)
+        return np.fromiter(map(len, col if "".join(col).isascii() else map(str.encode, col)), np.int64, len(col))
+    if kinds <= {int, Decimal}:
+        return _py_numbers(col, kinds, name)
+    if kinds <= {bool, type(None)}:
+        return 1
+    if kinds == {bytes}:
+        return np.fromiter(map(len, col), np.int64, len(col))
+    return np.fromiter(map(value_size, col, repeat(name)), np.int64, len(col))  # mixed / nested: exact walk
+
+
+def _py_group(group: list, names: tuple) -> np.ndarray:
+    """Sizes of items that all have exactly the attribute names ``names``."""
+    total = np.full(len(group), sum(str_size(k, k) for k in names), dtype=np.int64)
+    first = group[0]
+    strs = [k for k in names if type(first[k]) is str]
+    if strs:  # all str attributes at once: one joined string per item
+        getter = itemgetter(*strs) if len(strs) > 1 else lambda item: (item[strs[0]],)
+        try:
+            total += _py_column(list(map("".join, map(getter, group))), "")
+        except (TypeError, UnicodeError):  # not all str: per column below
+            strs = []
+    for name in names:
+        if name not in strs:
+            total += _py_column(list(map(itemgetter(name), group)), name)
+    return total
+
+
+def python_item_sizes(items: list) -> list[int]:
+    """Sizes of Python items (plain dicts) with the numbers sized in columns: the product's path for
+    large batches (:func:`blue_nb.sizing.item_sizes`). Items are grouped by their exact attribute
+    names; per group the strings of an item are joined and measured by C-level passes (faster than
+    copying them into Arrow), int / Decimal columns become Arrow int64 or text sized by the numpy
+    kernel, BOOL / NULL count 1, bytes their length, anything else the exact :func:`value_size`.
+    Equal to ``[item_size(i) for i in items]`` when it returns; raises (ItemError, TypeError...)
+    on anything else, and the caller then takes the reference path for the reference error."""
+    if set(map(type, items)) != {dict}:
+        raise TypeError("not all items are plain dicts")
+    signatures = list(map(tuple, items))
+    groups = dict.fromkeys(signatures)
+    for n, names in enumerate(groups):
+        groups[names] = n
+    ids = np.fromiter(map(groups.__getitem__, signatures), np.int64, len(signatures))
+    order = np.argsort(ids, kind="stable")
+    out = np.zeros(len(items), dtype=np.int64)
+    start = 0
+    for names, end in zip(groups, np.cumsum(np.bincount(ids)).tolist()):
+        for a in range(start, end, _GROUP_ROWS):  # slices: the joined strings stay in the CPU cache
+            rows = order[a : min(a + _GROUP_ROWS, end)]
+            out[rows] = _py_group(list(map(items.__getitem__, rows.tolist())), names)
+        start = end
+    return out.tolist()

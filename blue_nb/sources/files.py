@@ -91,7 +91,7 @@ def _jsonl_rows(p: Path) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def _parquet_rows(p: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    import pyarrow.parquet as pq  # optional heavy import, only for Parquet files
+    import pyarrow.parquet as pq  # deferred: pyarrow loads only when a Parquet file is read
 
     try:
         pf = pq.ParquetFile(p)
@@ -108,7 +108,7 @@ def count_rows(path: str | Path) -> int:
     """Rows in a source file (for progress bars); cheap: no conversion of values."""
     p = Path(path)
     if p.suffix == ".parquet":
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # deferred: pyarrow loads only when a Parquet file is read
 
         return pq.ParquetFile(p).metadata.num_rows
     if p.suffix == ".csv":  # quoted cells may hold line breaks: let the csv module count records

@@ -11,8 +11,8 @@ import random
 from collections import Counter
 from typing import Callable
 
-from .samples import DAY, END_TS, TextPool, iso_utc, plan_sizes
-from .writers import SourceFiles
+from blue_nb.sources.sample_text import DAY, END_TS, TextPool, iso_utc, plan_sizes
+from blue_nb.sources.writers import SourceFiles
 
 __all__ = ["generate_dialogue"]
 

@@ -15,8 +15,8 @@ import random
 from datetime import datetime, timezone
 from typing import Callable
 
-from .samples import DAY, END_TS, TextPool, zipf_alloc
-from .writers import SourceFiles
+from blue_nb.sources.sample_text import DAY, END_TS, TextPool, zipf_alloc
+from blue_nb.sources.writers import SourceFiles
 
 __all__ = ["NEAR_LIMIT_BYTES", "OVER_LIMIT_BYTES", "generate_document"]
 

@@ -11,26 +11,25 @@ perspectives, most with dozens; a few realms with most documents), timestamps sp
 six months before 2026-06-01 UTC, mixed Unicode text, prefix-colliding names (``ann``/``anna``,
 ``T10``/``T100``), more than nine rounds, and documents near and over DynamoDB's 400 KB limit.
 
-This module also holds what both domain generators share: the text pools and size planning.
+What both domain generators share (the text pools and size planning) is in :mod:`.sample_text`.
 """
 
 from __future__ import annotations
 
-import math
 import random
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from ..errors import SourceError
-from .writers import SourceFiles
+from tqdm.auto import tqdm
 
-try:  # the progress bar is optional: plain python3 may not have tqdm
-    from tqdm.auto import tqdm as _tqdm
-except ImportError:  # pragma: no cover - depends on the environment
-    _tqdm = None
+from blue_nb.errors import SourceError
+from blue_nb.sources.sample_dialogue import generate_dialogue
+from blue_nb.sources.sample_document import generate_document
+from blue_nb.sources.writers import SourceFiles
 
-__all__ = ["END_TS", "SAMPLE_DOMAINS", "SAMPLE_SOURCES", "TextPool", "generate_sample"]
+GENERATORS = {"dialogue": generate_dialogue, "document": generate_document}
+
+__all__ = ["GENERATORS", "SAMPLE_DOMAINS", "SAMPLE_SOURCES", "generate_sample"]
 
 SAMPLE_DOMAINS = ("dialogue", "document")
 
@@ -50,9 +49,6 @@ SAMPLE_SOURCES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
     },
 }
 
-END_TS = int(datetime(2026, 6, 1, tzinfo=timezone.utc).timestamp())  # fixed "now": never the clock
-DAY = 86_400
-
 Tick = Callable[[int], None]
 
 
@@ -67,12 +63,9 @@ def generate_sample(domain: str, *, scale: int, seed: int, out_dir: str | Path,
                           hint="scale is the approximate total number of rows, e.g. --scale 5000")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise SourceError(f"seed must be an integer, got {seed!r}", where="seed", hint="e.g. --seed 7")
-    if domain == "dialogue":
-        from .sample_dialogue import generate_dialogue as gen
-    else:
-        from .sample_document import generate_document as gen
+    gen = GENERATORS[domain]
     rng = random.Random(seed)
-    bar = _tqdm(total=scale, desc=f"sample {domain}", unit="row") if progress and _tqdm else None
+    bar = tqdm(total=scale, desc=f"sample {domain}", unit="row") if progress else None
     tick: Tick = bar.update if bar is not None else _no_tick
     try:
         with SourceFiles(out_dir, SAMPLE_SOURCES[domain]) as files:
@@ -85,155 +78,3 @@ def generate_sample(domain: str, *, scale: int, seed: int, out_dir: str | Path,
 
 def _no_tick(n: int) -> None:
     pass
-
-
-# ---------------------------------------------------------------------------------- planning
-
-def plan_sizes(rng: random.Random, total: int, *, head: float, cap: int, a: float,
-               tail_median: float, tail_sigma: float) -> list[int]:
-    """Collection sizes (rank order) summing to ``total``: a Zipf head over a log-normal tail.
-
-    Rank ``i`` gets ``max(S1 / i**a, tail draw)`` with ``S1 = min(cap, head * total)``; rank 1 is
-    exactly ``S1`` so the biggest collection is the same for every seed.
-    """
-    sizes: list[int] = []
-    first = max(1, min(cap, int(head * total)))
-    acc, i = 0, 1
-    while acc < total:
-        zipf = first / i ** a * (1.0 if i == 1 else rng.uniform(0.85, 1.15))
-        tail = tail_median * rng.lognormvariate(0.0, tail_sigma)
-        size = max(1, min(cap, int(max(zipf, tail)), total - acc))
-        sizes.append(size)
-        acc += size
-        i += 1
-    return sizes
-
-
-def zipf_alloc(rng: random.Random, total: int, n: int, *, a: float, cap: int) -> list[int]:
-    """Split ``total`` over ``n`` collections by jittered Zipf weights, none above ``cap``."""
-    n = max(n, 1, math.ceil(total / cap))
-    weights = [rng.uniform(0.8, 1.25) / (i + 1) ** a for i in range(n)]
-    alloc = [0.0] * n
-    free, rem = list(range(n)), float(total)
-    while free:
-        wsum = sum(weights[i] for i in free)
-        over = [i for i in free if rem * weights[i] / wsum > cap]
-        if not over:
-            for i in free:
-                alloc[i] = rem * weights[i] / wsum
-            break
-        for i in over:
-            alloc[i] = float(cap)
-            rem -= cap
-        capped = set(over)
-        free = [i for i in free if i not in capped]
-    sizes = [int(x) for x in alloc]
-    short = total - sum(sizes)
-    for i in sorted(range(n), key=lambda j: (sizes[j] - alloc[j], j))[:max(0, short)]:
-        sizes[i] += 1
-    return sizes
-
-
-def iso_utc(ts: int) -> str:
-    """``2026-01-15T09:30:00Z`` for an epoch second."""
-    return datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-# ---------------------------------------------------------------------------------- text
-
-_EN = """
-the a we our this that risk cost plan launch pricing margin supply demand roadmap customer partner
-team review decision budget quarter forecast latency throughput storage index partition query cache
-schema migration rollout outage incident metric signal churn retention growth revenue contract vendor
-model training inference cluster region capacity hiring strategy market competitor feature release
-should could must will might not only also because however therefore although while before after
-increase reduce delay ship hold pivot scale measure test validate defer escalate approve reject
-clear unclear strong weak early late risky cheap expensive stable fragile simple complex critical
-users data evidence assumption tradeoff constraint deadline milestone dependency owner scope debt
-Q1 Q2 Q3 Q4 API SLA GPU DynamoDB SQLite on in for with to of by from at about against under
-""".split()
-_ACCENTED = "café naïve façade résumé déjà-vu über Zürich crème brûlée jalapeño São-Paulo Kraków Ångström señor Malmö smörgåsbord coöperate Montréal Málaga".split()
-_CJK = "東京 戦略 価格 市場 分析 数据 决策 风险 협상 전략 出荷 在庫 性能 調整".split()
-_EMOJI = "🚀 ✅ ⚠️ 🔥 📈 📉 🤔 💡 🎯 🧪 👍".split()
-_VOCAB = _EN * 4 + _ACCENTED * 2 + _CJK + _EMOJI  # ~85% English, the rest accented, CJK, emoji
-
-_FIXED_SENTENCES = (
-    "価格戦略を再検討する必要があります。", "市场需求在第三季度明显放缓。", "이 결정은 다음 분기까지 보류합니다.",
-    "Nous devons réévaluer la stratégie de prix avant la fin du trimestre.",
-    "Die Lieferkette in München bleibt der größte Engpass.", "¿Quién es el dueño de esta decisión? 🤔",
-    "Ship it 🚀 — but only behind a feature flag.", "Latency p99 went from 40 ms to 310 ms ⚠️.",
-)
-_NOUNS = """launch price margin roadmap budget forecast partition index cache schema migration rollout
-vendor contract region cluster GPU-supply churn hiring-plan on-call-rotation API SLA backlog pipeline
-onboarding-flow data-model pricing-page café-menu 東京-region 価格-model façade résumé-parser""".split()
-_VERBS = "delay ship cut double freeze revisit split merge deprecate rewrite benchmark audit cache shard".split()
-_QUANT = ("Q1", "Q2", "Q3", "Q4", "H1", "H2", "next sprint", "this quarter", "2026", "the offsite")
-_TEMPLATES = (
-    "We should {verb} the {noun} until {when}.", "The {noun} is {pct}% over plan since {when}.",
-    "If we {verb} the {noun}, the {noun2} slips to {when}.", "I disagree: the {noun} risk is overstated.",
-    "Data from {when} shows {noun} latency up {pct}% ⚠️.", "Proposal: {verb} the {noun} and revisit in {when}.",
-    "Who owns the {noun}? Nobody has signed off since {when}.", "Customers keep asking about the {noun} 📈.",
-    "The {noun} and the {noun2} are coupled; we cannot {verb} one alone.",
-    "Counterpoint: to {verb} the {noun} costs ${num}k per month.", "Agree with the {noun} plan, with one caveat.",
-    "Let's {verb} the {noun} — {pct}% of users never touch it.", "Blocking on the {noun} review ({when}).",
-)
-_SHORT = ("+1", "Agreed 👍", "Disagree.", "See round 2.", "Same concern as 🍰 muffin.", "Noted — défini.",
-          "賛成です。", "Needs data.", "Blocking ⛔", "LGTM ✅", "Can we defer this?", "Retracting my earlier point.")
-
-
-class TextPool:
-    """Pre-generated sentences and labels (drawn from ``rng``) to build text fast."""
-
-    def __init__(self, rng: random.Random, n_sentences: int = 2400, n_labels: int = 1200):
-        self.rng = rng
-        self.sentences = [self._sentence() for _ in range(n_sentences)] + list(_FIXED_SENTENCES) * 12
-        self.labels = [self._label() for _ in range(n_labels)]
-        self.short = _SHORT
-
-    def _sentence(self) -> str:
-        rng = self.rng
-        if rng.random() < 0.55:
-            noun, noun2 = rng.sample(_NOUNS, 2)
-            return rng.choice(_TEMPLATES).format(
-                noun=noun, noun2=noun2, verb=rng.choice(_VERBS), when=rng.choice(_QUANT),
-                pct=rng.randint(2, 95), num=rng.randint(3, 900))
-        words = rng.choices(_VOCAB, k=rng.randint(5, 16))
-        words[0] = words[0][:1].upper() + words[0][1:]
-        if len(words) > 8 and rng.random() < 0.4:
-            words[len(words) // 2] += ","
-        end = rng.choices((".", "?", "!", " 🤔", "…"), (80, 10, 5, 2, 3))[0]
-        return " ".join(words) + end
-
-    def _label(self) -> str:
-        rng = self.rng
-        words = rng.choices(_VOCAB, k=rng.randint(2, 6))
-        text = " ".join(words)
-        text = text[:1].upper() + text[1:]
-        if rng.random() < 0.06:
-            text += " — " + rng.choice(_CJK)
-        return text
-
-    def words(self, k: int) -> str:
-        return " ".join(self.rng.choices(_VOCAB, k=k))
-
-    def sentence(self) -> str:
-        return self.rng.choice(self.sentences)
-
-    def label(self) -> str:
-        return self.rng.choice(self.labels)
-
-    def paragraph(self, lo: int, hi: int) -> str:
-        rng = self.rng
-        return " ".join(rng.choices(self.sentences, k=rng.randint(lo, hi)))
-
-    def content(self) -> str:
-        """A perspective body: tens of bytes to a few KB, log-normal in sentence count."""
-        rng = self.rng
-        if rng.random() < 0.07:
-            return rng.choice(self.short)
-        k = min(48, int(rng.lognormvariate(1.0, 0.85)) + 1)
-        parts = rng.choices(self.sentences, k=k)
-        if k >= 6 and rng.random() < 0.6:
-            mid = k // 2
-            return " ".join(parts[:mid]) + "\n\n" + " ".join(parts[mid:])
-        return " ".join(parts)

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..errors import SourceError
+from blue_nb.errors import SourceError
 
 __all__ = ["FORMATS", "SourceFiles", "jsonl_default", "needs_jsonl"]
 

@@ -3,6 +3,8 @@
 Layer 0: imports nothing heavier than the standard library and PyYAML.
 """
 
+from pathlib import Path
+
 from blue_nb.spec.edit import with_attribute, with_entity, with_key, with_pattern, without_pattern
 from blue_nb.spec.io import check_spec_dict, dump_spec, dumps_spec, load_spec, loads_spec, spec_from_dict
 from blue_nb.spec.model import (ATTRIBUTE_TYPES, KEY_TYPES, OPERATIONS, READ_OPERATIONS, SK_OPERATORS,
@@ -21,5 +23,4 @@ __all__ = [
 
 def schema_path():
     """Path of the JSON Schema file shipped in the package."""
-    from pathlib import Path
     return Path(__file__).with_name("spec.schema.json")

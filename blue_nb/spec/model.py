@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from blue_nb.errors import SpecError
 from blue_nb.spec.templates import KeyTemplate
 
 __all__ = [
@@ -189,7 +190,6 @@ class Spec:
         for p in self.access_patterns:
             if p.name == name:
                 return p
-        from blue_nb.errors import SpecError
         raise SpecError(f"no access pattern named {name!r}", where="access_patterns",
                         hint="known patterns: " + ", ".join(p.name for p in self.access_patterns))
 

@@ -1,10 +1,11 @@
 """The partition-heat explorer: a rate slider and a skew slider per access pattern; the key-space
 heat map, the hottest keys and the findings re-drawn on every change.
 
-Wiring only (layer 3): every number comes from :class:`blue_nb.heat.HeatWhatIf` (the model
+Wiring only (layer 3): every number comes from :class:`blue_nb.heat.RateModel` (the model
 re-evaluated for the sliders' rates and skews), the heat map from :class:`blue_nb.plots.LiveHeatmap`
-(laid out once, then only the cells and labels re-drawn). The hottest keys are an HTML table with
-bars against the per-partition limits: the browser draws it in no time and any script's keys with it.
+(laid out once, then only the cells and labels re-drawn). The hottest keys (:func:`blue_nb.heat.top_keys`)
+are an HTML table with bars against the per-partition limits: the browser draws it in no time and any
+script's keys with it.
 Tests drive it without a browser: set slider values (or call :meth:`HeatExplorer.set_rate`) and read
 ``result``, ``findings``, ``last_ms``, the heat map's PNG bytes and the table's HTML.
 """
@@ -19,7 +20,7 @@ from typing import Any
 import ipywidgets as W
 
 from blue_nb.errors import BlueNbError
-from blue_nb.heat import HeatReport, HeatWhatIf, WhatIfResult
+from blue_nb.heat import HeatReport, RateModel, RateResult, top_keys
 from blue_nb.plots import LiveHeatmap
 from blue_nb.plots.base import BASE, WARN
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
@@ -30,13 +31,13 @@ METRICS = ("rcu", "wcu", "ctu")
 SKEW_MAX = 3.0
 
 
-def _whatif(source: Any) -> HeatWhatIf:
-    if isinstance(source, HeatWhatIf):
+def _rate_model(source: Any) -> RateModel:
+    if isinstance(source, RateModel):
         return source
-    if isinstance(source, HeatReport) and source.whatif is not None:
-        return source.whatif
+    if isinstance(source, HeatReport) and source.rate_model is not None:
+        return source.rate_model
     raise BlueNbError(f"HeatExplorer needs a heat model, got {type(source).__name__}", where="HeatExplorer",
-                      hint="pass heat(spec, store, whatif=True) or blue_nb.heat.what_if(spec, store)")
+                      hint="pass partition_heat(spec, store, rate_model=True) or blue_nb.heat.rate_model(spec, store)")
 
 
 def _bar(value: float, limit: float, scale: float) -> str:
@@ -51,9 +52,9 @@ def _bar(value: float, limit: float, scale: float) -> str:
             f'<span style="color:{color if over else "inherit"}">{text}</span>')
 
 
-def top_keys_html(partitions, n: int = 20) -> str:
-    """The ``n`` hottest keys (by 3×WCU + RCU) as an HTML table: RCU/s and WCU/s bars against 3,000 and 1,000."""
-    top = partitions.nlargest(n, "consumed_throughput_units")
+def top_keys_html(top) -> str:
+    """The hottest keys, ranked by :func:`blue_nb.heat.top_keys`, as an HTML table: RCU/s and WCU/s bars
+    against 3,000 and 1,000."""
     if top.empty:
         return "<i>no partition has traffic</i>"
     r_scale = max(PARTITION_RCU, float(top["rcu_per_s"].max())) * 1.1
@@ -70,15 +71,16 @@ def top_keys_html(partitions, n: int = 20) -> str:
 
 
 class HeatExplorer:
-    """``HeatExplorer(report)`` (a report of ``heat(..., whatif=True)``) or ``HeatExplorer(what_if(spec, store))``;
-    displays itself. ``result`` holds the last :class:`~blue_nb.heat.WhatIfResult`, ``last_ms`` the wall
+    """``HeatExplorer(report)`` (a report of ``partition_heat(..., rate_model=True)``) or
+    ``HeatExplorer(rate_model(spec, store))``; displays itself. ``result`` holds the last
+    :class:`~blue_nb.heat.RateResult`, ``last_ms`` the wall
     time of the last redraw (evaluation, both pictures and the findings) and ``timings`` its parts."""
 
     def __init__(self, report_or_model: Any, *, index: str = "table", metric: str = "rcu", top: int = 20,
                  dpi: int = 72, continuous_update: bool = False):
-        self.model = _whatif(report_or_model)
+        self.model = _rate_model(report_or_model)
         self.top, self.dpi = top, dpi
-        self.result: WhatIfResult | None = None
+        self.result: RateResult | None = None
         self.last_ms = 0.0
         self.timings: dict[str, float] = {}
         self._maps: dict[tuple[str, str], LiveHeatmap] = {}     # one per (index, metric): switching back is a blit
@@ -126,15 +128,15 @@ class HeatExplorer:
     def rates(self) -> dict[str, float]:
         return {n: float(s.value) for n, s in self.rate_sliders.items()}
 
-    def set_rate(self, pattern: str, rate: float) -> WhatIfResult:
+    def set_rate(self, pattern: str, rate: float) -> RateResult:
         """Move one rate slider (widening its range if needed) and redraw; returns the new result."""
         return self.move(rates={pattern: rate})
 
-    def set_skew(self, pattern: str, skew: float) -> WhatIfResult:
+    def set_skew(self, pattern: str, skew: float) -> RateResult:
         """Move one skew slider (0 = uniform, s > 0 = zipf:s) and redraw; returns the new result."""
         return self.move(skews={pattern: skew})
 
-    def move(self, rates: dict[str, float] | None = None, skews: dict[str, float] | None = None) -> WhatIfResult:
+    def move(self, rates: dict[str, float] | None = None, skews: dict[str, float] | None = None) -> RateResult:
         """Move several sliders and redraw once."""
         unknown = sorted((set(rates or {}) | set(skews or {})) - set(self.rate_sliders))
         if unknown:
@@ -156,7 +158,7 @@ class HeatExplorer:
         self.redraw()
         return self.result
 
-    def reset(self) -> WhatIfResult:
+    def reset(self) -> RateResult:
         """Back to the spec's rates and distributions."""
         self._quiet = True
         try:
@@ -179,7 +181,7 @@ class HeatExplorer:
         evaluated = time.perf_counter()
         self._redraw_heatmap(timed=False)
         drawn = time.perf_counter()
-        self.top_table.value = top_keys_html(self.result.partitions, n=self.top)
+        self.top_table.value = top_keys_html(top_keys(self.result.partitions, self.top))
         charted = time.perf_counter()
         self.findings_html.value = self.result.findings._repr_html_()
         for name, label in self.distribution_labels.items():

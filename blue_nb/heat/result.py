@@ -1,4 +1,6 @@
-"""The heat report: every frame the plots and notebooks need, the findings, and ``summary.json``."""
+"""The result of :func:`blue_nb.heat.heat`: :class:`HeatReport`, every frame the plots and notebooks need,
+the findings, and ``summary.json``; and :func:`top_keys`, the hottest keys as the summary, the
+``top_keys`` picture and the heat explorer's table all show them."""
 
 from __future__ import annotations
 
@@ -10,9 +12,10 @@ import pandas as pd
 
 from blue_nb.rules import Findings
 
-__all__ = ["HeatReport", "skew", "SUMMARY_TOP"]
+__all__ = ["HeatReport", "skew", "top_keys", "SUMMARY_TOP"]
 
 SUMMARY_TOP = 20
+TOP_COLUMNS = ["index", "pk", "rcu_per_s", "wcu_per_s", "consumed_throughput_units", "items", "bytes", "patterns"]
 
 
 def skew(partitions: pd.DataFrame) -> dict[str, dict[str, Any]]:
@@ -33,6 +36,16 @@ def skew(partitions: pd.DataFrame) -> dict[str, dict[str, Any]]:
                       "max_over_median": float(u[-1] / median) if median else None,
                       "top1pct_share": float(u[-top:].sum() / u.sum())}
     return out
+
+
+def top_keys(partitions: pd.DataFrame, n: int = SUMMARY_TOP) -> pd.DataFrame:
+    """The ``n`` hottest keys of a ``partitions`` frame: the rows with traffic, ranked by consumed
+    throughput units (3×WCU + RCU) descending, ties in the frame's own order (hottest-first frames,
+    as :func:`~blue_nb.heat.heat` and :meth:`~blue_nb.heat.RateModel.evaluate` give, are kept as is)."""
+    hot = partitions[partitions["consumed_throughput_units"] > 0]
+    if not hot["consumed_throughput_units"].is_monotonic_decreasing:
+        hot = hot.sort_values("consumed_throughput_units", ascending=False, kind="stable")
+    return hot.head(n)
 
 
 def _clean(v: Any) -> Any:
@@ -63,7 +76,7 @@ class HeatReport:
     * ``findings`` (:class:`blue_nb.rules.Findings`), ``skew`` (per index), ``hot_items``,
       ``drivers`` (units per key and pattern), ``patterns`` (per-call costs), ``table``
       (billing mode and burst), ``item_sizes`` (per entity count, p50, p95, max);
-    * ``whatif``: with ``heat(..., whatif=True)``, a :class:`~blue_nb.heat.whatif.HeatWhatIf` (else None).
+    * ``rate_model``: with ``partition_heat(..., rate_model=True)``, a :class:`~blue_nb.heat.rates.RateModel` (else None).
     """
 
     source: str
@@ -83,13 +96,11 @@ class HeatReport:
     attrs: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["entity", "attribute", "bytes", "share"]))
     entries: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["index", "size"]))
     timings: dict[str, float] = field(default_factory=dict)
-    whatif: Any = None          # a HeatWhatIf when heat(..., whatif=True): re-evaluate other rates and skews
+    rate_model: Any = None      # a RateModel when partition_heat(..., rate_model=True): re-evaluate other rates and skews
 
-    def top_keys(self, n: int = SUMMARY_TOP) -> list[dict[str, Any]]:
-        """The n hottest keys (by consumed throughput units) with their load and size."""
-        cols = ["index", "pk", "rcu_per_s", "wcu_per_s", "consumed_throughput_units", "items", "bytes", "patterns"]
-        hot = self.partitions[self.partitions["consumed_throughput_units"] > 0].head(n)
-        return [{k: _clean(v) for k, v in rec.items()} for rec in hot[cols].to_dict("records")]
+    def top_keys(self, n: int = SUMMARY_TOP) -> pd.DataFrame:
+        """The n hottest keys (by consumed throughput units) with their load and size: :func:`top_keys`."""
+        return top_keys(self.partitions, n)
 
     def summary(self, top: int = SUMMARY_TOP) -> dict[str, Any]:
         """The ``summary.json`` of ``blue-nb heat``."""
@@ -110,7 +121,8 @@ class HeatReport:
             "seconds": self.seconds,
             "partitions": int(len(self.partitions)),
             "indexes": indexes,
-            "top_keys": self.top_keys(top),
+            "top_keys": [{k: _clean(v) for k, v in rec.items()}
+                         for rec in self.top_keys(top)[TOP_COLUMNS].to_dict("records")],
             "findings": self.findings.to_dicts(),
             "counts": self.findings.counts,
             "item_sizes": self.item_sizes,

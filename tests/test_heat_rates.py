@@ -1,5 +1,5 @@
-"""The fast what-if path of the heat model (blue_nb.heat.whatif) against the full model, and the
-HeatExplorer widget driven without a browser. No timings here: speed is in ``make bench``."""
+"""The fast path of the heat model for other rates and skews (blue_nb.heat.rates) against the full model,
+and the HeatExplorer widget driven without a browser. No timings here: speed is in ``make bench``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from blue_nb.errors import BlueNbError, QueryError
-from blue_nb.heat import HeatWhatIf, heat, parse_distribution, what_if
+from blue_nb.heat import RateModel, partition_heat, parse_distribution, rate_model
 from blue_nb.spec import load_spec, loads_spec, with_pattern
 from blue_nb.stores import open_store
 from blue_nb.widgets import HeatExplorer
@@ -32,12 +32,12 @@ def dialogue():
 
 @pytest.fixture(scope="module")
 def report(dialogue):
-    return heat(*dialogue, whatif=True)
+    return partition_heat(*dialogue, rate_model=True)
 
 
 @pytest.fixture(scope="module")
-def model(report) -> HeatWhatIf:
-    return report.whatif
+def model(report) -> RateModel:
+    return report.rate_model
 
 
 def by_key(partitions: pd.DataFrame) -> pd.DataFrame:
@@ -56,7 +56,7 @@ def assert_same_load(fast: pd.DataFrame, full: pd.DataFrame) -> None:
         [set(s.split(", ")) - {""} for s in a["patterns"]]
 
 
-def contribution(model: HeatWhatIf, pattern: str, rate: float) -> pd.DataFrame:
+def contribution(model: RateModel, pattern: str, rate: float) -> pd.DataFrame:
     """Units per key of one pattern at ``rate``: the load with it minus the load without it."""
     on, off = by_key(model.evaluate({pattern: rate}).partitions), by_key(model.evaluate({pattern: 0.0}).partitions)
     return on[["rcu_per_s", "wcu_per_s"]] - off[["rcu_per_s", "wcu_per_s"]]
@@ -74,8 +74,8 @@ def test_the_spec_rates_and_skews_give_the_full_models_partitions(report, model)
         [(f.rule, f.severity, f.where) for f in report.findings]
 
 
-def test_what_if_alone_equals_the_reports_model(dialogue, model):
-    alone = what_if(*dialogue)
+def test_rate_model_alone_equals_the_reports_model(dialogue, model):
+    alone = rate_model(*dialogue)
     assert alone.patterns == model.patterns and alone.indexes == model.indexes
     pd.testing.assert_frame_equal(alone.evaluate({HOT: 200}).partitions, model.evaluate({HOT: 200}).partitions)
 
@@ -100,7 +100,7 @@ def test_doubling_a_rate_doubles_its_contribution_exactly(model, pattern):
 ])
 def test_a_skew_equals_the_full_model_with_that_distribution(dialogue, model, pattern, skew, distribution):
     spec, store = dialogue
-    full = heat(with_pattern(spec, pattern, key_distribution=distribution), store, sizes=False)
+    full = partition_heat(with_pattern(spec, pattern, key_distribution=distribution), store, sizes=False)
     fast = model.evaluate(skews={pattern: skew})
     assert parse_distribution(fast.distributions[pattern]) == parse_distribution(distribution)
     assert_same_load(fast.partitions, full.partitions)
@@ -111,8 +111,8 @@ def test_scans_are_priced_like_the_full_model(dialogue):
     spec = with_pattern(spec, "export_all", operation="scan", entities=["Dialogue"], rate_per_second=2)
     spec = with_pattern(spec, "scan_status", operation="scan", entities=["Dialogue"], index="gsi1", limit=10,
                         rate_per_second=5)
-    model = heat(spec, store, whatif=True, sizes=False).whatif
-    full = heat(with_pattern(spec, "export_all", rate_per_second=20), store, sizes=False)
+    model = partition_heat(spec, store, rate_model=True, sizes=False).rate_model
+    full = partition_heat(with_pattern(spec, "export_all", rate_per_second=20), store, sizes=False)
     assert_same_load(model.evaluate({"export_all": 20}).partitions, full.partitions)
 
 
@@ -139,7 +139,7 @@ def test_a_hotter_list_perspectives_makes_nvidia_dec_a_hot_partition(dialogue, m
     assert not model.evaluate().findings.by_rule("HOT-PARTITION")
     # the full model with that rate flags the same key, by the same rule, at the same severity
     spec, store = dialogue
-    full = heat(with_pattern(spec, HOT, rate_per_second=rate), store, sizes=False)
+    full = partition_heat(with_pattern(spec, HOT, rate_per_second=rate), store, sizes=False)
     assert [(f.rule, f.severity, f.where) for f in full.findings] == [(f.rule, f.severity, f.where) for f in fast.findings]
     assert full.findings.by_rule("HOT-PARTITION")[0].evidence[0].split(":")[0] == "nvidia-dec"
     # the timeline: the hot key every second, around its mean
@@ -175,7 +175,7 @@ def test_skewing_a_uniform_read_finds_the_one_hot_item(tmp_path):
     spec = loads_spec(PRODUCTS)
     with open_store("duckdb") as store:
         load_data(spec, tmp_path, stores=[store], progress=False)
-        model = what_if(spec, store)
+        model = rate_model(spec, store)
     assert not model.evaluate().findings                       # 2,000 RCU/s on each of 10 keys
     s = 3.3                                                    # the top key gets about 85% of the calls
     fast = model.evaluate(skews={"get_product": s})
@@ -255,8 +255,8 @@ def test_set_rate_from_code_widens_the_slider_and_reset_goes_back(explorer, mode
 
 
 def test_explorer_needs_the_model(dialogue):
-    with pytest.raises(BlueNbError, match="whatif=True"):
-        HeatExplorer(heat(*dialogue, sizes=False))
+    with pytest.raises(BlueNbError, match="rate_model=True"):
+        HeatExplorer(partition_heat(*dialogue, sizes=False))
 
 
 def test_the_slider_benchmark_runs_at_a_small_scale():

@@ -1,9 +1,14 @@
-"""Small SQL helpers for the heat model: parameterized fragments, scratch tables on a store, frames
-from queries.
+"""DuckDB-specific: the SQL helpers of the heat model, which runs on a DuckDB store only.
 
-Everything runs through a :class:`~blue_nb.stores.Store`'s ``execute`` / ``insert_rows`` (heat
-never imports a driver). The heat SQL uses DuckDB functions (``regexp_extract``, window
-functions, ``ASOF JOIN``, ``quantile_disc``), so the store must be a DuckDB one.
+The heat SQL needs what only DuckDB (of the local stores) offers: ``regexp_extract`` /
+``regexp_full_match`` to cut parameters out of key columns, window functions over millions of
+entries for pages and weights, ``ASOF JOIN`` to draw calls by cumulative weight, and
+``quantile_disc`` for median sizes. :func:`require_duckdb` turns any other store away before a
+statement runs; every heat statement is built with this module's helpers: :class:`Sql` fragments,
+:class:`Scratch` tables and :func:`frame`.
+
+Everything runs through a :class:`~blue_nb.stores.Store`'s ``execute`` / ``insert_rows``: heat
+never imports the ``duckdb`` driver itself.
 
 Values from the spec or the data never enter SQL text: they are ``?`` parameters, carried next to
 the text by :class:`Sql` fragments until the statement runs; only validated identifiers and
@@ -23,6 +28,7 @@ import pandas as pd
 from blue_nb.errors import StoreError
 from blue_nb.patterns import quote_ident
 from blue_nb.stores import Store
+from blue_nb.stores.duckdb import DuckDBStore
 
 __all__ = ["Sql", "param", "ident", "Scratch", "frame", "require_duckdb"]
 
@@ -68,12 +74,13 @@ def param(value: Any) -> Sql:
 
 
 def ident(name: str) -> str:
-    """A double-quoted identifier for columns such as ``gsi1__pk`` (validated like table names)."""
+    """A double-quoted identifier for a table or catalog column (validated like table names)."""
     return quote_ident(name)
 
 
 def require_duckdb(store: Store) -> None:
-    if getattr(store, "kind", "") != "duckdb":
+    """Raise :class:`~blue_nb.errors.StoreError` unless ``store`` is a :class:`DuckDBStore`."""
+    if not isinstance(store, DuckDBStore):
         raise StoreError(f"the heat model runs on a DuckDB store, not {getattr(store, 'kind', store)!r}",
                          hint='open one with blue_nb.stores.open_store("duckdb") and load the data into it')
 
@@ -92,6 +99,17 @@ class Scratch:
         self.tables: list[str] = []
         self.cache: dict[str, Any] = {}
 
+    def execute(self, sql: str | Sql, params: Sequence = ()) -> list[tuple]:
+        """Run one statement on the store: trusted text with ``params``, or a :class:`Sql` fragment
+        (its own parameters first, then ``params``); returns the rows."""
+        if isinstance(sql, Sql):
+            sql, params = sql.text, [*sql.params, *params]
+        return self.store.execute(sql, list(params))
+
+    def rows(self, sql: str, params: Sequence = (), batch: int = 2000):
+        """Stream the rows of a query (for results too big to fetch at once)."""
+        return self.store.rows(sql, list(params), batch)
+
     def name(self, base: str) -> str:
         n = re.sub(r"[^A-Za-z0-9_]", "_", self.prefix + base)
         if n not in self.tables:
@@ -101,7 +119,7 @@ class Scratch:
     def create_as(self, base: str, select: str, params: Sequence = ()) -> str:
         """``CREATE TEMP TABLE <name> AS <select>`` (``params`` bind its ``?``); returns the quoted name."""
         n = self.name(base)
-        self.store.execute(f"CREATE OR REPLACE TEMP TABLE {ident(n)} AS {select}", list(params))
+        self.execute(f"CREATE OR REPLACE TEMP TABLE {ident(n)} AS {select}", params)
         return ident(n)
 
     def upload(self, base: str, columns: dict[str, str], rows: Iterable[tuple]) -> str:
@@ -109,7 +127,7 @@ class Scratch:
         with ``rows`` through the store's bulk insert; returns the quoted name."""
         n = self.name(base)
         cols = ", ".join(f"{ident(c)} {t}" for c, t in columns.items())
-        self.store.execute(f"CREATE OR REPLACE TEMP TABLE {ident(n)} (rid BIGINT PRIMARY KEY, {cols})")
+        self.execute(f"CREATE OR REPLACE TEMP TABLE {ident(n)} (rid BIGINT PRIMARY KEY, {cols})")
         batch: list[tuple] = []
         names = ["rid", *columns]
         for i, row in enumerate(rows):
@@ -128,7 +146,7 @@ class Scratch:
     def close(self) -> None:
         for n in reversed(self.tables):
             try:
-                self.store.execute(f"DROP TABLE IF EXISTS {ident(n)}")
+                self.execute(f"DROP TABLE IF EXISTS {ident(n)}")
             except StoreError:
                 pass
         self.tables.clear()

@@ -1,16 +1,16 @@
-"""What if the rates or the skews were different: the heat model re-evaluated in milliseconds.
+"""The heat model for other rates and skews: :class:`RateModel`, re-evaluated in milliseconds.
 
-:class:`HeatWhatIf` is built once from a computed :class:`~blue_nb.heat.model.HeatModel`: its
+:class:`RateModel` is built once from a computed :class:`~blue_nb.heat.model.HeatModel`: its
 candidates with their weight inputs (data count, rank and size of the request key's group), the
 units one call of each puts on every partition (``effects``) and on every item (``hits``),
-fetched once into numpy arrays. :meth:`HeatWhatIf.evaluate` then takes new ``rates`` (calls/s per
+fetched once into numpy arrays. :meth:`RateModel.evaluate` then takes new ``rates`` (calls/s per
 pattern) and ``skews`` (the Zipf exponent s per pattern) and recomputes with ``bincount``, never
 a Python loop over candidates:
 
 * the weights of :mod:`.workload`: uniform ``1/G/k``, sample ``n/total``, zipf
   ``rank^-s / Σ rank^-s × n/gn``. A skew ``s > 0`` makes a pattern ``zipf:s`` whatever its spec
   distribution; ``s = 0`` makes it ``uniform``;
-* ``partitions`` (the :class:`~blue_nb.heat.report.HeatReport` contract), equal to what
+* ``partitions`` (the :class:`~blue_nb.heat.result.HeatReport` contract), equal to what
   :func:`~blue_nb.heat.heat` computes for the same rates and distributions (up to float rounding);
 * a ``timeline`` of the keys that matter: every key whose mean plus six standard deviations
   reaches half a per-partition limit, and per index the hottest key (by RCU and by WCU) of each
@@ -34,15 +34,15 @@ import pandas as pd
 
 from blue_nb.errors import QueryError
 from blue_nb.heat.model import PARTITION_COLUMNS, TIMELINE_COLUMNS, HeatModel
-from blue_nb.heat.report import hottest_text
-from blue_nb.heat.throttle import (FEW_KEYS, FEW_KEYS_FRACTION, HEAT_RULES, monotonic_findings, monotonic_patterns,
+from blue_nb.heat.result import hottest_text
+from blue_nb.heat.throttle import (FEW_KEYS, FEW_KEYS_FRACTION, monotonic_findings, monotonic_patterns,
                                    table_capacity, throttle_findings)
 from blue_nb.heat.workload import parse_distribution
-from blue_nb.rules import Finding, Findings
+from blue_nb.rules import RULES, Finding, Findings
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 from blue_nb.spec import Spec
 
-__all__ = ["HeatWhatIf", "WhatIfResult", "STATIC_RULES", "SIGMAS"]
+__all__ = ["RateModel", "RateResult", "STATIC_RULES", "SIGMAS"]
 
 STATIC_RULES = ("PARTITION-SIZE", "ITEM-SIZE-NEAR-LIMIT")   # findings no rate changes
 SIGMAS = 6.0                                                 # a key is simulated when mean + 6 sd >= half a limit
@@ -50,7 +50,7 @@ _SHIFT = 40                                                  # (pid << 40) | cid
 
 
 @dataclass
-class WhatIfResult:
+class RateResult:
     """One evaluation: the settings (``rates``, ``distributions`` per pattern), the frames of the
     HeatReport contracts (``partitions``, ``timeline`` of the simulated keys, ``hot_items`` and
     ``drivers`` of the keys that can be flagged), the ``findings``, ``table`` (billing mode, totals)."""
@@ -68,7 +68,7 @@ class WhatIfResult:
 
     def __repr__(self) -> str:
         hottest = hottest_text(self.partitions)
-        return (f"WhatIfResult({len(self.partitions):,} partitions, hottest {hottest}; {self.findings.summary()}; "
+        return (f"RateResult({len(self.partitions):,} partitions, hottest {hottest}; {self.findings.summary()}; "
                 f"{self.elapsed_ms:,.1f} ms)")
 
 
@@ -89,7 +89,7 @@ def _slices(offsets: np.ndarray, parts: np.ndarray) -> np.ndarray:
     return np.concatenate([np.arange(offsets[p], offsets[p + 1]) for p in parts])
 
 
-class HeatWhatIf:
+class RateModel:
     """The heat model of one spec as arrays; :meth:`evaluate` re-prices it for new rates and skews.
 
     ``patterns`` (the modelled patterns: those with a rate, in spec order), ``indexes`` ("table" and
@@ -114,9 +114,9 @@ class HeatWhatIf:
 
     @classmethod
     def from_model(cls, model: HeatModel, partitions: pd.DataFrame, *, seconds: int, seed: int,
-                   findings: list[Finding] | tuple = (), rows: int = 200) -> "HeatWhatIf":
+                   findings: list[Finding] | tuple = (), rows: int = 200) -> "RateModel":
         """From a model whose patterns are priced (``add_model_patterns``) and its ``partitions()`` frame."""
-        return cls(model.spec, model.whatif_frames(), partitions, names=model.names, rates=model.rates,
+        return cls(model.spec, model.rate_frames(), partitions, names=model.names, rates=model.rates,
                    seconds=seconds, seed=seed, findings=findings, rows=rows)
 
     @property
@@ -195,7 +195,7 @@ class HeatWhatIf:
             return self.base_distributions[name]
         s = float(skew)
         if not np.isfinite(s) or s < 0:
-            raise QueryError(f"skew of {name} must be a number >= 0, got {skew!r}", where="what-if skews",
+            raise QueryError(f"skew of {name} must be a number >= 0, got {skew!r}", where="rate model skews",
                              hint="s = 0 is uniform; s = 1.2 is zipf:1.2")
         return ("zipf", s) if s > 0 else ("uniform", 0.0)
 
@@ -203,12 +203,12 @@ class HeatWhatIf:
         rates, skews = dict(rates or {}), dict(skews or {})
         unknown = sorted((set(rates) | set(skews)) - set(self.patterns))
         if unknown:
-            raise QueryError(f"no modelled pattern {', '.join(unknown)}", where="what-if",
+            raise QueryError(f"no modelled pattern {', '.join(unknown)}", where="rate model",
                              hint=f"the patterns with a rate are {', '.join(self.patterns)}")
         r = np.array([float(rates.get(n, self.base_rates[n])) for n in self.patterns])
         bad = [n for n, x in zip(self.patterns, r) if not np.isfinite(x) or x < 0]
         if bad:
-            raise QueryError(f"rate of {bad[0]} must be a number >= 0, got {rates[bad[0]]!r}", where="what-if rates",
+            raise QueryError(f"rate of {bad[0]} must be a number >= 0, got {rates[bad[0]]!r}", where="rate model rates",
                              hint="give calls per second")
         return r, [self.distribution(n, skews.get(n)) for n in self.patterns]
 
@@ -236,7 +236,7 @@ class HeatWhatIf:
 
     # -- evaluation --------------------------------------------------------------------------
     def evaluate(self, rates: Mapping[str, float] | None = None,
-                 skews: Mapping[str, float | None] | None = None) -> WhatIfResult:
+                 skews: Mapping[str, float | None] | None = None) -> RateResult:
         """Partitions, timeline and findings for ``rates`` (calls/s) and ``skews`` (Zipf s) per pattern
         name: a skew s > 0 makes the pattern zipf:s, 0 uniform; a pattern left out (or a skew of None)
         keeps its spec's rate and distribution. ``partitions`` follows the HeatReport contract; its
@@ -262,8 +262,8 @@ class HeatWhatIf:
         timeline, rows = self._timeline(self._simulated(rcu, wcu, var["rcu"], var["wcu"]), mean, var, rng)
         found, table, hot, drivers = self._findings(timeline, rows, mean, var, m, calls, rng)
         findings = Findings(found, spec=self.spec.source_path or self.spec.domain,
-                            items_checked=int(self._items[self._idx == 0].sum()), rule_order=list(HEAT_RULES))
-        return WhatIfResult(rates=dict(zip(self.patterns, r.tolist())),
+                            items_checked=int(self._items[self._idx == 0].sum()), rule_order=list(RULES))
+        return RateResult(rates=dict(zip(self.patterns, r.tolist())),
                             distributions={n: kind if kind != "zipf" else f"zipf:{s:g}"
                                            for n, (kind, s) in zip(self.patterns, kinds)},
                             seconds=self.seconds, partitions=partitions, timeline=timeline, findings=findings,

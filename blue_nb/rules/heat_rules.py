@@ -1,0 +1,29 @@
+"""The rules of the partition heat model: defined here, in the one registry, emitted by
+:mod:`blue_nb.heat` (they need the items in a DuckDB store and the workload model, so
+:func:`blue_nb.rules.check_spec` has no check for them: ``source="heat"``).
+
+Defined after every rule of :func:`check_spec` (the registry's order is the report's order), in
+the order the heat report lists them.
+"""
+
+from __future__ import annotations
+
+from blue_nb.rules.registry import define
+
+__all__ = ["HOT_PARTITION", "HOT_INDEX_PARTITION", "PARTITION_SIZE", "MONOTONIC_WRITES", "ITEM_SIZE_NEAR_LIMIT",
+           "TABLE_CAPACITY", "HEAT_MODEL"]
+
+HOT_PARTITION = define("HOT-PARTITION", "error", "a table partition key over 3,000 RCU/s or 1,000 WCU/s (error), or "
+                       "throttling in some seconds or at >= 80% of a limit (warning)", source="heat")
+HOT_INDEX_PARTITION = define("HOT-INDEX-PARTITION", "error", "a GSI partition key over its per-partition limits; a "
+                             "GSI with few key values is flagged from 50%", source="heat")
+PARTITION_SIZE = define("PARTITION-SIZE", "error", "an item collection over 10 GB with an LSI (error) or at >= 80% "
+                        "of it (warning); without an LSI, a key over 10 GB spans partitions (warning)", source="heat")
+MONOTONIC_WRITES = define("MONOTONIC-WRITES", "warning", "heavy writes whose sort key only grows: adaptive capacity "
+                          "cannot split them", source="heat")
+ITEM_SIZE_NEAR_LIMIT = define("ITEM-SIZE-NEAR-LIMIT", "warning", "items at >= 90% of 409,600 bytes: each read or "
+                              "write of one costs near the most an item can", source="heat")
+TABLE_CAPACITY = define("TABLE-CAPACITY", "error", "a provisioned table's total over its provisioned capacity for "
+                        "longer than burst capacity covers", source="heat")
+HEAT_MODEL = define("HEAT-MODEL", "info", "the partition heat model could not run on the data (validate goes on "
+                    "without the heat findings)", source="heat")

@@ -1,0 +1,101 @@
+"""A pattern is planned once: the plan holds the bound request, the statement each store runs and
+the boto3 request; the stores execute exactly that statement and the explorer shows exactly it."""
+
+import html
+from decimal import Decimal
+
+import pytest
+
+from blue_nb import DesignSession, PatternExplorer
+from blue_nb.patterns import BACKENDS, COMPARISONS, Plan, ReadResult, Statement, WriteResult, plan, read_sql
+from blue_nb.spec import load_spec
+
+DOMAINS = {"dialogue": "dialogue", "document": "document"}
+
+
+def recording(store):
+    """Wrap a store's statement methods so that every statement it runs is recorded."""
+    ran: list[tuple[str, list]] = []
+    for name in ("execute", "rows"):
+        method = getattr(store, name)
+
+        def wrapper(sql, params=(), *args, _method=method, **kw):
+            ran.append((sql, list(params)))
+            return _method(sql, params, *args, **kw)
+
+        setattr(store, name, wrapper)
+    return ran
+
+
+@pytest.fixture(scope="module", params=sorted(DOMAINS))
+def session(request, root):
+    s = DesignSession(root / f"data/specs/{request.param}.yaml", root / f"data/sample/{DOMAINS[request.param]}")
+    s.ran = {b: recording(st) for b, st in s.stores.items()}
+    yield s
+    s.close()
+
+
+def pre(text: str) -> str:
+    return f"<pre style='white-space:pre-wrap;margin:0'>{html.escape(text)}</pre>"
+
+
+def test_the_explorer_shows_what_the_store_ran_for_every_pattern_and_store(session):
+    explorer = PatternExplorer(session)
+    for backend in BACKENDS:
+        explorer.backend.value = backend
+        for pattern in session.spec.access_patterns:
+            explorer.pattern.value = pattern.name
+            session.ran[backend].clear()
+            explorer.update()
+            assert explorer.error == "", (pattern.name, explorer.error)
+            (sql, params), *rest = [r for r in session.ran[backend] if r[0].startswith("SELECT t.data")]
+            assert not rest, f"{pattern.name} ran more than its plan's statement: {rest}"
+            shown = Statement(sql, tuple(params)).show()
+            assert explorer.sql.value == pre(shown), pattern.name
+            assert explorer.plan.statement(backend) == Statement(sql, tuple(params))
+            result = explorer.result
+            assert result.plan is explorer.plan                      # the result carries the plan that ran
+            if pattern.operation in ("get_item", "query", "scan"):
+                assert isinstance(result, ReadResult) and not isinstance(result, WriteResult)
+                assert explorer.request.value == pre(explorer.plan.show_boto3())
+            else:
+                assert isinstance(result, WriteResult) and not isinstance(result, ReadResult)
+                # a write's statement reads the item at the key; the request shown is the write of the priced item
+                assert " WHERE t.pk = ? AND t.sk = ?" in sql and "ORDER BY" not in sql
+                method = explorer.plan.boto3[0]
+                assert method == pattern.operation and f"client.{method}(" in explorer.request.value
+                if pattern.operation == "put_item":
+                    assert explorer.request.value == pre(explorer.plan.show_boto3(result.item))
+                    assert html.escape('"Item"') in explorer.request.value
+
+
+def test_a_plan_is_the_same_for_every_caller(root):
+    spec = load_spec(root / "data/specs/dialogue.yaml")
+    a = plan(spec, "list_round", {"dialogue_id": "nvidia-dec", "round": "1"})
+    b = plan(spec, "list_round", {"dialogue_id": "nvidia-dec", "round": "1"})
+    assert isinstance(a, Plan) and a.sql == b.sql and a.boto3 == b.boto3 and a.request == b.request
+    assert a.sql["sqlite"] == a.sql["duckdb"] == read_sql(a.layout, a.request)
+    assert a.statement("sqlite").params == ("nvidia-dec", "PERSP#1#", "PERSP#1$")
+    assert a.boto3[0] == "query" and a.boto3[1]["KeyConditionExpression"] == "#pk = :pk AND begins_with(#sk, :sk0)"
+    with pytest.raises(ValueError, match="no SQL planned for a 'postgres' store"):
+        a.statement("postgres")
+
+
+def test_put_item_plans_the_read_of_the_item_it_replaces(root):
+    spec = load_spec(root / "data/specs/dialogue.yaml")
+    p = plan(spec, "add_perspective", {"dialogue_id": "d", "round": "1", "expert": "ann", "seq": "2"})
+    assert p.statement("sqlite").text.endswith("WHERE t.pk = ? AND t.sk = ?")      # not a query of the partition
+    assert p.statement("sqlite").params == ("d", "PERSP#1#ann#2")
+    method, kw = p.boto3_for({"label": "x", "n": Decimal("1.5")})
+    assert method == "put_item" and kw["Item"]["label"] == {"S": "x"} and kw["Item"]["sk"] == {"S": "PERSP#1#ann#2"}
+
+
+@pytest.mark.parametrize("op, symbol, yes, no", [
+    ("eq", "=", (b"a", b"a"), (b"a", b"b")), ("lt", "<", (b"a", b"b"), (b"b", b"a")),
+    ("lte", "<=", (b"a", b"a"), (b"b", b"a")), ("gt", ">", (b"b", b"a"), (b"a", b"b")),
+    ("gte", ">=", (b"a", b"a"), (b"a", b"b")),
+])
+def test_one_comparison_table(op, symbol, yes, no):
+    """The SQL, the boto3 expression and the local filter read the same table."""
+    c = COMPARISONS[op]
+    assert c.symbol == symbol and c.test(*yes) and not c.test(*no)
