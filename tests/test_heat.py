@@ -440,8 +440,8 @@ def test_report_frames_follow_the_plot_contract(dialogue_report):
     assert r.attrs[r.attrs["entity"] == "Perspective"].iloc[0]["attribute"] == "content"
     assert list(r.entries.columns) == ["index", "size"] and len(r.entries) == 49
     assert r.entries["size"].sum() == 8120          # the projection keeps every attribute a Dialogue has
-    assert r.item_sizes["Perspective"]["count"] == 3063
-    assert r.item_sizes["Dialogue"]["max"] >= r.item_sizes["Dialogue"]["p95"] >= r.item_sizes["Dialogue"]["p50"]
+    assert r.size_stats["Perspective"]["count"] == 3063
+    assert r.size_stats["Dialogue"]["max"] >= r.size_stats["Dialogue"]["p95"] >= r.size_stats["Dialogue"]["p50"]
 
 
 def test_cli_heat_writes_the_summary(tmp_path):

@@ -386,7 +386,7 @@ def test_item_sizes(jupyter_env):
     load_data(spec, ROOT / "data" / "sample" / "document", stores=[store], progress=False)
     for call in ("item_size_distribution(", "attribute_sizes(", "capacity_waste(", "index_entry_sizes("):
         assert "image/png" in result(nb, call), f"{call} showed no picture"
-    sizes = ast.literal_eval(result(nb, "report.item_sizes")["text/plain"])
+    sizes = ast.literal_eval(result(nb, "report.size_stats")["text/plain"])
     assert sizes["Document"]["count"] == store.count(spec.table_name, "Document")
     assert sizes["Document"]["max"] == store.largest_items(spec.table_name, 1)[0][3]
     dropped = html_records(result(nb, "drop=[MOVE_OUT]")["text/html"])

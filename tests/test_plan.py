@@ -99,3 +99,36 @@ def test_one_comparison_table(op, symbol, yes, no):
     """The SQL, the boto3 expression and the local filter read the same table."""
     c = COMPARISONS[op]
     assert c.symbol == symbol and c.test(*yes) and not c.test(*no)
+
+
+def test_a_bad_parameter_leaves_no_stale_plan_on_screen(session):
+    explorer = PatternExplorer(session)
+    explorer.pattern.value = session.spec.access_patterns[0].name
+    assert explorer.sql.value and explorer.request.value and explorer.error == ""
+    bad = next(p for p in session.spec.access_patterns if p.parameters)
+    explorer.pattern.value = bad.name
+    explorer.set_params(**{n: "" for n in bad.parameters})            # every parameter missing
+    assert explorer.error and explorer.plan is None and explorer.result is None
+    assert explorer.sql.value == explorer.request.value == ""
+
+
+def test_query_show_plan_prints_the_statement_the_store_ran(root, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from blue_nb.cli import cli
+    from blue_nb.stores import Store
+
+    monkeypatch.chdir(root)
+    db = tmp_path / "d.sqlite"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["load", "data/specs/dialogue.yaml", "--data", "data/sample/dialogue", "--sqlite",
+                               str(db), "--no-progress"]).exit_code == 0
+    ran = []
+    original = Store.run_plan
+    monkeypatch.setattr(Store, "run_plan", lambda self, p, **kw: ran.append(p) or original(self, p, **kw))
+    r = runner.invoke(cli, ["query", "data/specs/dialogue.yaml", "list_round", "--param", "dialogue_id=nvidia-dec",
+                            "--param", "round=1", "--sqlite", str(db), "--show-plan", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    (p,) = ran
+    assert r.stderr == f"-- sqlite:\n{p.show_sql('sqlite')}\n-- boto3:\n{p.show_boto3()}\n"
+    assert r.stdout.startswith('{"items": [')                                   # stdout keeps the JSON contract

@@ -9,7 +9,7 @@
 * :mod:`.model` - per-partition units, per-second simulation, hot items
 * :mod:`.logs` - a recorded access log (CSV, Parquet, JSONL) instead of the model
 * :mod:`.throttle` - predictions and findings (the rules are defined in :mod:`blue_nb.rules.heat_rules`);
-  :mod:`.sizes` - item and entry sizes
+  :mod:`.size_stats` - item and entry sizes
 * :mod:`.result` - :class:`HeatReport` (what :func:`partition_heat` returns), ``summary.json`` and :func:`top_keys`;
   :mod:`.run` - the entry points
 * :mod:`.rates` - :class:`RateModel`: the model as arrays, re-evaluated for new rates and skews in ms

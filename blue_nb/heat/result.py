@@ -75,7 +75,7 @@ class HeatReport:
       bytes_paid_write), ``attrs`` (entity, attribute, bytes, share), ``entries`` (index, size);
     * ``findings`` (:class:`blue_nb.rules.Findings`), ``skew`` (per index), ``hot_items``,
       ``drivers`` (units per key and pattern), ``patterns`` (per-call costs), ``table``
-      (billing mode and burst), ``item_sizes`` (per entity count, p50, p95, max);
+      (billing mode and burst), ``size_stats`` (per entity count, p50, p95, max; ``item_sizes`` in ``summary.json``);
     * ``rate_model``: with ``partition_heat(..., rate_model=True)``, a :class:`~blue_nb.heat.rates.RateModel` (else None).
     """
 
@@ -89,7 +89,7 @@ class HeatReport:
     drivers: pd.DataFrame
     patterns: pd.DataFrame
     table: dict[str, Any]
-    item_sizes: dict[str, dict[str, int]]
+    size_stats: dict[str, dict[str, int]]
     sizes: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["entity", "size"]))
     waste: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
         columns=["entity", "items", "bytes_used", "bytes_paid_read", "bytes_paid_write"]))
@@ -125,7 +125,7 @@ class HeatReport:
                          for rec in self.top_keys(top)[TOP_COLUMNS].to_dict("records")],
             "findings": self.findings.to_dicts(),
             "counts": self.findings.counts,
-            "item_sizes": self.item_sizes,
+            "item_sizes": self.size_stats,
             "skew": {i: {k: _clean(v) for k, v in s.items()} for i, s in self.skew.items()},
             "table": {k: (_clean(v) if not isinstance(v, dict) else {a: _clean(b) for a, b in v.items()})
                       for k, v in self.table.items()},

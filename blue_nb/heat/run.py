@@ -9,7 +9,7 @@ from pathlib import Path
 from blue_nb.heat.logs import price_log, read_access_log
 from blue_nb.heat.model import HeatModel
 from blue_nb.heat.result import HeatReport, skew
-from blue_nb.heat.sizes import ATTR_SAMPLE, item_size_summary, size_frames
+from blue_nb.heat.size_stats import ATTR_SAMPLE, entity_size_stats, size_frames
 from blue_nb.heat.duckdb_sql import Scratch, require_duckdb
 from blue_nb.heat.rates import RateModel
 from blue_nb.heat.throttle import monotonic_findings, size_findings, table_capacity, throttle_findings
@@ -86,7 +86,7 @@ def partition_heat(spec: Spec, store: Store, *, log=None, seconds: int = DEFAULT
                 if rate_model and log is None else None)
         t = time.perf_counter()
         frames = size_frames(scratch, spec, sample=attr_sample, seed=seed) if sizes else {}
-        item_sizes = item_size_summary(scratch, spec)
+        size_stats = entity_size_stats(scratch, spec)
         timings["sizes"] = time.perf_counter() - t
         n_items = int(partitions.loc[partitions["index"] == "table", "items"].sum())
         findings = Findings(found, spec=spec.source_path or spec.domain, items_checked=n_items,
@@ -94,7 +94,7 @@ def partition_heat(spec: Spec, store: Store, *, log=None, seconds: int = DEFAULT
         return HeatReport(source="model" if log is None else ("log" if not isinstance(log, (str, Path)) else str(log)),
                           seconds=seconds, partitions=partitions, timeline=timeline, findings=findings,
                           skew=skew(partitions), hot_items=hot, drivers=drivers, patterns=model.pattern_costs(),
-                          table=table, item_sizes=item_sizes, timings=timings, rate_model=fast,
+                          table=table, size_stats=size_stats, timings=timings, rate_model=fast,
                           **frames)
     finally:
         scratch.close()

@@ -10,7 +10,7 @@ from typing import Any, Iterable
 from blue_nb.rules import spec_rules, schema_rules, key_rules, data_rules, data_keys  # noqa: F401, I001
 from blue_nb.rules.data_rules import SAMPLES, item_label
 from blue_nb.rules.findings import Finding, Findings, counted
-from blue_nb.rules.keyspace import key_text
+from blue_nb.rules.keyspace import key_string
 from blue_nb.rules.registry import DATA_CHECKS, RULES, SPEC_CHECKS, Context, define
 from blue_nb.spec import Spec, load_spec
 
@@ -54,8 +54,8 @@ def _stream(spec: Spec, items: Iterable[Any], checks: list) -> tuple[int, list[F
     for entry in items:
         entity, item = (None, entry) if isinstance(entry, dict) else entry
         if entity not in spec.entities:
-            entity = spec.entity_for_key(key_text(item.get(t.partition_key)) or "",
-                                         key_text(item.get(t.sort_key)) if t.sort_key else None)
+            entity = spec.entity_for_key(key_string(item.get(t.partition_key)) or "",
+                                         key_string(item.get(t.sort_key)) if t.sort_key else None)
         n += 1
         if entity is None:
             unmatched += 1

@@ -12,7 +12,7 @@ from blue_nb.rules.data_rules import SAMPLES, short
 from blue_nb.rules.findings import Finding, counted
 from blue_nb.rules.key_rules import (PREFIX, SORT, begins_with_tail, fixed_template, open_prefix_hint, probe_finding,
                                      sort_key_placeholders, suggested_width)
-from blue_nb.rules.keyspace import key_text, placeholders_of, render_parts
+from blue_nb.rules.keyspace import key_string, placeholders_of, render_parts
 from blue_nb.rules.registry import DataCheck, data_check
 from blue_nb.spec import KeyTemplate
 
@@ -94,7 +94,7 @@ class SortOrderCheck(DataCheck):
 
     def add(self, entity: str, item: dict[str, Any]) -> None:
         for space, t, where, names in self.targets.get(entity, ()):
-            key = key_text(item.get(space.sk_attr))
+            key = key_string(item.get(space.sk_attr))
             parsed = t.parse(key) if key is not None else None
             if parsed is None:
                 continue
@@ -211,12 +211,12 @@ class _Tracker:
         self.size = self.items = 0
 
     def add(self, item: dict[str, Any]) -> None:
-        key = key_text(item.get(self.space.sk_attr))
+        key = key_string(item.get(self.space.sk_attr))
         parsed = self.entity_sk.parse(key) if key is not None and self.names else None
         if parsed is None:
             return
         self.items += 1
-        context = (key_text(item.get(self.space.pk_attr)) or "",) + tuple(parsed[b] for _, b in self.names[:-1])
+        context = (key_string(item.get(self.space.pk_attr)) or "",) + tuple(parsed[b] for _, b in self.names[:-1])
         values = self.seen[context]
         value = parsed[self.names[-1][1]]
         if value in values:
@@ -280,11 +280,11 @@ class PrefixProbeCheck(DataCheck):
     def add(self, entity: str, item: dict[str, Any]) -> None:
         for n in self.by_entity.get(entity, ()):
             rec = self.hits[n]
-            sk = key_text(item.get(rec[0].space.sk_attr))
+            sk = key_string(item.get(rec[0].space.sk_attr))
             if sk is not None and rec[0].space.pk_attr in item and rec[0].regex.match(sk):
                 rec[1] += 1
                 if len(rec[2]) < SAMPLES:
-                    rec[2].append(f"{entity} {key_text(item.get(rec[0].space.pk_attr))!r} / {short(sk)!r}")
+                    rec[2].append(f"{entity} {key_string(item.get(rec[0].space.pk_attr))!r} / {short(sk)!r}")
 
     def findings(self) -> Iterable[Finding]:
         for probe, count, samples in self.hits.values():

@@ -10,7 +10,7 @@ from typing import Any, Iterable
 from blue_nb.errors import BlueNbError
 from blue_nb.rules.findings import Finding, counted
 from blue_nb.rules.key_rules import KEY_SIZE, SEPARATOR_RULE
-from blue_nb.rules.keyspace import key_text
+from blue_nb.rules.keyspace import key_string
 from blue_nb.rules.registry import DataCheck, data_check, define
 from blue_nb.sizing import MAX_ITEM_BYTES, PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES, item_size
 from blue_nb.spec import SEPARATOR
@@ -35,7 +35,7 @@ def short(text: str, n: int = 90) -> str:
 def item_label(spec, item: dict[str, Any]) -> str:
     """``pk / sk`` of an item, for evidence."""
     t = spec.table
-    parts = [key_text(item.get(a)) or str(item.get(a)) for a in (t.partition_key, t.sort_key) if a]
+    parts = [key_string(item.get(a)) or str(item.get(a)) for a in (t.partition_key, t.sort_key) if a]
     return " / ".join(short(p, 60) for p in parts)
 
 
@@ -120,7 +120,7 @@ class KeySizeCheck(DataCheck):
                 rec[0] += 1
                 rec[1] = max(rec[1], n)
                 if len(rec[2]) < SAMPLES:
-                    rec[2].append(f"{short(key_text(v) or '', 70)} ({n:,} bytes)")
+                    rec[2].append(f"{short(key_string(v) or '', 70)} ({n:,} bytes)")
 
     def findings(self) -> Iterable[Finding]:
         for (entity, attr), (count, biggest, samples) in self.bad.items():
@@ -144,7 +144,7 @@ class KeyParseCheck(DataCheck):
     def add(self, entity: str, item: dict[str, Any]) -> None:
         e = self.spec.entities.get(entity)
         for attr, t in (e.templates.items() if e else ()):
-            key = key_text(item.get(attr))
+            key = key_string(item.get(attr))
             if key is None or t.is_constant:
                 continue
             values = t.parse(key)

@@ -10,7 +10,7 @@ from typing import Any
 
 from blue_nb.spec import SEPARATOR, AccessPattern, Entity, KeyTemplate, Placeholder, Spec
 
-__all__ = ["KeySpace", "Layout", "Probe", "can_start_with", "key_text", "pattern_where", "placeholders_of",
+__all__ = ["KeySpace", "Layout", "Probe", "can_start_with", "key_string", "pattern_where", "placeholders_of",
            "prefix_regex", "render_parts", "shape"]
 
 
@@ -64,7 +64,7 @@ def render_parts(t: KeyTemplate, values: dict[str, str]) -> str:
     return "".join(p if isinstance(p, str) else values.get(p.name, str(p)) for p in t.parts)
 
 
-def key_text(value: Any) -> str | None:
+def key_string(value: Any) -> str | None:
     """A key attribute's value as text (bytes decoded), or None for numbers and missing values."""
     if isinstance(value, str):
         return value

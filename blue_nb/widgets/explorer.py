@@ -54,7 +54,8 @@ class PatternExplorer:
         self.findings = W.HTML()
         self._param_widgets: dict[str, W.Combobox] = {}
         self._quiet = False
-        plans = W.HBox([W.VBox([W.HTML("<b>SQL (SQLite and DuckDB)</b>"), self.sql], layout=W.Layout(width="50%")),
+        self.sql_title = W.HTML()
+        plans = W.HBox([W.VBox([self.sql_title, self.sql], layout=W.Layout(width="50%")),
                         W.VBox([W.HTML("<b>boto3 request</b>"), self.request], layout=W.Layout(width="50%"))])
         self.widget = W.VBox([W.HBox([self.pattern, self.backend, self.pages]), self.params, plans, self.cost,
                               self.items, W.HTML("<b>Findings</b>"), self.findings])
@@ -112,12 +113,16 @@ class PatternExplorer:
         self.plan = None
         try:
             self.plan = plan(self.session.spec, self.pattern.value, self.param_values)
+            what = "the read of the item this dry-run write replaces" if not self.plan.is_read else "what the store runs"
+            self.sql_title.value = f"<b>SQL on {self.backend.value}</b> ({what})"
             self.sql.value = _pre(self.plan.show_sql(self.backend.value))
             self.request.value = _pre(self.plan.show_boto3())
             self.result = self.session.run_pattern(self.plan, backend=self.backend.value, max_pages=self.pages.value)
             self.error = ""
         except BlueNbError as e:
             self.result, self.error = None, str(e)
+            if self.plan is None:                     # nothing was planned: show no stale plan
+                self.sql_title.value = self.sql.value = self.request.value = ""
             self.cost.value = f"<span style='color:#b00'>{html.escape(self.error)}</span>"
             self.items.value = ""
             return

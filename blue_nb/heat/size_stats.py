@@ -18,7 +18,7 @@ from blue_nb.sizing import READ_UNIT_BYTES, WRITE_UNIT_BYTES, str_size, wire_val
 from blue_nb.spec import Spec
 from blue_nb.items.values import loads_wire
 
-__all__ = ["ATTR_SAMPLE", "size_frames", "item_size_summary", "attribute_sizes"]
+__all__ = ["ATTR_SAMPLE", "size_frames", "entity_size_stats", "attribute_sizes"]
 
 ATTR_SAMPLE = 10_000           # items per entity: shares are stable well before this
 
@@ -62,7 +62,7 @@ def attribute_sizes(scratch: Scratch, spec: Spec, *, sample: int = ATTR_SAMPLE, 
     return pd.DataFrame(rows, columns=["entity", "attribute", "bytes", "share"])
 
 
-def item_size_summary(scratch: Scratch, spec: Spec) -> dict[str, dict[str, int]]:
+def entity_size_stats(scratch: Scratch, spec: Spec) -> dict[str, dict[str, int]]:
     """Per entity: count, p50, p95 and max item bytes (``summary.json``'s ``item_sizes``)."""
     cat = ident(TableLayout.of(spec).catalog)
     rows = scratch.execute(f"SELECT coalesce(entity, '?'), count(*), quantile_disc(size, 0.5), "
