@@ -15,8 +15,10 @@ its items. Layer 1: imports only errors, values, spec and sizing of blue_nb, and
 * :mod:`.reserved` - DynamoDB's 573 reserved words
 """
 
+# isort: off  (the order registers the rules: check's rules, then the heat model's, last in RULES)
 from blue_nb.rules.check import check_spec, check_specs
-from blue_nb.rules import heat_rules  # noqa: F401, I001  (after check: the heat rules come last in RULES)
+from blue_nb.rules import heat_rules  # noqa: F401
+# isort: on
 from blue_nb.rules.findings import SEVERITIES, Finding, Findings
 from blue_nb.rules.registry import RULES, Context, DataCheck, Rule, data_check, define, spec_check
 from blue_nb.rules.reserved import is_reserved, needs_alias, reserved_words

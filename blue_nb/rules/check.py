@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any, Iterable
 
 # importing the rule modules registers their rules, in this order (the report's order within a severity)
-from blue_nb.rules import spec_rules, schema_rules, key_rules, data_rules, data_keys  # noqa: F401, I001
+# isort: off
+from blue_nb.rules import spec_rules, schema_rules, key_rules, data_rules, data_keys  # noqa: F401
+# isort: on
 from blue_nb.rules.data_rules import SAMPLES, item_label
 from blue_nb.rules.findings import Finding, Findings, counted
 from blue_nb.rules.keyspace import key_string
