@@ -15,10 +15,10 @@ from pathlib import Path
 
 import click
 
-from blue_nb.errors import BlueNbError
+from blue_nb.errors import BlueNbError, ItemError
 from blue_nb.items import parse_item_line
 from blue_nb.patterns import WriteResult
-from blue_nb.sizing import item_costs, wire_item_size
+from blue_nb.sizing import MAX_ITEM_BYTES, item_costs, wire_item_size
 
 __all__ = ["main", "cli"]
 
@@ -41,8 +41,8 @@ def handles_errors(fn):
             return fn(*args, **kwargs)
         except BlueNbError as e:
             raise CliError(str(e)) from e
-        except KeyboardInterrupt:
-            click.echo("interrupted: nothing was changed", err=True)
+        except KeyboardInterrupt as e:      # a load's LoadInterrupted says what it left; others change nothing
+            click.echo(getattr(e, "message", None) or "interrupted: nothing was changed", err=True)
             sys.exit(130)
 
     return wrapper
@@ -104,6 +104,9 @@ def load(spec, data_dir, sqlite, duckdb, mode, progress, fmt):
         raise CliError("nothing to load into: give --sqlite FILE and/or --duckdb FILE")
     results = load_data(spec, data_dir, sqlite=sqlite, duckdb=duckdb, mode=mode, progress=progress)
     targets = [t for t in (("sqlite", sqlite), ("duckdb", duckdb)) if t[1]]
+    for (backend, path), r in zip(targets, results):
+        for note in r.notes:                # a folder created, an interrupted load settled
+            click.echo(f"{backend} {path}: {note}", err=True)
     if fmt == "json":
         echo_json([{"backend": b, "path": p, "table": r.table, "items_written": r.items_written,
                     "items": r.items_after, "per_entity": r.per_entity, "replaced": r.replaced}
@@ -145,26 +148,67 @@ def size(file, fmt):
 
     name = "<stdin>" if file == "-" else file
     try:
-        stream = sys.stdin if file == "-" else open(file, encoding="utf-8")
+        stream = sys.stdin.buffer if file == "-" else open(file, "rb")
     except OSError as e:
-        raise CliError(f"{file}: cannot read: {e.strerror}") from e
+        raise CliError(f"{file}: cannot read: {e.strerror}\n  hint: check the path, or give - to read stdin") from e
+    over = []
     with stream:
         if fmt == "text":
             click.echo(f"{'line':>6} {'bytes':>8} {'RCU strong':>10} {'eventual':>8} {'transact':>8} "
-                       f"{'WCU':>5} {'transact':>8}")
-        for n, line in enumerate(stream, 1):
-            if not line.strip():
-                continue
-            costs = item_costs(wire_item_size(parse_item_line(line, where=f"{name}:{n}")))
+                       f"{'WCU':>5} {'transact':>8} limit")
+        for n, line in _item_lines(stream, name):
+            where = f"{name}:{n}"
+            wire = parse_item_line(line, where=where)        # every value checked, as DynamoDB would
+            if not wire:
+                raise ItemError("an item with no attributes", where=where,
+                                hint='an item holds at least its key: {"pk": {"S": "x"}}')
+            costs = item_costs(wire_item_size(wire))
+            if costs["size"] > MAX_ITEM_BYTES:
+                over.append(n)
+                click.echo(f"{where}: the item is {costs['size']:,} bytes, over DynamoDB's item limit of "
+                           f"{MAX_ITEM_BYTES:,} bytes (400 KB); DynamoDB refuses it (hint: move large values to "
+                           f"S3 and keep a pointer, or split the item)", err=True)
             if fmt == "json":
-                echo_json(costs)
+                echo_json({**costs, "over_limit": costs["size"] > MAX_ITEM_BYTES})
             else:
                 click.echo(f"{n:>6} {costs['size']:>8} {costs['rcu_strong']:>10} {costs['rcu_eventual']:>8} "
-                           f"{costs['rcu_transactional']:>8} {costs['wcu']:>5} {costs['wcu_transactional']:>8}")
+                           f"{costs['rcu_transactional']:>8} {costs['wcu']:>5} {costs['wcu_transactional']:>8}"
+                           + (" OVER" if costs["size"] > MAX_ITEM_BYTES else ""))
+    if over:
+        click.echo(f"{len(over)} item{'s' if len(over) > 1 else ''} over the {MAX_ITEM_BYTES:,}-byte item limit "
+                   f"(line{'s' if len(over) > 1 else ''} {', '.join(map(str, over[:20]))})", err=True)
+        sys.stdout.flush()
+        sys.exit(1)
+
+
+#: One line of DynamoDB JSON: an item is at most 400 KB, but base64 and JSON escapes can more than
+#: double it; 16 MB is far beyond any valid item and still small enough to hold.
+MAX_LINE_BYTES = 16 * 1024 * 1024
+
+
+def _item_lines(stream, name: str):
+    """(line number, text) of each non-blank line; a line over MAX_LINE_BYTES or not UTF-8 is an ItemError."""
+    n = 0
+    while True:
+        raw = stream.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        n += 1
+        if len(raw) > MAX_LINE_BYTES:
+            raise ItemError(f"line longer than {MAX_LINE_BYTES:,} bytes", where=f"{name}:{n}",
+                            hint="one item per line; an item is at most 400 KB (409,600 bytes)")
+        try:
+            text = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+        except UnicodeDecodeError as e:
+            raise ItemError(f"not UTF-8 text: byte 0x{raw[e.start]:02x} at column {e.start + 1}", where=f"{name}:{n}",
+                            hint="DynamoDB JSON is UTF-8 text; convert the file (e.g. iconv -t UTF-8)") from e
+        if text.strip():
+            yield n, text
 
 
 @cli.command()
-@click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="the project folder")
+@click.option("--root", type=click.Path(exists=True, file_okay=False), default=".", show_default=True,
+              help="the project folder (it must exist)")
 @handles_errors
 def prepare(root):
     """Generate the example domains' sample data under data/sample/ where it is missing."""
@@ -175,7 +219,7 @@ def prepare(root):
 
 
 @cli.command()
-@click.option("--port", type=int, default=8888, show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=8888, show_default=True)
 @click.option("--notebook", default="notebooks/00_quickstart.ipynb", show_default=True)
 @click.option("--browser/--no-browser", default=True, help="open a browser tab")
 @handles_errors
@@ -197,11 +241,16 @@ def lab(port, notebook, browser):
 
 
 def _params(values: tuple[str, ...]) -> dict[str, str]:
-    out = {}
+    """--param NAME=VALUE options as a dict; a malformed or repeated one is refused (never the last one silently)."""
+    out: dict[str, str] = {}
     for v in values:
         name, sep, value = v.partition("=")
-        if not sep or not name:
-            raise CliError(f"--param {v!r} is not NAME=VALUE")
+        if not sep or not name.strip():
+            raise CliError(f"--param {v!r} is not NAME=VALUE\n  hint: write --param name=value, e.g. "
+                           "--param branch_id=B1 (run the pattern without parameters to see which it needs)")
+        if name in out:
+            raise CliError(f"--param {name!r} is given twice ({out[name]!r} and {value!r})\n"
+                           "  hint: give each parameter once")
         out[name] = value
     return out
 
@@ -229,7 +278,8 @@ def query(spec, pattern, params, backend, sqlite, duckdb, max_pages, show_plan, 
     backend = backend or ("sqlite" if sqlite else "duckdb" if duckdb else None)
     path = {"sqlite": sqlite, "duckdb": duckdb}.get(backend or "")
     if not backend or not path:
-        raise CliError("give the store: --sqlite FILE or --duckdb FILE (and --backend to choose)")
+        raise CliError(f"--backend {backend} needs --{backend} FILE" if backend else
+                       "give the store: --sqlite FILE or --duckdb FILE (and --backend to choose)")
     result = run_pattern(spec, pattern, _params(params), backend=backend, path=path, max_pages=max_pages)
     if show_plan:
         item = result.item if isinstance(result, WriteResult) else None

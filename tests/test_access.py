@@ -66,6 +66,13 @@ def test_bind_names_every_missing_parameter():
         bind(SPEC, "get_order", {"customer": "c", "order": "x"})
 
 
+def test_bind_refuses_unknown_parameters_naming_the_patterns_own():
+    with pytest.raises(QueryError) as e:
+        bind(SPEC, "page", {"customer": "c1", "lo": 1, "hi": 2, "custmer": "c2", "nosuch": 1})
+    assert "has no parameter 'custmer', 'nosuch'" in e.value.msg and e.value.where == "access_patterns.page"
+    assert "did you mean 'customer'?" in e.value.hint and "its parameters: customer, lo, hi" in e.value.hint
+
+
 def test_read_modes():
     assert bind(SPEC, "orders", {"customer": "c"}).read_mode == "eventual"
     assert bind(SPEC, "page", {"customer": "c", "lo": 1, "hi": 2}).read_mode == "strong"

@@ -50,8 +50,10 @@ def test_size_examples_json():
     r = run("size", "--format", "json", input=f"{SHIRT}\n{{\"Item\": {BOOK}}}\n\n")
     assert r.exit_code == 0
     assert [json.loads(line) for line in r.output.splitlines()] == [
-        {"size": 23, "rcu_strong": 1, "rcu_eventual": 0.5, "rcu_transactional": 2, "wcu": 1, "wcu_transactional": 2},
-        {"size": 137, "rcu_strong": 1, "rcu_eventual": 0.5, "rcu_transactional": 2, "wcu": 1, "wcu_transactional": 2},
+        {"size": 23, "rcu_strong": 1, "rcu_eventual": 0.5, "rcu_transactional": 2, "wcu": 1, "wcu_transactional": 2,
+         "over_limit": False},
+        {"size": 137, "rcu_strong": 1, "rcu_eventual": 0.5, "rcu_transactional": 2, "wcu": 1, "wcu_transactional": 2,
+         "over_limit": False},
     ]
 
 
@@ -65,6 +67,19 @@ def test_size_boundaries(tmp_path, size, rcu, wcu):
     out = json.loads(run("size", f, "--format", "json").output)
     assert (out["size"], out["rcu_strong"], out["wcu"]) == (size, rcu, wcu)
     assert out["rcu_eventual"] == rcu / 2 and out["rcu_transactional"] == 2 * rcu
+
+
+def test_size_over_the_item_limit_is_reported_and_exits_1(tmp_path):
+    f = tmp_path / "items.jsonl"
+    f.write_text(SHIRT + "\n" + json.dumps({"a": {"S": "x" * 409_600}}) + "\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["size", str(f), "--format", "json"])
+    assert r.exit_code == 1
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [(o["size"], o["over_limit"]) for o in rows] == [(23, False), (409_601, True)]
+    assert rows[1]["wcu"] == 401                                            # sized and priced all the same
+    assert f"{f}:2: the item is 409,601 bytes, over DynamoDB's item limit of 409,600 bytes" in r.stderr
+    text = CliRunner().invoke(cli, ["size", str(f)])
+    assert text.exit_code == 1 and text.stdout.splitlines()[2].split()[-1] == "OVER"
 
 
 def test_size_text_output():

@@ -243,7 +243,7 @@ def test_nested_columns_hold_arrow_values():
     ("L", '{"M": {}}', "not a L value"),
     ("M", "not json", "invalid JSON"),
     ("SS", '{"SS": []}', "non-empty"),
-    ("NS", '{"NS": ["1", "1"]}', "duplicates"),
+    ("NS", '{"NS": ["1", "1"]}', "duplicate member"),
     ("L", '{"L": [{"N": "1.5.5"}]}', "not a valid DynamoDB number"),
 ])
 def test_bad_nested_cells_are_item_errors(tag, cell, match):

@@ -20,7 +20,7 @@ from blue_nb.items.build import MISSING, ItemBuilder, coerce_attribute
     ("aGk=", "B", b"hi"),                                       # base64 in files
     (b"\x00\xff", "B", b"\x00\xff"),
     ("true", "BOOL", True), ("0", "BOOL", False), (False, "BOOL", False),
-    ("x", "NULL", None),
+    ("true", "NULL", None), (True, "NULL", None), ("null", "NULL", None),
     ('[1, "a", [true]]', "L", [Decimal(1), "a", [True]]),       # CSV cells hold JSON
     ('{"a": {"b": 1.5}}', "M", {"a": {"b": Decimal("1.5")}}),
     ({"a": 1}, "M", {"a": Decimal(1)}),
@@ -45,6 +45,22 @@ def test_coerce_attribute(value, dtype, expected):
     ("maybe", "BOOL", "not a boolean"),
     ("[1,", "L", "not JSON"),
     ("[1]", "M", "expected a map"),
+    ("x", "NULL", "not null"),                                  # a NULL attribute is written true, nothing else
+    ({"a": 1}, "S", "expected a string, got a map"),            # no str() of a map, list or bool into an S
+    (True, "S", "expected a string, got a boolean"),
+    ("[]", "SS", "empty SS set"),
+    ('["novel", "classic", "novel"]', "SS", "'novel' twice"),
+    (["1", "1.0"], "NS", "equal numbers"),
+    (["aGk=", "aGk="], "BS", "twice"),
+    ('[1, "a"]', "SS", "not a string"),
+    ("aGk", "B", "not base64"),                                 # unpadded
+    (5, "B", "expected base64"),
+    ('{"a": 1, "a": 2}', "M", "appears twice"),                 # a repeated key would silently replace the first
+    ('[NaN]', "L", "NaN"),
+    ("[" + "1" * 500 + "]", "L", "500 characters"),
+    ("[" * 40 + "]" * 40, "L", "nested deeper than 32"),
+    ("[" * 5000 + "]" * 5000, "L", "nested deeper"),            # past Python's recursion limit: no RecursionError
+    ([[1.5, float("nan")]], "L", "NaN"),                        # numbers inside lists are checked too
 ])
 def test_coerce_attribute_errors(value, dtype, message):
     with pytest.raises(Exception, match=message):
@@ -74,9 +90,32 @@ def test_sparse_index_key(dialogue_spec):
 def test_missing_table_key_value_names_row(dialogue_spec):
     b = ItemBuilder(dialogue_spec)
     with pytest.raises(SourceError) as e:
-        b.build(dialogue_spec.entities["Expert"], {"dialogue_id": "d", "expert": ""}, where="experts.csv:9")
+        b.build(dialogue_spec.entities["Expert"], {"dialogue_id": "d"}, where="experts.csv:9")
     assert e.value.where == "experts.csv:9"
-    assert "needs expert" in e.value.msg and "Expert" in e.value.msg
+    assert "needs expert" in e.value.msg and "no 'expert' column" in e.value.msg and "Expert" in e.value.msg
+
+
+@pytest.mark.parametrize("value, state", [("", "empty"), (None, "null")])
+def test_empty_table_key_value_is_empty_not_missing(dialogue_spec, value, state):
+    b = ItemBuilder(dialogue_spec)
+    with pytest.raises(SourceError) as e:
+        b.build(dialogue_spec.entities["Expert"], {"dialogue_id": "d", "expert": value}, where="experts.csv:9")
+    assert e.value.where == "experts.csv:9 expert"
+    assert f"which is {state} in this row" in e.value.msg and "missing" not in e.value.msg
+    assert "give every Expert row a value for expert" in e.value.hint
+
+
+def test_no_rows_is_an_error_unless_the_entity_allows_it(dialogue_spec):
+    b = ItemBuilder(dialogue_spec)
+    expert = dialogue_spec.entities["Expert"]
+    with pytest.raises(SourceError) as e:
+        list(b.items(expert, iter([])))
+    assert "holds no rows" in e.value.msg and "allow_empty: true" in e.value.hint
+    expert.allow_empty = True
+    try:
+        assert list(b.items(expert, iter([]))) == []
+    finally:
+        expert.allow_empty = False
 
 
 def test_bad_attribute_names_row_and_column(dialogue_spec):

@@ -17,8 +17,8 @@ import pytest
 
 from blue_nb.rules import RULES, Finding, Findings, check_spec, check_specs, is_reserved, reserved_words
 from blue_nb.rules import single_table_findings, spec_check
-from blue_nb.rules.registry import DATA_CHECKS, SOURCES, SPEC_CHECKS
-from blue_nb.rules.data_rules import NEAR_LIMIT_BYTES
+from blue_nb.rules.registry import DATA_CHECKS, SOURCES, SPEC_CHECKS, Context
+from blue_nb.rules.data_rules import NEAR_LIMIT_BYTES, DuplicateKeyCheck
 from blue_nb.sizing import MAX_ITEM_BYTES, item_size
 from blue_nb.spec import load_spec, spec_from_dict
 from blue_nb.app.workflows import validate
@@ -217,7 +217,7 @@ def test_open_ended_begins_with_is_a_warning_without_data():
 
 # -- one violation per rule (items) --------------------------------------------------------------
 def _sized(n: int) -> tuple[str, dict]:
-    item = {"pk": "c1", "sk": "META", "email": ""}
+    item = {"pk": "c9", "sk": "META", "email": ""}          # c9: not the key of CLEAN_ITEMS[0] (no DUPLICATE-ITEM-KEY)
     item["email"] = "x" * (n - item_size(item))
     assert item_size(item) == n
     return "Customer", item
@@ -233,6 +233,8 @@ DATA_CASES = [
     ("KEY-SIZE", None, [("Customer", {"pk": "p" * 2049, "sk": "META"})], "error", "entities.Customer.key.pk"),
     ("ITEM-SIZE", None, [_sized(MAX_ITEM_BYTES + 1)], "error", "entities.Customer"),
     ("UNMATCHED-ITEM", None, [{"pk": "c1", "sk": "OTHER#1"}], "warning", "entities"),
+    ("DUPLICATE-ITEM-KEY", None, [("Customer", {"pk": "c1", "sk": "META", "email": "bob@example.com"})],
+     "error", "entities.Customer"),
 ]
 
 
@@ -260,6 +262,20 @@ def test_sort_order_evidence_and_fix_from_the_data():
 def test_item_size_thresholds(size, severity):
     findings = check_spec(spec_of(), [_sized(size)])
     assert [f.severity for f in findings.by_rule("ITEM-SIZE")] == ([severity] if severity else [])
+
+
+def test_duplicate_keys_evidence_counts_and_numbers_compare_by_value():
+    items = [*CLEAN_ITEMS, order("000002"), order("000002"), order("000010"), ("Customer", dict(CLEAN_ITEMS[0][1]))]
+    f, g = sorted(check_spec(spec_of(), items).by_rule("DUPLICATE-ITEM-KEY"), key=lambda f: f.where)
+    assert (f.severity, f.where) == ("error", "entities.Customer") and "1 Customer key" in f.message
+    assert g.where == "entities.Order" and "2 Order keys" in g.message and "5 items in all" in g.message
+    assert g.evidence[0] == "c1 / ORDER#000002: 3 Order items share this key"
+    assert "entities.Order.key.sk" in g.hint
+    checker = DuplicateKeyCheck(Context(spec_of(), with_data=True))
+    for pk in (Decimal("1"), Decimal("1.00"), "1", b"1"):       # N 1 == N 1.00; S "1" and B "1" are other keys
+        checker.add("Customer", {"pk": pk, "sk": "META"})
+    assert [r[0] for r in checker.repeated.values()] == [2]
+    assert check_spec(spec_of(), CLEAN_ITEMS).by_rule("DUPLICATE-ITEM-KEY") == []
 
 
 def test_key_size_limits_are_inclusive():

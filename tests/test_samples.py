@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from blue_nb.errors import SourceError
-from blue_nb.sources import sample_dialogue, samples
+from blue_nb.sources import sample_dialogue
 from blue_nb.sources.sample_text import END_TS
 from blue_nb.sources.samples import SAMPLE_DOMAINS, SAMPLE_SOURCES, generate_sample
 from blue_nb.sources.writers import SourceFiles

@@ -162,6 +162,7 @@ def test_schema_accepts_examples(root, name):
     lambda d: d["entities"]["Expert"]["attributes"].update(score="INT"),    # enum
     lambda d: d["access_patterns"][0].update(limit=0),                      # minimum
     lambda d: d["access_patterns"][0]["key_condition"].update(sk_between=["a"]),  # list length
+    lambda d: d["entities"]["Expert"].update(allow_empty="yes"),            # bool
 ])
 def test_schema_and_validator_agree_on_bad_specs(raw, mutate):
     bad = copy.deepcopy(raw)
@@ -170,3 +171,71 @@ def test_schema_and_validator_agree_on_bad_specs(raw, mutate):
         jsonschema.validate(bad, json_schema())
     with pytest.raises(SpecError):
         spec_from_dict(bad)
+
+
+LIB_SPEC = "data/examples/library/library.yaml"
+
+
+def _problems(text: str) -> str:
+    with pytest.raises(SpecError) as e:
+        loads_spec(text, source="s.yaml")
+    return str(e.value)
+
+
+def test_duplicate_keys_name_both_lines(root):
+    text = (root / LIB_SPEC).read_text()
+    lines = text.splitlines()
+    first = lines.index("  Book:") + 1
+    bad = text.replace("access_patterns:", "  Book:\n    key: {pk: X, sk: Y}\naccess_patterns:", 1)
+    second = bad.splitlines().index("  Book:", first) + 1
+    assert f"s.yaml:{second} entities.Book: duplicate key 'Book', first at line {first}" in _problems(bad)
+    as_json = json.dumps(yaml.safe_load(text), indent=1).replace('"domain": "library",',
+                                                                 '"domain": "library", "domain": "x",')
+    assert "duplicate key 'domain', first at line 3" in _problems(as_json)
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("a: &a [x, x]\nb: [*a, *a]\n", "s.yaml:2:5: YAML alias *a is not allowed"),
+    ("spec_version: 1\ndomain: " + "[" * 50_000 + "]" * 50_000, "s.yaml:2:40: nested more than 32 levels"),
+    ("a: 1\nyes: 2\n", "s.yaml:2: key 'yes' is not a string"),
+    ("a: 1\n? [x]\n: 2\n", "key 'a sequence' is not a string"),
+    ("a: 2024-13-45\n", "s.yaml:1:4: not valid YAML/JSON: cannot read the value '2024-13-45'"),
+    ("a: b\x00\n", "s.yaml:1:5: character '\\x00' (U+0000) is not allowed"),
+    ("a:\n\tb: 1\n", "indent with spaces, not tabs"),
+    ("a: 1\n---\nb: 2\n", "expected a single document in the stream but found another document"),
+    ("", "the spec is empty"),
+    ("[1, 2]", "s.yaml:1: expected a mapping, got [1, 2]"),
+    ("x" * 1_000_001, "larger than 1,000,000 bytes"),
+])
+def test_hostile_spec_text_is_refused_with_its_place(text, fragment):
+    assert fragment in _problems(text)
+
+
+def test_spec_files_are_bounded_and_decoded_with_their_place(root, tmp_path):
+    text = (root / LIB_SPEC).read_text()
+    bom = tmp_path / "bom.yaml"
+    bom.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert load_spec(bom).domain == "library"                              # a UTF-8 BOM is fine
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes(b"domain: x\ndescription: caf\xe9\n")
+    with pytest.raises(SpecError) as e:
+        load_spec(latin)
+    assert e.value.where == f"{latin}:2:17" and "byte 0xe9" in e.value.msg
+    big = tmp_path / "big.yaml"
+    big.write_bytes(b"#" * 50_000_000)
+    with pytest.raises(SpecError, match="larger than 1,000,000 bytes"):
+        load_spec(big)
+
+
+def test_bad_format_spec_is_refused_when_the_spec_is_read(root):
+    text = (root / LIB_SPEC).read_text().replace("{loan_id:05d}", "{loan_id:03q}", 1)
+    line = text.splitlines().index('      sk: "LOAN#{isbn}#{loan_id:03q}"') + 1
+    assert f"s.yaml:{line} entities.Loan.key.sk: invalid format spec '03q'" in _problems(text)
+
+
+def test_non_finite_numbers_and_trailing_newlines_are_refused(raw):
+    raw["access_patterns"][0]["rate_per_second"] = float("nan")
+    raw["domain"] = "dialogue\n"
+    with pytest.raises(SpecError) as e:
+        spec_from_dict(raw)
+    assert sorted(p.where for p in e.value.problems) == ["<spec> access_patterns[0].rate_per_second", "<spec> domain"]

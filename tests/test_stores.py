@@ -1,5 +1,5 @@
 """SQLite and DuckDB stores: ADR 0018's exact table, identical items, every type intact,
-one transaction per load, re-loads that leave one copy, and indexed index keys."""
+all-or-nothing loads, re-loads that leave one copy, and indexed index keys."""
 
 from decimal import Decimal
 from itertools import islice

@@ -6,7 +6,7 @@ import json
 from decimal import Decimal
 
 import pytest
-from tests.strategies import full_items, full_numbers, full_values
+from tests.strategies import full_items, full_numbers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -118,7 +118,7 @@ def test_from_wire(wire, value):
         ({"M": []}, "M value []"),
         ({"SS": []}, "SS must be a non-empty list"),
         ({"NS": []}, "NS must be a non-empty list"),
-        ({"NS": ["1", "1.0"]}, "duplicates"),
+        ({"NS": ["1", "1.0"]}, "duplicate member"),
         ({"NS": [1]}, "NS element 1"),
         ({"SS": ["a", 1]}, "SS element 1"),
         ("S", "exactly one type key"),
@@ -272,13 +272,27 @@ def test_parse_item_line(line, expected):
         ("[1, 2]", "expected a JSON object"),
         ("", "empty line"),
         ('{"pk": "a"}', "not a DynamoDB JSON item"),
-        ('{"pk": {"Q": "a"}}', "not a DynamoDB JSON item"),
+        ('{"pk": {"Q": "a"}}', "items.jsonl:3 pk: unknown type key 'Q'"),
+        # every value is checked, with the line and the attribute path
+        ('{"pk": {"SS": []}}', "items.jsonl:3 pk: SS must be a non-empty list"),
+        ('{"pk": {"SS": ["x", "x"]}}', "items.jsonl:3 pk: SS has a duplicate member 'x'"),
+        ('{"pk": {"NS": ["1", "1.0"]}}', "NS has a duplicate member '1.0' (numerically equal)"),
+        ('{"pk": {"BS": ["AA==", "AA=="]}}', "BS has a duplicate member"),
+        ('{"pk": {"BOOL": "yes"}}', "items.jsonl:3 pk: BOOL value 'yes' is invalid"),
+        ('{"pk": {"NULL": false}}', "NULL value False is invalid"),
+        ('{"pk": {"N": 12}}', "N value 12 must be a string"),
+        ('{"pk": {"M": {"a": {"L": [{"N": "1e999"}]}}}}', "items.jsonl:3 pk.a[0]: number '1e999' is out of range"),
+        ('{"pk": {"S": "a"}, "pk": {"S": "b"}}', "duplicate key 'pk'"),
+        ('{"pk": {"M": {"a": {"S": "a"}, "a": {"S": "b"}}}}', "duplicate key 'a'"),
+        ('{"": {"S": "a"}}', "must be 1 byte to 64 KB long"),
+        ('{"pk": ' + '{"L": [' * 40 + '{"S": "x"}' + ']}' * 40 + '}', "nesting deeper than 32"),
+        ('[' * 100_000 + ']' * 100_000, "nested too deeply"),
     ],
 )
 def test_parse_item_line_errors(line, fragment):
     with pytest.raises(ItemError) as err:
         parse_item_line(line, "items.jsonl:3")
-    assert err.value.where == "items.jsonl:3" and fragment in str(err.value)
+    assert err.value.where.startswith("items.jsonl:3") and fragment in str(err.value)
 
 
 # ---------------------------------------------------------------- round trips

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from blue_nb.rules import Findings, check_spec
+from blue_nb.rules import check_spec
 from blue_nb.patterns import Plan, ReadResult, WriteResult, plan
 from blue_nb.spec import Spec, with_attribute, with_key, with_pattern, without_pattern
 from blue_nb.stores import BACKENDS, Store, open_store

@@ -22,7 +22,8 @@ from blue_nb.spec import Spec, load_spec
 from blue_nb.stores import LoadResult, Store, load_items, open_store
 
 __all__ = ["as_spec", "compare_stores", "entity_summary", "largest_items", "largest_partitions", "load_data",
-           "open_stores", "parameter_values", "run_pattern", "sample_items", "source_files", "spec_items", "validate"]
+           "located_items", "open_stores", "parameter_values", "run_pattern", "sample_items", "source_files",
+           "spec_items", "validate"]
 
 
 def as_spec(spec: Spec | str | Path) -> Spec:
@@ -48,19 +49,30 @@ def source_files(spec: Spec, data_dir: str | Path) -> dict[str, Path]:
 
 def spec_items(spec: Spec, data_dir: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
     """(entity name, item) for every row of every entity's source file, streamed."""
+    for name, item, _ in located_items(spec, data_dir):
+        yield name, item
+
+
+def located_items(spec: Spec, data_dir: str | Path) -> Iterator[tuple[str, dict[str, Any], str]]:
+    """(entity name, item, where) for every row of every entity's source file, streamed; ``where``
+    is the source row ("file:line"), for the loader to name both rows of a duplicate key."""
     builder = ItemBuilder(spec)
     for name, path in source_files(spec, data_dir).items():
-        entity = spec.entities[name]
-        for item in builder.items(entity, iter_rows(path)):
-            yield name, item
+        for where, item in builder.located(spec.entities[name], iter_rows(path)):
+            yield name, item, where
 
 
 def open_stores(sqlite: str | Path | None = None, duckdb: str | Path | None = None) -> list[Store]:
-    stores = []
-    if sqlite:
-        stores.append(open_store("sqlite", sqlite))
-    if duckdb:
-        stores.append(open_store("duckdb", duckdb))
+    """Open the store files given (SQLite first), each recovered from an interrupted load; all or none."""
+    stores: list[Store] = []
+    try:
+        for backend, path in (("sqlite", sqlite), ("duckdb", duckdb)):
+            if path:
+                stores.append(open_store(backend, path))
+    except BaseException:
+        for s in stores:
+            s.close()
+        raise
     return stores
 
 
@@ -70,7 +82,10 @@ def load_data(spec: Spec | str | Path, data_dir: str | Path, *, stores: list[Sto
     """Turn the rows under ``data_dir`` into items and load them into the given stores in one pass.
 
     Pass open ``stores`` (kept open, e.g. in-memory ones in a notebook) or file paths for
-    ``sqlite`` / ``duckdb`` (opened and closed here). A failure leaves every store as it was.
+    ``sqlite`` / ``duckdb`` (opened and closed here). A failure leaves every store as it was; two
+    rows that make the same item key are a SourceError naming both. Each result's ``notes`` say
+    what the user should hear besides: a store folder created, an interrupted load finished or
+    rolled back when the store was opened.
     """
     spec = as_spec(spec)
     files = source_files(spec, data_dir)
@@ -80,7 +95,7 @@ def load_data(spec: Spec | str | Path, data_dir: str | Path, *, stores: list[Sto
     if not targets:
         raise SourceError("no store to load into", hint="give --sqlite FILE and/or --duckdb FILE")
     try:
-        return load_items(targets, spec, spec_items(spec, data_dir), mode=mode, total=total, progress=progress)
+        return load_items(targets, spec, located_items(spec, data_dir), mode=mode, total=total, progress=progress)
     finally:
         for s in opened:
             s.close()

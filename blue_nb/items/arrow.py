@@ -125,7 +125,7 @@ def cell_value(v: Any, tag: str, shape: str, where: str) -> Any:
     Arrow value as Python (``shape`` "map" / "struct" for those Arrow types). The null fields of a
     struct are absent keys (write DynamoDB JSON text to keep an explicit NULL inside a map)."""
     if isinstance(v, (str, bytes)):
-        wire = loads_wire(v, where)
+        wire = loads_wire(v, where, strict=True)   # input from people: a repeated key is an error
         if len(wire) != 1 or next(iter(wire)) != tag:
             raise ItemError(f"cell {str(v)[:80]!r} is not a {tag} value", where=where, hint=f'write {{"{tag}": ...}}')
         return from_wire(wire, where)

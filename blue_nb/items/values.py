@@ -234,11 +234,12 @@ def item_to_wire(item: Mapping[str, Any]) -> dict:
     return {_name(k): _encode(v, k, 0) for k, v in item.items()}
 
 
-def _name(k: Any) -> str:
+def _name(k: Any, where: str = "") -> str:
     """Check a top-level attribute name: a non-empty str of at most 64 KB."""
-    k = _key(k, "")
+    k = _key(k, where)
     if not k or len(k.encode("utf-8")) > 65_536:
-        raise _fail(f"attribute name {k[:60]!r} must be 1 byte to 64 KB long", k, "rename the attribute")
+        raise _fail(f"attribute name {k[:60]!r} must be 1 byte to 64 KB long", f"{where} {k[:60]}".strip(),
+                    "rename the attribute")
     return k
 
 
@@ -264,7 +265,10 @@ def _wire_set(tag: str, body: Any, where: str) -> set:
     else:
         out = {_b64decode(v, where) for v in body}
     if len(out) != len(body):
-        raise _fail(f"{tag} contains duplicates: {body!r:.120}", where, "a set cannot repeat a value")
+        seen: set = set()
+        dup = next(v for v in body if (k := validate_number(v) if tag == "NS" else v) in seen or seen.add(k))
+        raise _fail(f"{tag} has a duplicate member {dup!r:.80}" + (" (numerically equal)" if tag == "NS" else ""),
+                    where, "a set cannot repeat a value (DynamoDB rejects the request): remove the repeat")
     return out
 
 
@@ -313,10 +317,13 @@ def from_wire(wire: Mapping[str, Any], where: str = "") -> Any:
     return _decode(wire, where, 0)
 
 
-def item_from_wire(wire_item: Mapping[str, Any]) -> dict:
-    """Decode a whole wire item (attribute name -> wire value)."""
+def item_from_wire(wire_item: Mapping[str, Any], where: str = "") -> dict:
+    """Decode a whole wire item (attribute name -> wire value), checking every value; ``where``
+    (``file:line``) prefixes the attribute path in errors."""
     if not isinstance(wire_item, Mapping):
-        raise _fail(f"a wire item must be an object, got {type(wire_item).__name__}", "")
+        raise _fail(f"a wire item must be an object, got {type(wire_item).__name__}", where)
+    if where:
+        return {_name(k, where): _decode(v, f"{where} {k}", 0) for k, v in wire_item.items()}
     return {_name(k): _decode(v, k, 0) for k, v in wire_item.items()}
 
 
@@ -333,10 +340,24 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not allowed")
 
 
-def loads_wire(text: str | bytes, where: str = "") -> dict:
-    """Parse JSON text into a wire object; JSON numbers become Decimal, never float."""
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """json hook: a repeated key would silently replace the first."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set = set()
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise ValueError(f"duplicate key {dup!r:.80}: the second would silently replace the first")
+    return out
+
+
+def loads_wire(text: str | bytes, where: str = "", strict: bool = False) -> dict:
+    """Parse JSON text into a wire object; JSON numbers become Decimal, never float. ``strict``
+    refuses repeated keys (input from people; the stores read back their own data without it)."""
     try:
-        data = json.loads(text, parse_float=Decimal, parse_constant=_no_constant)
+        data = json.loads(text, parse_float=Decimal, parse_constant=_no_constant,
+                          object_pairs_hook=_unique_keys if strict else None)
+    except RecursionError as exc:
+        raise _fail(f"JSON nested too deeply (DynamoDB allows {MAX_DEPTH} levels)", where, "flatten the value") from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise _fail(f"invalid JSON: {exc}", where, "each line must be one JSON object") from exc
     if not isinstance(data, dict):
@@ -352,13 +373,14 @@ def _looks_like_item(obj: Any) -> bool:
 
 
 def parse_item_line(line: str | bytes, where: str = "") -> dict:
-    """Parse one line of DynamoDB JSON (a bare wire item or an export ``{"Item": {...}}``)."""
+    """Parse one line of DynamoDB JSON (a bare wire item or an export ``{"Item": {...}}``) and check
+    every value as DynamoDB would (types, numbers, sets, nesting, names; no repeated keys)."""
     if not line.strip():
         raise _fail("empty line", where, "remove blank lines or skip them")
-    data = loads_wire(line, where)
-    if len(data) == 1 and "Item" in data and _looks_like_item(data["Item"]):
-        return data["Item"]
-    if _looks_like_item(data):
-        return data
-    raise _fail(f"not a DynamoDB JSON item: {str(line)[:80]!r}", where,
-                'write {"Item": {"name": {"S": "x"}}} or {"name": {"S": "x"}}')
+    data = loads_wire(line, where, strict=True)
+    item = data["Item"] if len(data) == 1 and "Item" in data and _looks_like_item(data["Item"]) else data
+    if not all(isinstance(v, dict) for v in item.values()):
+        raise _fail(f"not a DynamoDB JSON item: {str(line)[:80]!r}", where,
+                    'write {"Item": {"name": {"S": "x"}}} or {"name": {"S": "x"}}')
+    item_from_wire(item, where)
+    return item

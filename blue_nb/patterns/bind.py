@@ -8,6 +8,7 @@ filter all read it.
 
 from __future__ import annotations
 
+import difflib
 import operator
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -94,6 +95,13 @@ def _typed(value: str, typ: str, where: str) -> Any:
 def bind(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | None = None) -> KeyRequest:
     """Render a pattern's key condition with ``params``; every missing parameter is named at once."""
     p = spec.pattern(pattern) if isinstance(pattern, str) else pattern
+    unknown = [n for n in (params or {}) if n not in p.parameters]
+    if unknown:
+        close = difflib.get_close_matches(str(unknown[0]), p.parameters, n=1)
+        raise QueryError(f"pattern {p.name!r} has no parameter {', '.join(map(repr, unknown))}",
+                         where=f"access_patterns.{p.name}",
+                         hint=(f"did you mean {close[0]!r}? " if close else "") + "its parameters: "
+                         + (", ".join(p.parameters) or "none (remove the parameters)"))
     params = {k: v for k, v in (params or {}).items() if v is not None and v != ""}
     missing = [n for n in p.parameters if n not in params]
     if missing:

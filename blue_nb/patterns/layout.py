@@ -8,6 +8,11 @@ For a spec's table ``blue_{domain}`` each store holds:
   bytes and each index's key values (``{index}__pk``, ``{index}__sk``), indexed per index so an
   index query is not a full scan; an item without an index's keys has NULLs there (sparse index).
 
+While a load runs it writes the next version beside them (see :mod:`blue_nb.stores.load`):
+``blue_{domain}__next`` and its catalog ``blue_{domain}__next__items`` (same columns, no secondary
+indexes until the switch), ``blue_{domain}__next__src`` (the source row of each key of the load,
+in the first store only), and one journal table per store file, ``blue_nb_loads``.
+
 Pure: the DDL and the row shapes are data; the stores (layer 2) execute them. Every identifier
 written into SQL goes through :func:`quote_ident`.
 """
@@ -23,11 +28,12 @@ from blue_nb.errors import StoreError
 from blue_nb.items.values import dumps_wire, item_to_wire
 from blue_nb.spec import Spec
 
-__all__ = ["MAIN_COLUMNS", "TableLayout", "catalog_name", "catalog_table_sql", "index_column", "main_table_sql",
-           "quote_ident", "stored_key"]
+__all__ = ["LOADS_TABLE", "MAIN_COLUMNS", "TableLayout", "catalog_name", "catalog_table_sql", "index_column",
+           "main_table_sql", "quote_ident", "source_rows_name", "staging_name", "stored_key"]
 
 _IDENT = re.compile(r"^[A-Za-z0-9_.-]{1,255}$")
 MAIN_COLUMNS = ["pk", "sk", "data", "created_at"]
+LOADS_TABLE = "blue_nb_loads"        # the journal of loads: one per store file
 
 
 def quote_ident(name: str) -> str:
@@ -40,6 +46,16 @@ def quote_ident(name: str) -> str:
 def catalog_name(table: str) -> str:
     """The catalog table beside ``table``."""
     return f"{table}__items"
+
+
+def staging_name(table: str) -> str:
+    """The table a load writes the next version of ``table`` into (its catalog: ``catalog_name`` of it)."""
+    return f"{table}__next"
+
+
+def source_rows_name(table: str) -> str:
+    """The staging side table of a load: (pk, sk) -> the source row ("file:line") that made the item."""
+    return f"{staging_name(table)}__src"
 
 
 def index_column(index: str, key: str) -> str:
@@ -96,6 +112,10 @@ class TableLayout:
     @property
     def catalog(self) -> str:
         return catalog_name(self.table)
+
+    def staging(self) -> "TableLayout":
+        """The same layout on the staging tables a load writes before it switches them in."""
+        return TableLayout(staging_name(self.table), self.pk, self.sk, self.indexes)
 
     def index_pk(self, index: str) -> str:
         """The catalog column of an index's partition key (``"pk"`` for the table itself)."""

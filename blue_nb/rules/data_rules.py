@@ -3,11 +3,14 @@ back. Each keeps counters and a few sample keys, never the items."""
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 from collections import defaultdict
+from decimal import Decimal
 from typing import Any, Iterable
 
 from blue_nb.errors import BlueNbError
+from blue_nb.items import number_text
 from blue_nb.rules.findings import Finding, counted
 from blue_nb.rules.key_rules import KEY_SIZE, SEPARATOR_RULE
 from blue_nb.rules.keyspace import key_string
@@ -15,7 +18,8 @@ from blue_nb.rules.registry import DataCheck, data_check, define
 from blue_nb.sizing import MAX_ITEM_BYTES, PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES, item_size
 from blue_nb.spec import SEPARATOR
 
-__all__ = ["NEAR_LIMIT_FRACTION", "NEAR_LIMIT_BYTES", "ItemSizeCheck", "KeySizeCheck", "KeyParseCheck", "short"]
+__all__ = ["NEAR_LIMIT_FRACTION", "NEAR_LIMIT_BYTES", "ItemSizeCheck", "KeySizeCheck", "KeyParseCheck",
+           "DuplicateKeyCheck", "short"]
 
 # Warn at 90% of the 400 KB cap (368,640 bytes): such an item fails the first time it grows by
 # another ~40 KB (one more edit, one more appended entry), and already costs 90 RCU per strong
@@ -163,3 +167,69 @@ class KeyParseCheck(DataCheck):
                 f"(template {t.text!r}), so the key does not split back into its values",
                 evidence=samples, hint=f"keep {SEPARATOR} out of the values ({', '.join(t.placeholders)}): replace it "
                 "where the ids are made, or encode it (e.g. %23) before rendering the key")
+
+
+DUPLICATE_KEY = define("DUPLICATE-ITEM-KEY", "error", "two or more items with the same table key (pk, sk): in "
+                       "DynamoDB the later write replaces the earlier item")
+# The keys seen are kept as 128-bit digests (Python ints of ~44 bytes each, plus the set's slot):
+# about 100 bytes per item, whatever the key's length; two different keys share a digest with a
+# probability of about n^2 / 2^129 (1e-25 at 5M items). Only repeated keys keep their text.
+MAX_DUPLICATES_KEPT = 1000
+
+
+def _key_part(value: Any) -> bytes:
+    """A key value as bytes that are equal exactly when DynamoDB's key values are: numbers by value."""
+    if isinstance(value, (bytes, bytearray)):
+        return b"B" + bytes(value)
+    if isinstance(value, Decimal) or (isinstance(value, int) and not isinstance(value, bool)):
+        return b"N" + number_text(Decimal(value)).encode()
+    return b"S" + str(value).encode("utf-8", "surrogatepass")
+
+
+@data_check("DUPLICATE-ITEM-KEY")
+class DuplicateKeyCheck(DataCheck):
+    """Items whose (pk, sk) repeats: a digest of every key seen, and for each repeated key its
+    label, the entities of its items and how many share it."""
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        t = ctx.spec.table
+        self.attrs = [a for a in (t.partition_key, t.sort_key) if a]
+        self.seen: set[int] = set()
+        self.repeated: dict[int, list] = {}      # digest -> [items sharing the key, label, entities]
+        self.extra = 0                           # repeats of keys beyond MAX_DUPLICATES_KEPT (counted only)
+
+    def add(self, entity: str, item: dict[str, Any]) -> None:
+        h = hashlib.blake2b(digest_size=16)
+        for a in self.attrs:
+            part = _key_part(item.get(a))
+            h.update(len(part).to_bytes(4, "big") + part)
+        d = int.from_bytes(h.digest(), "big")
+        if d not in self.seen:
+            self.seen.add(d)
+            return
+        rec = self.repeated.get(d)
+        if rec is None:
+            if len(self.repeated) >= MAX_DUPLICATES_KEPT:
+                self.extra += 1
+                return
+            rec = self.repeated[d] = [1, item_label(self.spec, item), {}]
+        rec[0] += 1
+        rec[2][entity] = None
+
+    def findings(self) -> Iterable[Finding]:
+        by_entity: dict[str, list] = defaultdict(list)
+        for count, label, entities in self.repeated.values():
+            by_entity[next(iter(entities))].append((count, label, entities))
+        for entity, recs in by_entity.items():
+            recs.sort(key=lambda r: (-r[0], r[1]))
+            rows = sum(c for c, _, _ in recs)
+            evidence = [f"{label}: {c:,} {'/'.join(e)} items share this key" for c, label, e in recs[:SAMPLES]]
+            more = f"; {self.extra:,} more repeats not itemised" if self.extra else ""
+            sk = self.spec.entities[entity].templates.get(self.spec.table.sort_key or "")
+            where_sk = f"entities.{entity}.key.{self.spec.table.sort_key}" if sk is not None else f"entities.{entity}.key"
+            yield DUPLICATE_KEY.finding(
+                f"entities.{entity}", f"{counted(len(recs), entity + ' key')} shared by several items ({rows:,} items in "
+                f"all{more}): the later write replaces the earlier item, so {rows - len(recs):,} would be lost",
+                evidence=evidence, hint=f"give every row its own key: add what tells the rows apart to {where_sk} "
+                f"({sk.text if sk is not None else 'the key templates'}), or remove the repeated rows from the source")

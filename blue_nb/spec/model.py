@@ -80,6 +80,7 @@ class Entity:
     source: str | None = None
     writer: str | None = None
     description: str = ""
+    allow_empty: bool = False   # the source file may hold no rows (else an empty file is an error)
 
     @cached_property
     def templates(self) -> dict[str, KeyTemplate]:
@@ -88,8 +89,9 @@ class Entity:
 
     def to_dict(self) -> dict[str, Any]:
         d = {"description": self.description, "source": self.source, "key": dict(self.key),
-             "attributes": dict(self.attributes), "writer": self.writer}
-        return _drop_defaults(d, {"description": "", "source": None, "writer": None, "attributes": {}})
+             "attributes": dict(self.attributes), "writer": self.writer, "allow_empty": self.allow_empty}
+        return _drop_defaults(d, {"description": "", "source": None, "writer": None, "attributes": {},
+                                  "allow_empty": False})
 
 
 @dataclass

@@ -8,6 +8,7 @@ as ``spec.schema.json`` for editors (:func:`json_schema`).
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,6 +74,8 @@ ENTITY = OBJ(
     key=REQ(T("map", items=S(d="key template"), key_pattern=ATTR_NAME_RE)),
     attributes=OPT(T("map", items=S(enum=ATTRIBUTE_TYPES), key_pattern=ATTR_NAME_RE)),
     writer=OPT(NULLABLE(S())),
+    allow_empty=OPT(T("bool", description="true: the entity's source file may hold no rows (a load then empties "
+                                            "the entity); otherwise an empty source file is an error")),
 )
 _SK_VALUE = S(d="key template")
 KEY_CONDITION = OBJ(
@@ -107,8 +110,8 @@ def _type_ok(t: T, value: Any) -> bool:
         return isinstance(value, str)
     if t.kind == "int":
         return isinstance(value, int) and not isinstance(value, bool)
-    if t.kind == "num":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if t.kind == "num":                         # .nan and .inf would be read silently into rates
+        return isinstance(value, int) and not isinstance(value, bool) or isinstance(value, float) and math.isfinite(value)
     if t.kind == "bool":
         return isinstance(value, bool)
     if t.kind == "null":
@@ -127,6 +130,12 @@ def _describe(t: T) -> str:
             "obj": "a mapping", "map": "a mapping", "list": "a list"}[t.kind]
 
 
+def _shown(value: Any) -> str:
+    """A value as the message quotes it, cut to 80 characters (a bad spec can hold megabytes)."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _join(path: str, key: Any) -> str:
     return f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else str(key))
 
@@ -140,14 +149,15 @@ def structure_problems(value: Any, t: T = SPEC, path: str = "") -> list[Problem]
         matching = [o for o in t.options if _type_ok(o, value)]
         if matching:
             return structure_problems(value, matching[0], path)
-        return [Problem(path, f"expected {_describe(t)}, got {value!r}")]
+        return [Problem(path, f"expected {_describe(t)}, got {_shown(value)}")]
     if not _type_ok(t, value):
-        return [Problem(path, f"expected {_describe(t)}, got {value!r}")]
+        hint = "a spec is a mapping of spec_version, domain, table, entities and access_patterns" if not path else ""
+        return [Problem(path, f"expected {_describe(t)}, got {_shown(value)}", hint)]
     if t.enum is not None and value not in t.enum:
         close = difflib.get_close_matches(str(value), [str(e) for e in t.enum], n=1)
-        return [Problem(path, f"{value!r} is not {_describe(t)}", f"did you mean {close[0]!r}?" if close else "")]
-    if t.pattern and not re.match(t.pattern, value):
-        return [Problem(path, f"{value!r} does not match {t.pattern}")]
+        return [Problem(path, f"{_shown(value)} is not {_describe(t)}", f"did you mean {close[0]!r}?" if close else "")]
+    if t.pattern and not re.fullmatch(t.pattern, value):    # fullmatch: "$" alone lets a trailing newline in
+        return [Problem(path, f"{_shown(value)} does not match {t.pattern}")]
     if t.minimum is not None and value < t.minimum:
         return [Problem(path, f"{value!r} is below the minimum {t.minimum:g}")]
     if t.kind == "obj":
@@ -155,8 +165,8 @@ def structure_problems(value: Any, t: T = SPEC, path: str = "") -> list[Problem]
     if t.kind == "map":
         out = []
         for k, v in value.items():
-            if t.key_pattern and not (isinstance(k, str) and re.match(t.key_pattern, k)):
-                out.append(Problem(_join(path, k), f"name {k!r} does not match {t.key_pattern}"))
+            if t.key_pattern and not (isinstance(k, str) and re.fullmatch(t.key_pattern, k)):
+                out.append(Problem(_join(path, k), f"name {_shown(k)} does not match {t.key_pattern}"))
             out += structure_problems(v, t.items, _join(path, k))
         return out
     if t.kind == "list":
@@ -181,7 +191,7 @@ def _object_problems(value: dict, t: T, path: str) -> list[Problem]:
         if name not in t.fields:
             close = difflib.get_close_matches(str(name), list(t.fields), n=1)
             hint = f"did you mean {close[0]!r}?" if close else "known fields: " + ", ".join(t.fields)
-            out.append(Problem(_join(path, name), f"unknown field {name!r}", hint))
+            out.append(Problem(_join(path, name), f"unknown field {_shown(name)}", hint))
     return out
 
 

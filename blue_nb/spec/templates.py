@@ -84,6 +84,17 @@ def _coerce(value: Any, fmt: str) -> Any:
     return _plain(value) if kind == "s" or not kind.isalpha() else value
 
 
+def _check_format(field: str, fmt: str, text: str, where: str) -> None:
+    """Refuse a format spec Python cannot apply (``03q``, ``+5s``) when the template is read, not at the
+    first row: it is tried on the value 0 as a row would give it."""
+    try:
+        format(_coerce("0", fmt), fmt)
+    except (ValueError, TypeError, InvalidOperation) as e:
+        raise TemplateError(f"invalid format spec {fmt!r} in {{{field}:{fmt}}} of {text!r}: {e}", where=where,
+                            hint="use a Python format spec such as 03d (zero-padded integer), >8 (right-aligned), "
+                                 ".2f (two decimals), or none: {" + field + "}", cause=e) from e
+
+
 class KeyTemplate:
     """A parsed key template; immutable."""
 
@@ -113,6 +124,8 @@ class KeyTemplate:
                                     where=where, hint="a placeholder names one column: {name} or {name:fmt}")
             if fmt and "{" in fmt:
                 raise TemplateError(f"nested placeholder in the format spec of {{{field}}} in {text!r}", where=where)
+            if fmt:
+                _check_format(field, fmt, text, where)
             yield Placeholder(field, fmt or "")
 
     # -- properties --------------------------------------------------------------------------

@@ -5,28 +5,53 @@ table and column names come from :mod:`blue_nb.patterns.layout`.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterator
 
 from blue_nb.errors import StoreError
 from blue_nb.items.values import item_from_wire, loads_wire
 from blue_nb.patterns import (MAIN_COLUMNS, Plan, ReadResult, TableLayout, WriteResult, catalog_name,
-                              catalog_table_sql, key_order, main_table_sql, paginate, quote_ident, write_cost)
-from blue_nb.spec import Spec
+                              key_order, paginate, quote_ident, write_cost)
 
-__all__ = ["Store"]
+__all__ = ["KeyConflict", "Store"]
+
+
+class KeyConflict(StoreError):
+    """:meth:`Store.insert_new` met a key that is already in the table (nothing of the batch was kept)."""
 
 
 class Store:
-    """A local store of one or more single tables. Subclasses supply the driver."""
+    """A local store of one or more single tables. Subclasses supply the driver.
+
+    ``created_folder`` is the folder :func:`~blue_nb.stores.open_store` created for the file (else
+    None); ``recovered`` lists what recovery did when the store was opened (see
+    :mod:`blue_nb.stores.journal`), for a caller to show.
+    """
 
     kind = "store"
     chunk_size = 5_000
+    path = ":memory:"
+    created_folder: str | None = None
+    recovered: tuple[str, ...] = ()
+
+    @property
+    def in_memory(self) -> bool:
+        return self.path == ":memory:"
+
+    @property
+    def ref(self) -> str:
+        """``backend:absolute path``: how a journal in another store names this one."""
+        return f"{self.kind}:{self.path}"
 
     # -- driver hooks ----------------------------------------------------------------------
     def execute(self, sql: str, params: tuple | list = ()) -> list[tuple]:
         raise NotImplementedError
 
     def insert_rows(self, table: str, columns: list[str], rows: list[tuple]) -> None:
+        raise NotImplementedError
+
+    def insert_new(self, table: str, columns: list[str], rows: list[tuple]) -> None:
+        """Insert rows whose keys must be new: a key already in ``table`` raises :class:`KeyConflict`
+        (call inside a transaction, and roll it back then)."""
         raise NotImplementedError
 
     def table_columns(self, table: str) -> list[str]:
@@ -47,19 +72,13 @@ class Store:
     def has_table(self, table: str) -> bool:
         return bool(self.table_columns(table))
 
-    def ensure_tables(self, layout: TableLayout) -> None:
-        """Create the main table and the catalog; rebuild the catalog if the indexes changed."""
+    def check_table(self, layout: TableLayout) -> None:
+        """Refuse a table of the spec's name that is not ADR 0018's (a load would replace it)."""
         cols = self.table_columns(layout.table)
-        if not cols:
-            self.execute(main_table_sql(layout.table))
-        elif cols != MAIN_COLUMNS:
-            raise StoreError(f"table {layout.table!r} exists with columns {cols}, not ADR 0018's (pk, sk, data, created_at)",
+        if cols and cols != MAIN_COLUMNS:
+            raise StoreError(f"table {layout.table!r} exists with columns {cols}, not ADR 0018's "
+                             "(pk, sk, data, created_at)", where=self.path,
                              hint="load into another file, or drop that table first")
-        if self.table_columns(layout.catalog) != layout.catalog_columns:
-            if self.has_table(layout.catalog):
-                self.execute(f"DROP TABLE {quote_ident(layout.catalog)}")
-            for stmt in catalog_table_sql(layout.table, list(layout.indexes)):
-                self.execute(stmt)
 
     # -- read ------------------------------------------------------------------------------
     def count(self, table: str, entity: str | None = None) -> int:

@@ -9,7 +9,7 @@ import pyarrow as pa
 
 from blue_nb.errors import StoreError
 from blue_nb.patterns import quote_ident
-from blue_nb.stores.base import Store
+from blue_nb.stores.base import KeyConflict, Store
 
 __all__ = ["DuckDBStore"]
 
@@ -18,10 +18,10 @@ class DuckDBStore(Store):
     kind = "duckdb"
     chunk_size = 20_000
 
-    def __init__(self, path: str | Path = ":memory:"):
-        self.path = str(path)
+    def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False):
+        self.path = str(path) if str(path) == ":memory:" else str(Path(path).absolute())
         try:
-            self.con = duckdb.connect(self.path)
+            self.con = duckdb.connect(self.path, read_only=read_only)
         except duckdb.Error as e:
             raise StoreError(f"cannot open DuckDB database: {e}", where=self.path,
                              hint="check the path, and that no other process holds the file open", cause=e) from e
@@ -29,6 +29,8 @@ class DuckDBStore(Store):
     def execute(self, sql, params=()):
         try:
             return self.con.execute(sql, list(params)).fetchall()
+        except duckdb.InterruptException as e:
+            raise KeyboardInterrupt from e           # Ctrl-C inside a statement is an interrupt, not an error
         except duckdb.Error as e:
             raise StoreError(f"DuckDB: {e}", where=self.path, hint=f"while running: {sql.splitlines()[0][:80]}",
                              cause=e) from e
@@ -43,17 +45,30 @@ class DuckDBStore(Store):
             raise StoreError(f"DuckDB: {e}", where=self.path, cause=e) from e
 
     def insert_rows(self, table, columns, rows):
+        self._insert(table, columns, rows, "INSERT OR REPLACE")
+
+    def insert_new(self, table, columns, rows):
+        self._insert(table, columns, rows, "INSERT")
+
+    def _insert(self, table, columns, rows, verb):
         if not rows:
             return
         arrow = pa.table(dict(zip(columns, map(list, zip(*rows)))))
         cols = ", ".join(quote_ident(c) for c in columns)
         try:
             self.con.register("_blue_nb_chunk", arrow)
-            self.con.execute(f"INSERT OR REPLACE INTO {quote_ident(table)} ({cols}) SELECT {cols} FROM _blue_nb_chunk")
+            self.con.execute(f"{verb} INTO {quote_ident(table)} ({cols}) SELECT {cols} FROM _blue_nb_chunk")
+        except duckdb.InterruptException as e:
+            raise KeyboardInterrupt from e
+        except duckdb.ConstraintException as e:
+            raise KeyConflict(f"DuckDB: a key already in {table!r}: {e}", where=self.path, cause=e) from e
         except duckdb.Error as e:
             raise StoreError(f"DuckDB insert into {table!r} failed: {e}", where=self.path, cause=e) from e
         finally:
-            self.con.unregister("_blue_nb_chunk")
+            try:
+                self.con.unregister("_blue_nb_chunk")
+            except duckdb.Error:
+                pass            # a failed statement aborted the transaction; the caller rolls it back
 
     def table_columns(self, table):
         rows = self.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ? "

@@ -1,20 +1,60 @@
-"""Loading items into the stores: one pass, one transaction per store, all or nothing."""
+"""Loading items into the stores: streamed into staging tables, then switched in at one commit
+point, so that after any interruption every store holds the old items or the new ones, never a mix.
+
+Phases of :func:`load_items`:
+
+1. **prepare**, per store: finish or roll back an interrupted load of the table (journal
+   recovery), drop leftover staging tables, create fresh ones (``{table}__next`` and its catalog;
+   in the first store also ``{table}__next__src``, the source row of each key). In upsert mode the
+   staging tables start as a copy of the current ones, made inside the database.
+2. **stage**: the items are read in chunks (a few thousand at a time: memory stays flat however
+   many there are); each chunk is committed to the staging tables of every store. A key seen twice
+   in the load is refused, naming both source rows: within a chunk by a dict, across chunks by the
+   primary key of ``{table}__next__src``. The visible tables are untouched.
+3. **switch** (:mod:`blue_nb.stores.journal`): the other stores record the load as ``ready``; one
+   transaction in the *commit store* (the first store that is a file: SQLite when both are given)
+   swaps its staging tables in and records the load ``done`` - the commit point; then each other
+   store swaps in its own transaction. A store interrupted between the commit point and its swap
+   finishes it (or, if the commit point was not reached, drops its staging) when next opened.
+
+Before the commit point an error or an interrupt changes nothing (the staging tables are dropped
+on the way out, or by the next load); after it, the message says which stores hold the new items
+and which finish the switch when next opened (:class:`LoadInterrupted` for Ctrl-C).
+
+Test hook: with ``BLUE_NB_TEST_PAUSE=<phase>`` in the environment (``staging``: after the first
+chunk; ``staged``: before the commit point; ``committing``: inside the commit transaction;
+``switched``: after the commit point; ``finishing``: inside the second store's swap) the loader
+writes ``blue-nb-test-pause <phase>`` to stderr and sleeps there, so a test can kill it at that
+moment.
+"""
 
 from __future__ import annotations
 
+import os
+import sys
+import time
+import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Iterable, Iterator
+from typing import Iterable, Iterator
 
 from tqdm.auto import tqdm
 
-from blue_nb.errors import StoreError
-from blue_nb.patterns import MAIN_COLUMNS, TableLayout, quote_ident
+from blue_nb.errors import BlueNbError, SourceError, StoreError
+from blue_nb.items.values import item_from_wire, loads_wire
+from blue_nb.patterns import MAIN_COLUMNS, TableLayout, catalog_table_sql, main_table_sql, quote_ident
+from blue_nb.patterns.layout import source_rows_name
 from blue_nb.sizing import item_sizes
 from blue_nb.spec import Spec
-from blue_nb.stores.base import Store
+from blue_nb.stores import journal
+from blue_nb.stores.base import KeyConflict, Store
+from blue_nb.stores.lock import load_lock
 
-__all__ = ["LoadResult", "load_items"]
+__all__ = ["LoadInterrupted", "LoadResult", "PAUSE_ENV", "load_items"]
+
+PAUSE_ENV = "BLUE_NB_TEST_PAUSE"
+_SRC_COLUMNS = ["pk", "sk", "entity", "src"]
+_NAMES = {"sqlite": "SQLite", "duckdb": "DuckDB"}
 
 
 @dataclass
@@ -25,65 +65,301 @@ class LoadResult:
     items_before: int = 0
     items_after: int = 0
     replaced: int = 0           # upsert mode: items that overwrote an item with the same key
+    load_id: str = ""           # the load's id in the stores' journal (blue_nb_loads)
+    notes: list[str] = field(default_factory=list)   # for the user: a folder created, a recovery done
 
     def __str__(self) -> str:
         ents = ", ".join(f"{n} {c:,}" for n, c in self.per_entity.items())
         return f"{self.table}: {self.items_written:,} items written ({ents}); {self.items_after:,} in the table"
 
 
-def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple[str | None, dict[str, Any]]], *,
-               mode: str = "replace", total: int | None = None, progress: bool = True) -> list[LoadResult]:
-    """Load (entity, item) pairs into one or more stores in one pass, one transaction per store.
+class LoadInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a load. ``message`` says truly what the stores hold; ``committed`` is whether
+    the load passed its commit point (the new items are in, or will be when each store is opened)."""
 
-    All of it lands, or, on any error or interrupt, none of it, in every store. ``mode='replace'``
-    empties the table first (the store then mirrors the data exactly); ``'upsert'`` keeps other
-    items and replaces those with the same key. Either way loading the same data twice leaves one copy.
+    def __init__(self, message: str, committed: bool):
+        super().__init__(message)
+        self.message = message
+        self.committed = committed
+
+
+def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple], *, mode: str = "replace",
+               total: int | None = None, progress: bool = True) -> list[LoadResult]:
+    """Load ``(entity, item)`` or ``(entity, item, where)`` tuples into one or more stores in one pass.
+
+    ``where`` names the source row ("file:line") for messages; without it an item is named by its
+    position. All of it lands, or, on any error or interrupt before the commit point, none of it,
+    in every store (see the module docstring for the phases). ``mode='replace'``: the table then
+    mirrors the data exactly; ``'upsert'``: other items are kept and an item with the key of one
+    already in the table replaces it. Two items of one load with the same key are a
+    :class:`~blue_nb.errors.SourceError` naming both source rows, whatever the mode.
     """
     if mode not in ("replace", "upsert"):
         raise StoreError(f"unknown load mode {mode!r}", hint="use 'replace' or 'upsert'")
+    if not stores:
+        return []
     layout = TableLayout.of(spec)
+    load_id = uuid.uuid4().hex
+    first = next((s for s in stores if not s.in_memory), stores[0])       # the commit store
+    order = [first, *[s for s in stores if s is not first]]
+    results = {id(s): LoadResult(layout.table, load_id=load_id) for s in stores}
+    with load_lock(order):
+        bar = _progress(total, f"load {layout.table} into {', '.join(s.kind for s in stores)}", progress)
+        try:
+            for store in order:
+                r = results[id(store)]
+                r.notes = [f"created folder {store.created_folder}"] if store.created_folder else []
+                r.notes += list(store.recovered)
+                r.items_before = _prepare(store, layout, mode, r.notes, with_src=store is first)
+            written, per_entity = _stage(order, layout, items, bar)
+            staged = layout.staging().table
+            for store in order:
+                results[id(store)].items_after = store.count(staged)
+        except BaseException as e:
+            _discard(order, layout.table, load_id)
+            if isinstance(e, KeyboardInterrupt) and not isinstance(e, LoadInterrupted):
+                raise LoadInterrupted("interrupted: nothing was changed (the load had not reached its switch)",
+                                      committed=False) from e
+            raise
+        finally:
+            bar.close()
+        _switch(order, layout.table, load_id)
+    out = []
+    for store in stores:
+        r = results[id(store)]
+        r.items_written, r.per_entity = written, dict(per_entity)
+        start = 0 if mode == "replace" else r.items_before
+        r.replaced = written - (r.items_after - start)
+        out.append(r)
+    return out
+
+
+def _prepare(store: Store, layout: TableLayout, mode: str, notes: list[str], *, with_src: bool) -> int:
+    """Settle any earlier load of the table, then create fresh staging tables; the items before."""
+    notes += journal.recover(store, layout.table)
+    left = journal.pending(store, layout.table)
+    if left:
+        raise StoreError(f"an interrupted load of {layout.table!r} is still pending here: its commit store "
+                         f"{left[0][2].partition(':')[2]} cannot be read to tell whether it committed",
+                         where=store.path, hint="close any program that holds that file open, then load again")
+    store.check_table(layout)
+    before = store.count(layout.table) if store.has_table(layout.table) else 0
+    nxt = layout.staging()
+    store.begin()
+    try:
+        journal.drop_staging(store, layout.table)
+        store.execute(main_table_sql(nxt.table))
+        store.execute(catalog_table_sql(nxt.table, list(nxt.indexes))[0])       # its indexes come at the switch
+        if with_src:
+            store.execute(f"CREATE TABLE {quote_ident(source_rows_name(layout.table))} (pk TEXT NOT NULL, "
+                          "sk TEXT NOT NULL, entity TEXT, src TEXT NOT NULL, PRIMARY KEY (pk, sk))")
+        if mode == "upsert" and before:
+            _copy_current(store, layout)
+        store.commit()
+    except BaseException:
+        store.rollback()
+        raise
+    return before
+
+
+def _copy_current(store: Store, layout: TableLayout) -> None:
+    """Upsert: the staging tables start as the current ones (catalog rows recomputed if the indexes changed)."""
+    nxt = layout.staging()
+    cols = ", ".join(quote_ident(c) for c in MAIN_COLUMNS)
+    store.execute(f"INSERT INTO {quote_ident(nxt.table)} ({cols}) SELECT {cols} FROM {quote_ident(layout.table)}")
+    if store.table_columns(layout.catalog) == layout.catalog_columns:
+        cols = ", ".join(quote_ident(c) for c in layout.catalog_columns)
+        store.execute(f"INSERT INTO {quote_ident(nxt.catalog)} ({cols}) "
+                      f"SELECT {cols} FROM {quote_ident(layout.catalog)}")
+        return
+    has_entity = "entity" in store.table_columns(layout.catalog)
+    t, c = quote_ident(layout.table), quote_ident(layout.catalog)
+    entity = "c.entity" if has_entity else "NULL"
+    join = f"LEFT JOIN {c} c ON c.pk = t.pk AND c.sk = t.sk" if has_entity else ""
+    last: tuple[str, str] | None = None
+    while True:
+        cond, args = ("WHERE (t.pk > ? OR (t.pk = ? AND t.sk > ?))", [last[0], last[0], last[1]]) if last else ("", [])
+        rows = store.execute(f"SELECT t.pk, t.sk, t.data, t.created_at, {entity} FROM {t} t {join} {cond} "
+                             "ORDER BY t.pk, t.sk LIMIT ?", [*args, store.chunk_size])
+        found = [item_from_wire(loads_wire(r[2])) for r in rows]
+        cats = [layout.rows(r[4], item, size, r[3])[1] for r, item, size in zip(rows, found, item_sizes(found))]
+        store.insert_rows(nxt.catalog, layout.catalog_columns, cats)
+        if len(rows) < store.chunk_size:
+            return
+        last = (rows[-1][0], rows[-1][1])
+
+
+def _stage(order: list[Store], layout: TableLayout, items: Iterable[tuple], bar) -> tuple[int, dict[str, int]]:
+    """Write every item into the staging tables, one committed chunk at a time."""
+    nxt = layout.staging()
+    src_table = source_rows_name(layout.table)
     created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    results = [LoadResult(layout.table) for _ in stores]
     per_entity: dict[str, int] = {}
     written = 0
-    bar = _progress(total, f"load {layout.table} into {', '.join(s.kind for s in stores)}", progress)
-    begun: list[Store] = []
+    for chunk in _chunks(items, min(s.chunk_size for s in order)):
+        main, cat, src = {}, {}, {}
+        sizes = item_sizes([x[1] for x in chunk])
+        for n, (x, size) in enumerate(zip(chunk, sizes), written + 1):
+            entity, item = x[0], x[1]
+            where = x[2] if len(x) > 2 and x[2] else f"item {n:,} of the load"
+            m, c = layout.rows(entity, item, size, created)
+            key = m[:2]
+            if key in src:
+                raise _duplicate(key, src[key], (entity, where))
+            main[key], cat[key], src[key] = m, c, (entity, where)
+            per_entity[entity or "?"] = per_entity.get(entity or "?", 0) + 1
+        begun = []
+        try:
+            for store in order:
+                store.begin()
+                begun.append(store)
+            order[0].insert_new(src_table, _SRC_COLUMNS, [(*k, e, w) for k, (e, w) in src.items()])
+            for store in order:
+                store.insert_rows(nxt.table, MAIN_COLUMNS, list(main.values()))
+                store.insert_rows(nxt.catalog, nxt.catalog_columns, list(cat.values()))
+            for store in order:
+                store.commit()
+        except KeyConflict:
+            for store in begun:
+                store.rollback()
+            raise _duplicate_across(order[0], src_table, src) from None
+        except BaseException:
+            for store in begun:
+                store.rollback()
+            raise
+        if not written:
+            _pause("staging")
+        written += len(chunk)
+        bar.update(len(chunk))
+    return written, per_entity
+
+
+def _switch(order: list[Store], table: str, load_id: str) -> None:
+    """Mark the others ready, commit in the first store, then swap the others in (see the journal)."""
+    first, others = order[0], order[1:]
+    decision = first.ref
+    committed = False
+    first.begin()                  # held from here: a recovery elsewhere waits for the outcome
     try:
-        for store, result in zip(stores, results):
-            store.begin()
-            begun.append(store)
-            store.ensure_tables(layout)
-            result.items_before = store.count(layout.table)
-            if mode == "replace":
-                store.execute(f"DELETE FROM {quote_ident(layout.table)}")
-                store.execute(f"DELETE FROM {quote_ident(layout.catalog)}")
-        for chunk in _chunks(items, min(s.chunk_size for s in stores) if stores else 5000):
-            main, cat = {}, {}
-            sizes = item_sizes([item for _, item in chunk])
-            for (entity, item), size in zip(chunk, sizes):
-                m, c = layout.rows(entity, item, size, created)
-                main[m[:2]], cat[m[:2]] = m, c
-                per_entity[entity or "?"] = per_entity.get(entity or "?", 0) + 1
-            for store in stores:
-                store.insert_rows(layout.table, MAIN_COLUMNS, list(main.values()))
-                store.insert_rows(layout.catalog, layout.catalog_columns, list(cat.values()))
-            written += len(chunk)
-            bar.update(len(chunk))
-        for store, result in zip(stores, results):
-            result.items_after = store.count(layout.table)
-        for store in stores:
-            store.commit()
-    except BaseException:
-        for store in begun:
+        journal.ensure_journal(first)
+        for store in others:
+            journal.ensure_journal(store)
+            journal.record(store, load_id, table, journal.READY, decision)
+        _pause("staged")
+        journal.swap_in(first, table)
+        journal.record(first, load_id, table, journal.DONE, decision)
+        _pause("committing")
+        first.commit()
+        committed = True
+    except BaseException as e:
+        first.rollback()
+        committed = _committed(first, load_id)
+        if not committed:
+            _discard(order, table, load_id)
+            if isinstance(e, KeyboardInterrupt):
+                raise LoadInterrupted("interrupted: nothing was changed (the load stopped before its switch)",
+                                      committed=False) from e
+            raise
+    done = [first]
+    try:
+        _pause("switched")
+        for n, store in enumerate(others):
+            hook = (lambda: _pause("finishing")) if n == 0 else None
+            journal.finish(store, load_id, table, decision, before_commit=hook)
+            done.append(store)
+    except BaseException as e:
+        rest = [s for s in others if s not in done]
+        for store in rest:
+            if store.in_memory:          # gone with the process, so not left for a recovery: finish it now
+                try:
+                    journal.finish(store, load_id, table, decision)
+                    done.append(store)
+                except BaseException:    # noqa: BLE001 - the message below names it as unfinished
+                    pass
+        rest = [s for s in others if s not in done]
+        if not rest and not isinstance(e, KeyboardInterrupt):
+            return
+        msg = _after_commit(done, rest)
+        if isinstance(e, KeyboardInterrupt):
+            raise LoadInterrupted(f"interrupted after the switch: {msg}", committed=True) from e
+        cause = e.msg if isinstance(e, BlueNbError) else repr(e)
+        raise StoreError(f"the load committed, but a store failed to switch ({cause}): {msg}",
+                         where=rest[0].path if rest else "", cause=e,
+                         hint="open that store again (any blue-nb command or open_store does): it finishes the switch "
+                              "then") from e
+
+
+def _committed(store: Store, load_id: str) -> bool:
+    try:
+        return journal.state_of(store, load_id) == journal.DONE
+    except StoreError:
+        return False
+
+
+def _after_commit(done: list[Store], rest: list[Store]) -> str:
+    have = " and ".join(_name(s) for s in done)
+    if not rest:
+        return f"the new items are in {have}"
+    later = [s for s in rest if not s.in_memory]
+    lost = [s for s in rest if s.in_memory]
+    text = f"the new items are in {have}"
+    if later:
+        text += f"; {' and '.join(_name(s) for s in later)} finish{'es' if len(later) == 1 else ''} the switch " \
+                "when next opened"
+    if lost:
+        text += f"; the in-memory {' and '.join(_name(s) for s in lost)} still hold{'s' if len(lost) == 1 else ''} " \
+                "the old items"
+    return text
+
+
+def _name(store: Store) -> str:
+    name = _NAMES.get(store.kind, store.kind)
+    return name if store.in_memory else f"{name} ({store.path})"
+
+
+def _discard(order: list[Store], table: str, load_id: str) -> None:
+    """Before the commit point: roll back, drop the staging tables, mark ready loads abandoned.
+    Best effort: what is left over is dropped by the next load or by recovery."""
+    for store in order:
+        try:
             store.rollback()
-        raise
-    finally:
-        bar.close()
-    for result in results:
-        result.items_written, result.per_entity = written, dict(per_entity)
-        start = 0 if mode == "replace" else result.items_before
-        result.replaced = written - (result.items_after - start)
-    return results
+            journal.abandon(store, load_id, table, order[0].ref)
+        except Exception:     # noqa: BLE001 - the load's own error is the one to report
+            pass
+
+
+def _duplicate(key: tuple[str, str], first: tuple[str | None, str], second: tuple[str | None, str]) -> SourceError:
+    (e1, w1), (e2, w2) = first, second
+    what = f"{e1} row" if e1 == e2 else f"{e1} row and a {e2} row"
+    return SourceError(
+        f"two source rows make the same item key (pk {key[0]!r}, sk {key[1]!r}): {w1} and {w2} (a {what}); "
+        "the second would silently replace the first", where=w2,
+        hint=f"make the key templates unique: add the column that tells these rows apart to the key template of "
+             f"{e2 or 'the entity'} (e.g. its sort key), or remove the duplicate row")
+
+
+def _duplicate_across(store: Store, src_table: str,
+                      chunk: dict[tuple[str, str], tuple[str | None, str]]) -> SourceError:
+    """The first key of ``chunk`` already staged by an earlier chunk, as a duplicate error."""
+    keys = list(chunk)
+    for i in range(0, len(keys), 500):
+        part = keys[i:i + 500]
+        pks = sorted({k[0] for k in part})
+        marks = ", ".join("?" for _ in pks)
+        rows = store.execute(f"SELECT pk, sk, entity, src FROM {quote_ident(src_table)} WHERE pk IN ({marks})", pks)
+        found = {(pk, sk): (e, w) for pk, sk, e, w in rows}
+        for k in part:
+            if k in found:
+                return _duplicate(k, found[k], chunk[k])
+    return SourceError("a key of the load is already staged, but it could not be found again", where=store.path,
+                       hint="load again; if it happens again, report it")
+
+
+def _pause(phase: str) -> None:
+    if os.environ.get(PAUSE_ENV) == phase:
+        sys.stderr.write(f"blue-nb-test-pause {phase}\n")
+        sys.stderr.flush()
+        time.sleep(float(os.environ.get(f"{PAUSE_ENV}_SECONDS", "60")))
 
 
 def _chunks(items: Iterable, n: int) -> Iterator[list]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from blue_nb.errors import StoreError
 from blue_nb.patterns import quote_ident
-from blue_nb.stores.base import Store
+from blue_nb.stores.base import KeyConflict, Store
 
 __all__ = ["SQLiteStore"]
 
@@ -15,10 +15,10 @@ __all__ = ["SQLiteStore"]
 class SQLiteStore(Store):
     kind = "sqlite"
 
-    def __init__(self, path: str | Path = ":memory:"):
-        self.path = str(path)
+    def __init__(self, path: str | Path = ":memory:", *, timeout: float = 30.0):
+        self.path = str(path) if str(path) == ":memory:" else str(Path(path).absolute())
         try:
-            self.con = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.con = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=timeout)
             self.con.execute("PRAGMA journal_mode=WAL" if self.path != ":memory:" else "PRAGMA journal_mode=MEMORY")
         except sqlite3.Error as e:
             raise StoreError(f"cannot open SQLite database: {e}", where=self.path,
@@ -44,6 +44,16 @@ class SQLiteStore(Store):
         marks = ", ".join("?" for _ in columns)
         try:
             self.con.executemany(f"INSERT OR REPLACE INTO {quote_ident(table)} ({cols}) VALUES ({marks})", rows)
+        except sqlite3.Error as e:
+            raise StoreError(f"SQLite insert into {table!r} failed: {e}", where=self.path, cause=e) from e
+
+    def insert_new(self, table, columns, rows):
+        cols = ", ".join(quote_ident(c) for c in columns)
+        marks = ", ".join("?" for _ in columns)
+        try:
+            self.con.executemany(f"INSERT INTO {quote_ident(table)} ({cols}) VALUES ({marks})", rows)
+        except sqlite3.IntegrityError as e:
+            raise KeyConflict(f"SQLite: a key already in {table!r}: {e}", where=self.path, cause=e) from e
         except sqlite3.Error as e:
             raise StoreError(f"SQLite insert into {table!r} failed: {e}", where=self.path, cause=e) from e
 

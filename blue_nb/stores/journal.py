@@ -1,0 +1,184 @@
+"""The journal of loads and the switch: how a load staged in several stores becomes visible in
+all of them, or in none, whatever interrupts it.
+
+A load (see :mod:`blue_nb.stores.load`) writes the next version of a table into staging tables
+(:func:`~blue_nb.patterns.layout.staging_name`) of every store, then switches:
+
+1. every store but the *commit store* (the first store that is a file) records the load in its
+   journal table (:data:`~blue_nb.patterns.layout.LOADS_TABLE`) as ``ready``, naming the commit
+   store (``backend:path``);
+2. the **commit point**: one transaction in the commit store swaps its staging tables in and
+   records the load as ``done``; before it commits, the load has changed nothing anyone can see;
+3. each other store swaps its staging tables in and marks the load ``done``, one transaction each.
+
+A crash (Ctrl-C, SIGKILL, power) can stop this anywhere. When a store is opened again,
+:func:`recover` finds its ``ready`` loads and asks the commit store: a load recorded ``done``
+there is rolled forward (the staging tables swapped in), any other is rolled back (staging
+dropped, the load marked ``abandoned``). Each step is one transaction and checks the state first,
+so recovery is idempotent and may itself be interrupted. The commit store never holds a
+``ready`` load; its ``done`` rows are the decisions and stay. A commit store that cannot be read
+(held by a running load, a lock that does not clear) leaves the load pending, and a new load of
+that table refuses to start; one whose file is gone is presumed not to have committed.
+
+Swapping is renaming: ``DROP`` the old table and catalog, ``ALTER TABLE ... RENAME`` the staging
+ones, then build the catalog's index-key indexes (DuckDB cannot rename a table that has an index,
+so staging catalogs have none until here).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from blue_nb.errors import StoreError
+from blue_nb.patterns import catalog_name, catalog_table_sql, quote_ident
+from blue_nb.patterns.layout import LOADS_TABLE, source_rows_name, staging_name
+from blue_nb.stores.base import Store
+from blue_nb.stores.drivers import open_driver
+
+__all__ = ["ABANDONED", "DONE", "READY", "abandon", "decide", "drop_staging", "ensure_journal", "finish", "pending",
+           "record", "recover", "state_of", "swap_in"]
+
+READY, DONE, ABANDONED = "ready", "done", "abandoned"
+_J = quote_ident(LOADS_TABLE)
+_DECIDE_TIMEOUT = 60.0      # seconds to wait for a running load's commit transaction in a SQLite commit store
+
+
+def ensure_journal(store: Store) -> None:
+    store.execute(f"CREATE TABLE IF NOT EXISTS {_J} (load_id TEXT PRIMARY KEY, table_name TEXT NOT NULL, "
+                  "state TEXT NOT NULL, commit_store TEXT NOT NULL, recorded_at TEXT NOT NULL)")
+
+
+def record(store: Store, load_id: str, table: str, state: str, commit_store: str) -> None:
+    at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    store.execute(f"INSERT OR REPLACE INTO {_J} (load_id, table_name, state, commit_store, recorded_at) "
+                  "VALUES (?, ?, ?, ?, ?)", (load_id, table, state, commit_store, at))
+
+
+def state_of(store: Store, load_id: str) -> str | None:
+    """The journal's state of a load in this store (None: not recorded, or no journal)."""
+    if not store.has_table(LOADS_TABLE):
+        return None
+    rows = store.execute(f"SELECT state FROM {_J} WHERE load_id = ?", (load_id,))
+    return rows[0][0] if rows else None
+
+
+def pending(store: Store, table: str | None = None) -> list[tuple[str, str, str]]:
+    """(load_id, table, commit store) of every load recorded ``ready`` here (of ``table``, if given)."""
+    if not store.has_table(LOADS_TABLE):
+        return []
+    rows = store.execute(f"SELECT load_id, table_name, commit_store FROM {_J} WHERE state = ? ORDER BY recorded_at",
+                         (READY,))
+    return [tuple(r) for r in rows if table is None or r[1] == table]
+
+
+def drop_staging(store: Store, table: str) -> None:
+    """Drop the staging tables of ``table`` (leftovers of an interrupted load included)."""
+    nxt = staging_name(table)
+    for t in (source_rows_name(table), catalog_name(nxt), nxt):
+        store.execute(f"DROP TABLE IF EXISTS {quote_ident(t)}")
+
+
+def staged_indexes(store: Store, table: str) -> list[str]:
+    """The index names of the staging catalog, read from its ``{index}__pk`` columns."""
+    cols = store.table_columns(catalog_name(staging_name(table)))
+    return [c.removesuffix("__pk") for c in cols[4::2]]
+
+
+def swap_in(store: Store, table: str) -> None:
+    """Replace ``table`` and its catalog by the staging ones (call inside a transaction)."""
+    nxt, cat = staging_name(table), catalog_name(table)
+    if not store.has_table(nxt) or not store.has_table(catalog_name(nxt)):
+        raise StoreError(f"the staged tables of {table!r} are missing, so the load cannot be switched in",
+                         where=store.path, hint="load the data again")
+    indexes = staged_indexes(store, table)
+    store.execute(f"DROP TABLE IF EXISTS {quote_ident(cat)}")
+    store.execute(f"DROP TABLE IF EXISTS {quote_ident(table)}")
+    store.execute(f"ALTER TABLE {quote_ident(nxt)} RENAME TO {quote_ident(table)}")
+    store.execute(f"ALTER TABLE {quote_ident(catalog_name(nxt))} RENAME TO {quote_ident(cat)}")
+    for stmt in catalog_table_sql(table, indexes)[1:]:
+        store.execute(stmt)
+    store.execute(f"DROP TABLE IF EXISTS {quote_ident(source_rows_name(table))}")
+
+
+def _transaction(store: Store, work: Callable[[], bool]) -> bool:
+    store.begin()
+    try:
+        changed = work()
+        store.commit()
+        return changed
+    except BaseException:
+        store.rollback()
+        raise
+
+
+def finish(store: Store, load_id: str, table: str, commit_store: str,
+           before_commit: Callable[[], None] | None = None) -> bool:
+    """Roll a committed load forward here: swap its staging tables in and mark it ``done``, in one
+    transaction. False when it was already done (idempotent)."""
+    def work() -> bool:
+        ensure_journal(store)
+        if state_of(store, load_id) == DONE:
+            return False
+        swap_in(store, table)
+        record(store, load_id, table, DONE, commit_store)
+        if before_commit:
+            before_commit()
+        return True
+    return _transaction(store, work)
+
+
+def abandon(store: Store, load_id: str, table: str, commit_store: str) -> bool:
+    """Roll a load back here: drop its staging tables and mark it ``abandoned`` (unless it is done)."""
+    def work() -> bool:
+        if state_of(store, load_id) == DONE:
+            return False
+        drop_staging(store, table)
+        if state_of(store, load_id) is not None:
+            record(store, load_id, table, ABANDONED, commit_store)
+        return True
+    return _transaction(store, work)
+
+
+def decide(commit_store: str, load_id: str) -> bool | None:
+    """Did the load commit? Read from the commit store's journal: True (done there), False (not
+    done, or the file is gone), None (the commit store cannot be read now)."""
+    backend, _, path = commit_store.partition(":")
+    if path == ":memory:" or not Path(path).is_file():
+        return False
+    try:
+        other = open_driver(backend, path, timeout=_DECIDE_TIMEOUT)
+    except StoreError:
+        return None
+    try:
+        if backend == "sqlite":
+            other.begin()              # waits while a running load holds its commit transaction open
+            other.rollback()
+        return state_of(other, load_id) == DONE
+    except StoreError:
+        return None
+    finally:
+        other.close()
+
+
+def recover(store: Store, table: str | None = None) -> list[str]:
+    """Finish or roll back every load left ``ready`` in this store; what was done, one line each."""
+    if store.in_memory:
+        return []
+    notes = []
+    for load_id, tbl, commit_store in pending(store, table):
+        where = commit_store.partition(":")[2]
+        verdict = decide(commit_store, load_id)
+        if verdict is True:
+            finish(store, load_id, tbl, commit_store)
+            notes.append(f"{tbl}: finished the switch of an interrupted load that had committed in {where}: "
+                         "the new items are in")
+        elif verdict is False:
+            abandon(store, load_id, tbl, commit_store)
+            notes.append(f"{tbl}: rolled back an interrupted load that had not committed in {where}: "
+                         "the items are those of before it")
+        else:
+            notes.append(f"{tbl}: an interrupted load is still pending: {where} cannot be read now to tell whether "
+                         "it committed")
+    return notes
