@@ -181,27 +181,11 @@ def size(file, fmt):
         sys.exit(1)
 
 
-#: One line of DynamoDB JSON: an item is at most 400 KB, but base64 and JSON escapes can more than
-#: double it; 16 MB is far beyond any valid item and still small enough to hold.
-MAX_LINE_BYTES = 16 * 1024 * 1024
-
-
 def _item_lines(stream, name: str):
-    """(line number, text) of each non-blank line; a line over MAX_LINE_BYTES or not UTF-8 is an ItemError."""
-    n = 0
-    while True:
-        raw = stream.readline(MAX_LINE_BYTES + 1)
-        if not raw:
-            return
-        n += 1
-        if len(raw) > MAX_LINE_BYTES:
-            raise ItemError(f"line longer than {MAX_LINE_BYTES:,} bytes", where=f"{name}:{n}",
-                            hint="one item per line; an item is at most 400 KB (409,600 bytes)")
-        try:
-            text = raw.decode("utf-8-sig" if n == 1 else "utf-8")
-        except UnicodeDecodeError as e:
-            raise ItemError(f"not UTF-8 text: byte 0x{raw[e.start]:02x} at column {e.start + 1}", where=f"{name}:{n}",
-                            hint="DynamoDB JSON is UTF-8 text; convert the file (e.g. iconv -t UTF-8)") from e
+    """(line number, text) of each non-blank line, bounded and strictly UTF-8 (:func:`blue_nb.sources.text_lines`)."""
+    from blue_nb.sources import text_lines  # deferred: keep `blue-nb --help` fast
+
+    for n, text in text_lines(stream, name):
         if text.strip():
             yield n, text
 

@@ -18,7 +18,7 @@ from typing import IO, Any, Iterator
 from blue_nb.errors import ItemError, SourceError
 from blue_nb.items.build import MAX_NESTING, loads_json
 
-__all__ = ["SOURCE_SUFFIXES", "MAX_ROW_BYTES", "MAX_PARQUET_FOOTER_BYTES", "Rows", "find_source", "iter_rows",
+__all__ = ["SOURCE_SUFFIXES", "MAX_ROW_BYTES", "text_lines", "MAX_PARQUET_FOOTER_BYTES", "Rows", "find_source", "iter_rows",
            "count_rows"]
 
 SOURCE_SUFFIXES = (".csv", ".parquet", ".jsonl", ".ndjson", ".json")
@@ -120,8 +120,9 @@ def _open(p: Path) -> Iterator[IO[bytes]]:
         yield f
 
 
-def _lines(p: Path, f: IO[bytes]) -> Iterator[tuple[int, str]]:
-    """(line number, text) of a text file, each line bounded and decoded strictly."""
+def text_lines(f: IO[bytes], p: Path | str) -> Iterator[tuple[int, str]]:
+    """(line number, text) of every line of a binary text stream named ``p`` in messages, each line
+    bounded (:data:`MAX_ROW_BYTES`) and decoded strictly as UTF-8 (a leading BOM dropped)."""
     n = 0
     while True:
         raw = f.readline(MAX_ROW_BYTES + 1)
@@ -129,8 +130,8 @@ def _lines(p: Path, f: IO[bytes]) -> Iterator[tuple[int, str]]:
             return
         n += 1
         if len(raw) > MAX_ROW_BYTES:
-            raise SourceError(f"line {n} is longer than {MAX_ROW_BYTES >> 20} MB; it was not read", where=f"{p}:{n}",
-                              hint="one row per line; a row that large cannot become a DynamoDB item (400 KB at most)")
+            raise SourceError(f"line longer than {MAX_ROW_BYTES:,} bytes; it was not read", where=f"{p}:{n}",
+                              hint="one row or item per line; a line that large cannot be a DynamoDB item (400 KB at most)")
         if n == 1 and raw.startswith(codecs.BOM_UTF8):      # Excel's "CSV UTF-8" starts with a BOM: not data
             raw = raw[len(codecs.BOM_UTF8):]
         yield n, _decode(p, n, raw)
@@ -157,7 +158,7 @@ def _csv_records(p: Path, f: IO[bytes]) -> Iterator[tuple[int, list[str]]]:
     state = {"start": 1, "bytes": 0}
 
     def feed() -> Iterator[str]:
-        for n, text in _lines(p, f):
+        for n, text in text_lines(f, p):
             state["bytes"] += len(text)
             if state["bytes"] > MAX_ROW_BYTES:
                 raise SourceError(f"the record starting at line {state['start']} runs over {MAX_ROW_BYTES >> 20} MB "
@@ -215,7 +216,7 @@ def _check_header(p: Path, line: int, header: list[str]) -> None:
 
 def _jsonl_rows(p: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     with _open(p) as f:
-        for n, line in _lines(p, f):
+        for n, line in text_lines(f, p):
             if not line.strip():
                 continue
             try:

@@ -173,7 +173,7 @@ def recover(store: Store, table: str | None = None) -> list[str]:
         if verdict is True:
             finish(store, load_id, tbl, commit_store)
             notes.append(f"{tbl}: finished the switch of an interrupted load that had committed in {where}: "
-                         "the new items are in")
+                         "the new items are in place")
         elif verdict is False:
             abandon(store, load_id, tbl, commit_store)
             notes.append(f"{tbl}: rolled back an interrupted load that had not committed in {where}: "

@@ -104,7 +104,7 @@ CASES = [
     Case("data-csv-missing-key-column", LOAD, ("branches.csv:2", "no 'branch_id' column", "add a branch_id column"),
          files={"data/branches.csv": "name,city\nCentral,Z\n"}),
     # -- JSON Lines structure and bounds -----------------------------------------------------------
-    Case("data-jsonl-huge-line", LOAD, ("books.jsonl:2", "longer than 16 mb", "400 kb"),
+    Case("data-jsonl-huge-line", LOAD, ("books.jsonl:2", "longer than 16,777,216 bytes", "400 kb"),
          files={"data/books.jsonl": book() + '{"title": "' + "x" * (17 << 20) + '"}\n'}),
     Case("data-jsonl-deep-nesting", LOAD, ("books.jsonl:1", "nested deeper", "32 levels"),
          files={"data/books.jsonl": book(details=DEEP)}),

@@ -52,10 +52,10 @@ CASES = [
          stdin='{"pk": {"S": "a"}, "s": {"S": "\\ud800"}}\n'),
     Case("size-over-item-limit", FILE, ("items.jsonl:2", "5,000,007 bytes", "item limit of 409,600 bytes", "S3"),
          exit_code=1, files={"items.jsonl": OK + BIG}),
-    Case("size-invalid-utf8-in-file", FILE, ("items.jsonl:2", "not utf-8", "byte 0xff", "convert the file"),
+    Case("size-invalid-utf8-in-file", FILE, ("items.jsonl:2", "not utf-8", "byte 0xff", "save the file as UTF-8"),
          files={"items.jsonl": OK.encode() + b'{"pk": {"S": "\xff"}}\n'}),
-    Case("size-binary-file", FILE, ("items.jsonl:1", "not utf-8", "convert"), files={"items.jsonl": b"\x89PNG\r\n\x1a\n"}),
-    Case("size-line-too-long", FILE, ("items.jsonl:2", "longer than 16,777,216 bytes", "one item per line"),
+    Case("size-binary-file", FILE, ("items.jsonl:1", "not utf-8", "save the file as UTF-8"), files={"items.jsonl": b"\x89PNG\r\n\x1a\n"}),
+    Case("size-line-too-long", FILE, ("items.jsonl:2", "longer than 16,777,216 bytes", "per line"),
          files={"items.jsonl": OK + '{"pk": {"S": "' + "x" * (17 << 20) + '"}}\n'}),
     Case("size-missing-file", ("size", "{dir}/nope.jsonl"), ("nope.jsonl", "cannot read", "check the path")),
 ]
