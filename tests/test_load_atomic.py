@@ -7,22 +7,10 @@ import pytest
 
 from blue_nb.errors import SourceError, StoreError
 from blue_nb.spec import loads_spec
-from blue_nb.stores import LoadInterrupted, journal, load, open_store
-from blue_nb.stores import load_items
+from blue_nb.stores import LoadInterrupted, journal, load, load_items, open_store
 from blue_nb.stores.lock import load_lock
+from tests.test_stores import SPEC                       # the same small kitchen spec as the store tests
 
-SPEC = loads_spec("""
-spec_version: 1
-domain: kitchen
-table:
-  partition_key: pk
-  sort_key: sk
-  indexes:
-    by_kind: {type: global, partition_key: kind, sort_key: sk}
-entities:
-  Thing:
-    key: {pk: "{pk}", sk: "{sk}", kind: "{kind}"}
-""")
 TABLE = "blue_kitchen"
 STAGING = ("blue_kitchen__next", "blue_kitchen__next__items", "blue_kitchen__next__src")
 

@@ -40,20 +40,20 @@ class SQLiteStore(Store):
             raise StoreError(f"SQLite: {e}", where=self.path, cause=e) from e
 
     def insert_rows(self, table, columns, rows):
-        cols = ", ".join(quote_ident(c) for c in columns)
-        marks = ", ".join("?" for _ in columns)
-        try:
-            self.con.executemany(f"INSERT OR REPLACE INTO {quote_ident(table)} ({cols}) VALUES ({marks})", rows)
-        except sqlite3.Error as e:
-            raise StoreError(f"SQLite insert into {table!r} failed: {e}", where=self.path, cause=e) from e
+        self._insert(table, columns, rows, "INSERT OR REPLACE")
 
     def insert_new(self, table, columns, rows):
+        self._insert(table, columns, rows, "INSERT")
+
+    def _insert(self, table, columns, rows, verb):
         cols = ", ".join(quote_ident(c) for c in columns)
         marks = ", ".join("?" for _ in columns)
         try:
-            self.con.executemany(f"INSERT INTO {quote_ident(table)} ({cols}) VALUES ({marks})", rows)
+            self.con.executemany(f"{verb} INTO {quote_ident(table)} ({cols}) VALUES ({marks})", rows)
         except sqlite3.IntegrityError as e:
-            raise KeyConflict(f"SQLite: a key already in {table!r}: {e}", where=self.path, cause=e) from e
+            if verb == "INSERT":                     # only a plain INSERT can meet a key that is already there
+                raise KeyConflict(f"SQLite: a key already in {table!r}: {e}", where=self.path, cause=e) from e
+            raise StoreError(f"SQLite insert into {table!r} failed: {e}", where=self.path, cause=e) from e
         except sqlite3.Error as e:
             raise StoreError(f"SQLite insert into {table!r} failed: {e}", where=self.path, cause=e) from e
 
