@@ -84,3 +84,16 @@ def test_notebooks_import_from_the_front_door(root):
             for line in "".join(cell["source"]).splitlines():
                 if "blue_nb" in line and "import" in line:
                     assert line.startswith("from blue_nb import "), f"{nb.name}: {line!r}: import from blue_nb itself"
+
+
+def test_the_project_stands_alone(root):
+    """A user's clone has only this repository: no file points outside it, and every README link resolves."""
+    outside = "../" + "shared"                           # spelled in two parts so this file does not match itself
+    tracked = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
+    for rel in tracked:
+        path = root / rel
+        if path.is_file() and path.suffix in (".md", ".py", ".ipynb", ".toml", ".yml", ".yaml", ".cfg", ""):
+            assert outside not in path.read_text(errors="ignore"), f"{rel} points outside the repository"
+    for target in re.findall(r"\]\(([^)#\s]+)", (root / "README.md").read_text(encoding="utf-8")):
+        if not target.startswith(("http://", "https://")):
+            assert (root / target).exists(), f"README links to {target}, which is not in the repository"
