@@ -37,3 +37,23 @@ def dialogue_data(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("dialogue")
     generate_sample("dialogue", scale=1500, seed=3, out_dir=out)
     return out
+
+
+@pytest.fixture(scope="session")
+def dynamo_endpoint():
+    """One embedded moto_server (a started LocalDynamo) for the whole session."""
+    from blue_nb.dynamo import LocalDynamo
+
+    local = LocalDynamo().start()
+    yield local
+    local.stop()
+
+
+@pytest.fixture
+def dynamo_client(dynamo_endpoint):
+    """A DynamoClient on the session's server with a table prefix of its own (tables never collide)."""
+    import uuid
+
+    from blue_nb.dynamo import Endpoint
+
+    return Endpoint.embedded(dynamo_endpoint).client(table_prefix=f"t{uuid.uuid4().hex[:10]}_")

@@ -106,13 +106,13 @@ def test_pages_stop_at_one_megabyte():
     req = plan(SPEC, "orders", {"customer": "c1"})
     rows = [({"pk": "c1", "sk": f"ORDER#{n:05d}"}, 100_000) for n in range(25)]
     r = paginate(req, rows)
-    assert [p.count for p in r.pages] == [10, 10, 5]           # 11 x 100,000 B would pass 1,048,576
-    assert r.pages[0].bytes_read == 1_000_000 and r.pages[0].rcu == 122.5     # ceil(1e6 / 4096) = 245 x 0.5
-    assert r.pages[0].last_evaluated_key == {"pk": "c1", "sk": "ORDER#00009"}
+    assert [p.count for p in r.pages] == [11, 11, 3]           # the 11th 100,000 B item reaches 1,048,576: on the page
+    assert r.pages[0].bytes_read == 1_100_000 and r.pages[0].rcu == 134.5     # ceil(1.1e6 / 4096) = 269 x 0.5
+    assert r.pages[0].last_evaluated_key == {"pk": "c1", "sk": "ORDER#00010"}
     assert r.pages[-1].last_evaluated_key is None
     exact = paginate(req, [({"pk": "c", "sk": str(n)}, 262_144) for n in range(5)])
-    assert [p.count for p in exact.pages] == [4, 1]            # exactly 1 MB fits in one page: 128 RCU eventual
-    assert exact.pages[0].rcu == 128
+    assert [p.count for p in exact.pages] == [4, 1]            # exactly 1 MB reached: the page ends, 128 RCU eventual
+    assert exact.pages[0].rcu == 128 and exact.pages[0].last_evaluated_key == {"pk": "c", "sk": "3"}
 
 
 def test_empty_query_and_missing_get_cost_the_minimum():

@@ -23,7 +23,7 @@ ONLY_IN = {                                    # third-party driver -> the only 
     "boto3": {"dynamo"}, "botocore": {"dynamo"}, "moto": {"dynamo"},
     "matplotlib": {"plots", "widgets"}, "PIL": {"plots"},
     "ipywidgets": {"widgets"},
-    "click": {"cli.py"},
+    "click": {"cli"},
 }
 MAX_LINES = 400
 

@@ -435,5 +435,42 @@ def test_partition_heat(jupyter_env, dialogue_dir):
     assert hot.findings.by_rule("HOT-PARTITION") and "'nvidia-dec'" in hot.findings.by_rule("HOT-PARTITION")[0].message
 
 
+@pytest.mark.slow
+def test_dynamodb_roundtrip(jupyter_env, dialogue_dir, monkeypatch):
+    from blue_nb.app.compare import parameter_cases
+    from blue_nb.app.workflows import load_data
+    from blue_nb.patterns import plan
+    from blue_nb.spec import load_spec
+    from blue_nb.stores import open_store
+
+    monkeypatch.delenv("AWS_ENDPOINT_URL_DYNAMODB", raising=False)      # the notebook's default: embedded
+    pattern = "list_round"
+    nb = run_notebook("05_dynamodb_roundtrip.ipynb", {"DATA": str(dialogue_dir), "PATTERN": pattern})
+    spec = load_spec(DIALOGUE_SPEC)
+    with open_store("sqlite") as store:
+        load_data(spec, dialogue_dir, stores=[store], progress=False)
+        built = store.count(spec.table_name)
+        cases = {p.name: parameter_cases(store, spec, p) for p in spec.access_patterns if p.is_read}
+        big = cases[pattern][0]
+        pages = store.run_plan(plan(spec, pattern, big.params), follow=True).page_sizes
+
+    label = ast.literal_eval(result(nb, "endpoint = open_endpoint(")["text/plain"])
+    assert label.startswith("embedded moto_server at http://127.0.0.1:")
+    summary = ast.literal_eval(result(nb, "result.summary()")["text/plain"])
+    runs = sum(len(c) for c in cases.values())
+    assert summary["ok"] is True and summary["items built"] == summary["items stored"] == built
+    assert summary["pattern runs"] == summary["pattern runs matching"] == runs
+    rows = html_records(result(nb, "result.frame()")["text/html"])
+    assert len(rows) == runs and {r["match"] for r in rows} == {"True"}
+    assert [(r["pattern"], r["case"]) for r in rows] == [(n, c.label) for n, cs in cases.items() for c in cs]
+    shown = html_records(result(nb, "result.pages_frame(PATTERN)")["text/html"])
+    largest = [r for r in shown if r["case"] == "largest partition"]
+    assert [r["engine"] for r in largest] == ["sqlite", "duckdb", "dynamodb"]
+    assert {r["items per call"] for r in largest} == {str(pages)} and int(largest[0]["items"]) == big.items
+    write = result(nb, "result.write")["text/plain"]
+    assert f"items={built}" in write and f"calls={-(-built // 25)}" in write
+
+
 EXECUTED = {"04_item_sizes.ipynb": test_item_sizes, "00_quickstart.ipynb": test_quickstart, "01_load_data.ipynb": test_load_data,
-            "02_access_patterns.ipynb": test_access_patterns, "03_partition_heat.ipynb": test_partition_heat}
+            "02_access_patterns.ipynb": test_access_patterns, "03_partition_heat.ipynb": test_partition_heat,
+            "05_dynamodb_roundtrip.ipynb": test_dynamodb_roundtrip}

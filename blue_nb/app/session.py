@@ -76,10 +76,11 @@ class DesignSession:
         return plan(self.spec, pattern, params)
 
     def run_pattern(self, pattern: str | Plan, params: dict[str, Any] | None = None, *, backend: str = "sqlite",
-                    max_pages: int | None = None) -> ReadResult | WriteResult:
-        """Run a pattern (or a plan made by :meth:`plan`) on one of the session's stores."""
+                    max_pages: int | None = None, follow: bool = False) -> ReadResult | WriteResult:
+        """Run a pattern (or a plan made by :meth:`plan`) on one of the session's stores
+        (``follow=True``: read every page, following LastEvaluatedKey, even with a limit)."""
         planned = pattern if isinstance(pattern, Plan) else self.plan(pattern, params)
-        return self.stores[backend].run_plan(planned, max_pages=max_pages)
+        return self.stores[backend].run_plan(planned, max_pages=max_pages, follow=follow)
 
     def parameter_values(self, pattern: str, limit: int = 50) -> dict[str, list[str]]:
         return parameter_values(self.stores[next(iter(self.stores))], self.spec, pattern, limit=limit)

@@ -138,12 +138,13 @@ def sample_items(store: Store, spec: Spec | str | Path, entity: str | None = Non
 
 def run_pattern(spec: Spec | str | Path, pattern: str, params: dict[str, Any] | None = None, *,
                 store: Store | None = None, backend: str | None = None, path: str | Path | None = None,
-                max_pages: int | None = None) -> ReadResult | WriteResult:
-    """Plan one access pattern and run the plan on an open store, or on the ``backend`` file at ``path``."""
+                max_pages: int | None = None, follow: bool = False) -> ReadResult | WriteResult:
+    """Plan one access pattern and run the plan on an open store, or on the ``backend`` file at ``path``
+    (``follow=True``: read every page, following LastEvaluatedKey, even with a limit)."""
     spec = as_spec(spec)
     planned = plan(spec, pattern, params)
     if store is not None:
-        return store.run_plan(planned, max_pages=max_pages)
+        return store.run_plan(planned, max_pages=max_pages, follow=follow)
     if not backend or not path:
         raise SourceError("no store to run on", hint="give --sqlite FILE or --duckdb FILE")
     if not Path(path).exists():
@@ -153,7 +154,7 @@ def run_pattern(spec: Spec | str | Path, pattern: str, params: dict[str, Any] | 
         if not s.has_table(spec.table_name):
             raise SourceError(f"table {spec.table_name!r} is not in {path}", where=str(path),
                               hint="load it first with blue-nb load")
-        return s.run_plan(planned, max_pages=max_pages)
+        return s.run_plan(planned, max_pages=max_pages, follow=follow)
 
 
 def parameter_values(store: Store, spec: Spec | str | Path, pattern: str, *, limit: int = 50,

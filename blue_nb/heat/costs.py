@@ -10,19 +10,26 @@ For each candidate (``cid``) of a pattern (``pid``) this module appends rows to 
 * ``hits(pid, cid, idx, pk, item, rcu, wcu)``: the same units per item (for "one item can never
   exceed the limit" and Contributor Insights' per-(pk, sk) view).
 
-Reads follow :func:`blue_nb.patterns.paginate`: the matched entries in key order, a page ends
-after ``limit`` entries or before the entry that would take it past 1 MB, each page's bytes are
-rounded up once to 4 KB (0.5 per 4 KB eventual, and always eventual on a GSI), at least one unit
-per call; a pattern with a ``limit`` reads one page per call. Pages are cut greedily, exactly:
-the first page by one window over cumulative bytes, later pages (of the few calls that read more
-than 1 MB) by one more window query per page (after 200 pages the rest is cut by cumulative bytes).
+Reads follow :func:`blue_nb.patterns.paginate`: the matched entries in key order; a page ends
+after ``limit`` entries or with the entry that takes its bytes read to or past 1 MB (that entry is
+on the page: a row belongs to the current page while the bytes read before it are under 1 MB);
+each page's bytes are rounded up once to 4 KB (0.5 per 4 KB eventual, and always eventual on a
+GSI), at least one unit per page. A pattern with a ``limit`` reads one page per call (its first
+``limit`` entries, cut by the same 1 MB rule). A pattern without one reads every page: when its
+last page ended by reaching 1 MB, that page carried a LastEvaluatedKey, so the call pays one more,
+empty page at the minimum (1 strong, 0.5 eventual). Pages are cut greedily, exactly: the first
+page by one window over cumulative bytes, later pages (of the few calls that read more than 1 MB)
+by one more window query per page (after 200 pages the rest is cut by cumulative bytes).
 
 Approximations (said here, once):
 
 * S keys compare by bytes exactly as DynamoDB does; N sort keys compare as DOUBLE, B sort keys
   as their base64 text.
 * A scan costs ceil(bytes / 4 KB) per call (the per-page rounding is ignored) and is spread over
-  every partition of the table or index in proportion to its bytes.
+  every partition of the table or index in proportion to its bytes. Its pages are counted as if
+  every entry had the mean entry size m, so a page holds P = ceil(1 MB / m) entries (the last one
+  reaching 1 MB): a scan with a ``limit`` reads min(limit, P) entries in one page; one without
+  reads every entry in n // P + 1 pages, the last one empty (one more minimum) when P divides n.
 * A write to a key with no item is priced at the median size of the pattern's entity, with no
   index writes (its index keys are unknown). A put or delete writes one entry in each index the
   item is in; an update writes two (delete + put, both counted on the item's current index
@@ -175,12 +182,12 @@ class CostTables:
         ent = entries_table(self.scratch, self.spec, p.index)
         order = self._order(p)
         m = self.scratch.create_as(
-            f"m{pid}", f"SELECT *, CASE WHEN cum <= {PAGE_BYTES} THEN 0 END AS page FROM ("
+            f"m{pid}", f"SELECT *, CASE WHEN cum - b < {PAGE_BYTES} THEN 0 END AS page FROM ("
                        f"SELECT q.cid, e.pk AS ipk, e.sk AS isk, e.epk, e.esk, e.esize AS b, "
                        f"row_number() OVER w AS rn, sum(e.esize) OVER (w ROWS UNBOUNDED PRECEDING) AS cum "
                        f"FROM {cand} q JOIN {ent} e ON e.epk = q.qpk AND {self._sk_condition(p)} "
                        f"WINDOW w AS (PARTITION BY q.cid ORDER BY {order}))")
-        if p.limit:                                    # one page per call: its first `limit` entries within 1 MB
+        if p.limit:                                    # one page per call: its first `limit` entries, cut at 1 MB
             self.scratch.execute(f"DELETE FROM {m} WHERE rn > ? OR page IS NULL", [int(p.limit)])
         else:
             self._later_pages(pid, m)
@@ -188,10 +195,14 @@ class CostTables:
         pages = self.scratch.create_as(f"pg{pid}", f"SELECT cid, page, sum(b) AS pb, count(*) AS k, "
                                                    f"greatest(1, ceil(sum(b) / {READ_UNIT_BYTES}.0)) * ? AS rcu "
                                                    f"FROM {m} GROUP BY cid, page", [f])
+        # without a limit every page is read: a last page that reached 1 MB carried a LastEvaluatedKey,
+        # so one more, empty page follows at the minimum (a limit pattern reads its one page only)
+        empty = "0" if p.limit else f"(max(g.pb) FILTER (WHERE g.page = g.last) >= {PAGE_BYTES})::INT"
         ex = self.scratch.execute
-        ex(f"INSERT INTO {self.calls} SELECT {pid}, q.cid, coalesce(sum(g.rcu), ?), 0, coalesce(sum(g.k), 0), "
-           f"coalesce(sum(g.pb), 0), greatest(count(g.page), 1) FROM {cand} q LEFT JOIN {pages} g ON g.cid = q.cid "
-           "GROUP BY q.cid", [f])
+        ex(f"INSERT INTO {self.calls} SELECT {pid}, q.cid, coalesce(sum(g.rcu), ?) + ? * coalesce({empty}, 0), 0, "
+           f"coalesce(sum(g.k), 0), coalesce(sum(g.pb), 0), greatest(count(g.page), 1) + coalesce({empty}, 0) "
+           f"FROM {cand} q LEFT JOIN (SELECT *, max(page) OVER (PARTITION BY cid) AS last FROM {pages}) g "
+           "ON g.cid = q.cid GROUP BY q.cid", [f, f])
         ex(f"INSERT INTO {self.effects} SELECT {pid}, c.cid, ?, q.qpk, c.rcu, 0, ? FROM {self.calls} c "
            f"JOIN {cand} q ON q.cid = c.cid WHERE c.pid = {pid}", [p.index, f])
         item = "m.isk" if p.index == "table" else "m.esk || ' | ' || m.ipk || ' / ' || m.isk"
@@ -200,23 +211,24 @@ class CostTables:
            [p.index])
 
     def _later_pages(self, pid: int, m: str) -> None:
-        """Page 0 is every row whose cumulative bytes stay within 1 MB (exact); the rows after it, of
-        the few candidates that read more than 1 MB, are cut into pages 1, 2, ... greedily: a page
-        takes rows while its bytes stay within 1 MB (always at least one row)."""
+        """Page 0 is every row read while the bytes before it are under 1 MB (exact); the rows after
+        it, of the few candidates that read more than 1 MB, are cut into pages 1, 2, ... greedily by
+        the same rule: a page takes rows while the bytes it read before each are under 1 MB (so it
+        ends with the row that reaches 1 MB, and always holds at least one row)."""
         ex = self.scratch.execute
         if not ex(f"SELECT count(*) FROM {m} WHERE page IS NULL")[0][0]:
             return
         rest = self.scratch.create_as(f"rest{pid}", f"SELECT cid, rn, b, NULL::INT AS page FROM {m} WHERE page IS NULL")
         for k in range(1, MAX_EXACT_PAGES):
             ex(f"""UPDATE {rest} SET page = {k} FROM (
-                     SELECT cid, rn, sum(b) OVER (PARTITION BY cid ORDER BY rn) AS cum,
-                            min(rn) OVER (PARTITION BY cid) AS first FROM {rest} WHERE page IS NULL) x
-                   WHERE {rest}.cid = x.cid AND {rest}.rn = x.rn AND (x.cum <= {PAGE_BYTES} OR x.rn = x.first)""")
+                     SELECT cid, rn, sum(b) OVER (PARTITION BY cid ORDER BY rn) - b AS before
+                     FROM {rest} WHERE page IS NULL) x
+                   WHERE {rest}.cid = x.cid AND {rest}.rn = x.rn AND x.before < {PAGE_BYTES}""")
             if not ex(f"SELECT count(*) FROM {rest} WHERE page IS NULL")[0][0]:
                 break
         else:
             ex(f"""UPDATE {rest} SET page = {MAX_EXACT_PAGES} + x.extra FROM (
-                     SELECT cid, rn, (sum(b) OVER (PARTITION BY cid ORDER BY rn) - 1) // {PAGE_BYTES} AS extra
+                     SELECT cid, rn, (sum(b) OVER (PARTITION BY cid ORDER BY rn) - b) // {PAGE_BYTES} AS extra
                      FROM {rest} WHERE page IS NULL) x WHERE {rest}.cid = x.cid AND {rest}.rn = x.rn""")
         ex(f"UPDATE {m} SET page = r.page FROM {rest} r WHERE {m}.cid = r.cid AND {m}.rn = r.rn")
 
@@ -224,12 +236,17 @@ class CostTables:
         ent = entries_table(self.scratch, self.spec, p.index)
         f = read_factor(self.spec, p)
         total, n = self.scratch.execute(f"SELECT coalesce(sum(esize), 0), count(*) FROM {ent} e")[0]
-        read = min(total, PAGE_BYTES, int(p.limit * total / max(n, 1))) if p.limit else total
-        rcu = max(1, -(-int(read) // READ_UNIT_BYTES)) * f
-        pages = 1 if p.limit else max(1, -(-int(total) // PAGE_BYTES))
+        total, n = int(total), int(n)
+        per_page = max(1, -(-PAGE_BYTES * n // max(total, 1)))  # mean-size entries up to the one reaching 1 MB
+        if p.limit:                                        # one page: `limit` entries, or fewer at 1 MB
+            k, pages, empty = min(n, int(p.limit), per_page), 1, 0
+        else:                                              # every page; when the last one is full (it
+            k, pages = n, n // per_page + 1                # carried a LastEvaluatedKey) one more, empty
+            empty = int(n > 0 and n % per_page == 0)       # page follows at the minimum
+        read = total * k // max(n, 1)
+        rcu = (max(1, -(-read // READ_UNIT_BYTES)) + empty) * f
         ex = self.scratch.execute
-        ex(f"INSERT INTO {self.calls} VALUES ({pid}, 0, ?, 0, ?, ?, ?)",
-           [rcu, n if not p.limit else min(n, p.limit), int(read), pages])
+        ex(f"INSERT INTO {self.calls} VALUES ({pid}, 0, ?, 0, ?, ?, ?)", [rcu, k, read, pages])
         ex(f"INSERT INTO {self.effects} SELECT {pid}, 0, ?, epk, ? * sum(esize) / ?, 0, ? FROM {ent} e GROUP BY epk",
            [p.index, rcu, max(total, 1), f])
 

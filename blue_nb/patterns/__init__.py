@@ -15,6 +15,7 @@ DynamoDB's pages and what reads and writes cost. Pure (layer 1).
 from blue_nb.patterns.bind import (COMPARISONS, SK_OPS, Comparison, KeyRequest, bind, prefix_successor, row_values,
                                    sk_matches, sort_value)
 from blue_nb.patterns.boto3_request import boto3_request, key_condition_expression
+from blue_nb.patterns.create_table import create_table_request
 from blue_nb.patterns.layout import (MAIN_COLUMNS, TableLayout, catalog_name, catalog_table_sql, index_column,
                                      main_table_sql, quote_ident, stored_key)
 from blue_nb.patterns.paging import Page, ReadResult, index_entry, key_order, paginate, project
@@ -24,6 +25,7 @@ from blue_nb.patterns.writes import WriteResult, write_cost
 
 __all__ = ["BACKENDS", "COMPARISONS", "Comparison", "KeyRequest", "MAIN_COLUMNS", "Page", "Plan", "ReadResult",
            "SK_OPS", "Statement", "TableLayout", "WriteResult", "bind", "boto3_request", "catalog_name",
-           "catalog_table_sql", "get_sql", "index_column", "index_entry", "key_condition_expression", "key_order",
-           "main_table_sql", "paginate", "plan", "prefix_successor", "project", "quote_ident", "read_sql",
-           "row_values", "show_boto3", "sk_matches", "sort_value", "stored_key", "write_cost"]
+           "catalog_table_sql", "create_table_request", "get_sql", "index_column", "index_entry",
+           "key_condition_expression", "key_order", "main_table_sql", "paginate", "plan", "prefix_successor",
+           "project", "quote_ident", "read_sql", "row_values", "show_boto3", "sk_matches", "sort_value",
+           "stored_key", "write_cost"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Mapping
 
 from blue_nb.items.values import item_to_wire
 from blue_nb.patterns.bind import KeyRequest, projection_of, sk_matches, sort_value
@@ -57,10 +57,23 @@ def key_order(req: KeyRequest, rows: Iterable[tuple[dict[str, Any], int]]) -> It
 
 @dataclass
 class Page:
+    """One call's page: how many items it evaluated, the bytes it read, its read units, and the key a
+    caller passes as ExclusiveStartKey for the next page (None when the key range is exhausted)."""
+
     count: int
     bytes_read: int
     rcu: float
     last_evaluated_key: dict[str, Any] | None
+
+    @property
+    def items(self) -> int:
+        """The number of items on the page (no filters here: the same as ``count``)."""
+        return self.count
+
+    @property
+    def has_more(self) -> bool:
+        """Whether the page carries a LastEvaluatedKey (a caller following it makes one more call)."""
+        return self.last_evaluated_key is not None
 
 
 @dataclass
@@ -92,6 +105,16 @@ class ReadResult:
         total = sum(Decimal(str(p.rcu)) for p in self.pages)
         return int(total) if total == total.to_integral_value() else float(total)
 
+    @property
+    def page_sizes(self) -> list[int]:
+        """Each page's item count, in call order: what DynamoDB's ``Count`` of each call would be."""
+        return [p.count for p in self.pages]
+
+    @property
+    def last_keys(self) -> list[dict[str, Any] | None]:
+        """Each page's LastEvaluatedKey (None on the page that ends the key range)."""
+        return [p.last_evaluated_key for p in self.pages]
+
     def summary(self) -> dict[str, Any]:
         return {"count": self.count, "scanned_count": self.scanned_count, "bytes_read": self.bytes_read,
                 "rcu": self.rcu, "pages": len(self.pages)}
@@ -102,13 +125,19 @@ class ReadResult:
 
 
 def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
-             max_pages: int | None = None) -> ReadResult:
+             max_pages: int | None = None, *, follow: bool = False) -> ReadResult:
     """(item, table item size) pairs, already in key order and matching the key condition -> pages.
 
-    A page ends after ``limit`` items, or before the item that would take the bytes read past
-    1 MB (so a page never costs more than 256 RCU strong). Each page's read units round once
-    over the sizes it read (index entry sizes on an index). GetItem costs by its one item, and
-    the minimum when there is none.
+    As DynamoDB pages: a page ends when ``limit`` items have been evaluated or when its bytes read
+    reach 1 MB (the item that takes the read to or past 1 MB is on the page, so a page can cost up
+    to ceil((1 MB + 400 KB) / 4 KB) units). Such a page carries LastEvaluatedKey even when nothing
+    is left (DynamoDB does not look ahead): the next call returns an empty page without one, which
+    still costs the minimum. Only the page that runs out of the key range has no LastEvaluatedKey.
+    Each page's read units round once over the sizes it read (index entry sizes on an index).
+
+    Which pages are read: a pattern with a ``limit`` reads one page per call; without a limit, or
+    with ``follow=True``, every page is read, following LastEvaluatedKey as a caller would;
+    ``max_pages`` caps either. GetItem costs by its one item, and the minimum when there is none.
     """
     req = plan.request
     if req.operation == "get_item":
@@ -116,29 +145,26 @@ def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
         size = found[0][1] if found else 0
         return ReadResult(plan, [project(found[0][0], req)] if found else [],
                            [Page(len(found), size, read_units(size, req.read_mode), None)])
-    if max_pages is None and req.limit is not None:
+    if max_pages is None and req.limit is not None and not follow:
         max_pages = 1                                  # a paged pattern reads one page per call
     pages: list[Page] = []
     out: list[dict[str, Any]] = []
     sizes: list[int] = []
     page_items: list[dict[str, Any]] = []
-    stream: Iterator = iter(items)
-    for item, size in stream:
+    read = 0                                           # bytes read on the current page
+    for item, size in items:
         entry = project(item, req)
-        entry_size = size if req.index_type == "table" or req.projection == "all" else item_size(entry)
-        if page_items and (sum(sizes) + entry_size > PAGE_BYTES or (req.limit and len(page_items) >= req.limit)):
-            pages.append(_page(req, sizes, page_items[-1]))
-            out += page_items
-            sizes, page_items = [], []
-            if max_pages is not None and len(pages) >= max_pages:
-                break
-        sizes.append(entry_size)
+        sizes.append(size if req.index_type == "table" or req.projection == "all" else item_size(entry))
         page_items.append(entry)
-    else:
-        if page_items or not pages:
-            pages.append(_page(req, sizes, None))
+        read += sizes[-1]
+        if read >= PAGE_BYTES or (req.limit and len(page_items) >= req.limit):
+            pages.append(_page(req, sizes, page_items[-1]))      # carries LastEvaluatedKey, even at the end
             out += page_items
-    return ReadResult(plan, out, pages)
+            sizes, page_items, read = [], [], 0
+            if max_pages is not None and len(pages) >= max_pages:
+                return ReadResult(plan, out, pages)
+    pages.append(_page(req, sizes, None))              # the key range is exhausted (possibly an empty page)
+    return ReadResult(plan, out + page_items, pages)
 
 
 def _page(req: KeyRequest, sizes: list[int], last: dict[str, Any] | None) -> Page:
@@ -146,5 +172,3 @@ def _page(req: KeyRequest, sizes: list[int], last: dict[str, Any] | None) -> Pag
     if last is not None:
         key = {k: last[k] for k in {*req.table_keys, req.pk_attr, req.sk_attr} if k and k in last}
     return Page(len(sizes), sum(sizes), query_read_units(sizes, req.read_mode), key)
-
-

@@ -57,7 +57,7 @@ MAX_ITEM_BYTES = 409_600  # 400 KB, inclusive, names included
 STORAGE_OVERHEAD = 100  # billed storage bytes per item / index entry
 READ_UNIT_BYTES = 4 * KB
 WRITE_UNIT_BYTES = KB
-PAGE_BYTES = MB  # Query / Scan read at most 1 MB per call (before filters)
+PAGE_BYTES = MB  # a Query / Scan page ends with the item that takes its read to 1 MB (before filters)
 PARTITION_BYTES = 10 * GB
 PARTITION_RCU = 3000
 PARTITION_WCU = 1000
@@ -125,8 +125,9 @@ def item_costs(size: int) -> dict[str, int | float]:
 def query_read_units(sizes: Iterable[int], mode: str = "strong") -> int | float:
     """Read units of one Query / Scan page: sizes of all items read summed, rounded up once to 4 KB.
 
-    ``sizes`` are the items the key condition matched (before filters and projection); a page
-    holds at most :data:`PAGE_BYTES`, callers split longer reads into pages.
+    ``sizes`` are the items the key condition matched (before filters and projection); a page ends
+    with the item that takes its bytes to :data:`PAGE_BYTES` (so it can hold up to 1 MB plus one
+    item); callers split longer reads into pages (:func:`blue_nb.patterns.paginate`).
     """
     total = sum(_check_size(s) for s in sizes)
     return _whole(_blocks(total, READ_UNIT_BYTES) * _halves_per_unit(mode))

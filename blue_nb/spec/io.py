@@ -225,7 +225,8 @@ def _build(d: dict[str, Any]) -> Spec:
                 for n, e in d["entities"].items()}
     patterns = [_pattern(p) for p in d.get("access_patterns") or []]
     return Spec(domain=d["domain"], table=table, entities=entities, access_patterns=patterns,
-                description=d.get("description", ""), spec_version=d["spec_version"])
+                description=d.get("description", ""), spec_version=d["spec_version"],
+                inferred=dict(d.get("inferred") or {}))
 
 
 def _pattern(p: dict[str, Any]) -> AccessPattern:

@@ -182,6 +182,8 @@ class Spec:
     access_patterns: list[AccessPattern] = field(default_factory=list)
     description: str = ""
     spec_version: int = 1
+    # spec path -> how that part was inferred from data (a draft made by an import); empty when written by hand
+    inferred: dict[str, str] = field(default_factory=dict)
     source_path: str | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -225,4 +227,6 @@ class Spec:
         d["table"] = self.table.to_dict()
         d["entities"] = {n: e.to_dict() for n, e in self.entities.items()}
         d["access_patterns"] = [p.to_dict() for p in self.access_patterns]
+        if self.inferred:
+            d["inferred"] = dict(self.inferred)
         return d

@@ -99,6 +99,8 @@ SPEC = OBJ(
     spec_version=REQ(T("int", enum=(1,))), domain=REQ(S(DOMAIN_RE)), description=OPT(S()),
     table=REQ(TABLE), entities=REQ(T("map", items=ENTITY, key_pattern=ENTITY_RE)),
     access_patterns=OPT(T("list", items=PATTERN)),
+    inferred=OPT(T("map", items=S(), description="what an import inferred from data, and how: spec path (e.g. "
+                                                 "entities.Persp.key.sk) -> the evidence; review, then delete")),
 )
 
 _JSON_TYPES = {"str": "string", "int": "integer", "num": "number", "bool": "boolean", "null": "null",

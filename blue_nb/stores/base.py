@@ -119,11 +119,13 @@ class Store:
         """Stream the rows of a query without fetching them all (a pattern may stop after one page)."""
         raise NotImplementedError
 
-    def run_plan(self, plan: Plan, *, max_pages: int | None = None,
-                 new_item: dict[str, Any] | None = None) -> ReadResult | WriteResult:
+    def run_plan(self, plan: Plan, *, max_pages: int | None = None, new_item: dict[str, Any] | None = None,
+                 follow: bool = False) -> ReadResult | WriteResult:
         """Execute a :class:`~blue_nb.patterns.Plan`: its statement for this store, nothing else.
 
-        A read returns a ReadResult (items in DynamoDB's order, its pages and their cost); a write
+        A read returns a ReadResult (items in DynamoDB's order, its pages and their cost): one page
+        for a pattern with a limit, every page (following LastEvaluatedKey) without one or with
+        ``follow=True``, at most ``max_pages`` (see :func:`~blue_nb.patterns.paginate`); a write
         is a dry run that returns its WriteResult (WCU with index writes): the statement reads the
         item at the key, which ``new_item`` (or, without one, that item or the median-size item of
         the pattern's entity, re-keyed) replaces.
@@ -136,7 +138,7 @@ class Store:
             new = new_item if new_item is not None else (old or self._typical_item(plan))
             return write_cost(plan, old, new)
         rows = ((item_from_wire(loads_wire(d)), size) for d, size in self.rows(sql, args))
-        return paginate(plan, key_order(req, rows), max_pages)
+        return paginate(plan, key_order(req, rows), max_pages, follow=follow)
 
     def _typical_item(self, plan: Plan) -> dict[str, Any] | None:
         """For a write to a new key: the median-size item of the pattern's entity, re-keyed."""

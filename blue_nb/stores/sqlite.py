@@ -1,7 +1,9 @@
-"""The SQLite store: ADR 0018's table in a SQLite file (or ``:memory:``)."""
+"""The SQLite store: ADR 0018's table in a SQLite file (or ``:memory:``); read-only, it is also the
+reader of Blue's own SQLite files (:meth:`SQLiteStore.blue_tables`), for imports."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -11,18 +13,48 @@ from blue_nb.stores.base import KeyConflict, Store
 
 __all__ = ["SQLiteStore"]
 
+_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,255}$")     # the table names the stores can quote
+_INTERNAL = ("__items", "__next", "__src")       # blue_nb's own side tables: catalogs and load staging
+
 
 class SQLiteStore(Store):
     kind = "sqlite"
 
-    def __init__(self, path: str | Path = ":memory:", *, timeout: float = 30.0):
+    def __init__(self, path: str | Path = ":memory:", *, timeout: float = 30.0, read_only: bool = False):
         self.path = str(path) if str(path) == ":memory:" else str(Path(path).absolute())
+        self.read_only = read_only
         try:
-            self.con = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=timeout)
-            self.con.execute("PRAGMA journal_mode=WAL" if self.path != ":memory:" else "PRAGMA journal_mode=MEMORY")
+            if read_only:
+                self.con = self._open_read_only(timeout)
+            else:
+                self.con = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=timeout)
+                self.con.execute("PRAGMA journal_mode=WAL" if self.path != ":memory:" else "PRAGMA journal_mode=MEMORY")
         except sqlite3.Error as e:
             raise StoreError(f"cannot open SQLite database: {e}", where=self.path,
                              hint="check the path and that the folder exists", cause=e) from e
+
+    def _open_read_only(self, timeout: float) -> sqlite3.Connection:
+        """A connection that cannot write: the file must exist and be SQLite (checked by reading its schema)."""
+        if self.path == ":memory:" or not Path(self.path).is_file():
+            raise StoreError("no SQLite file to read", where=self.path,
+                             hint="give the path of an existing .sqlite file")
+        uri = Path(self.path).as_uri() + "?mode=ro"
+        con = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=timeout)
+        try:
+            con.execute("SELECT count(*) FROM sqlite_master").fetchall()   # "file is not a database" shows here
+        except sqlite3.Error:
+            con.close()
+            raise
+        return con
+
+    def blue_tables(self) -> dict[str, list[str]]:
+        """Every ``blue_*`` table of the file (ADR 0018's tables, by name) -> its columns, in name order;
+        blue_nb's own side tables (catalogs, load staging, the load journal) are left out."""
+        rows = self.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 5) = 'blue_' "
+                            "ORDER BY name")
+        names = [r[0] for r in rows if _NAME.match(r[0])]
+        return {n: self.table_columns(n) for n in names
+                if n != "blue_nb_loads" and not n.endswith(_INTERNAL) and "__next__" not in n}
 
     def execute(self, sql, params=()):
         try:

@@ -1,0 +1,147 @@
+"""The same pattern on three engines: which parameters to try, and where two results first differ.
+
+:func:`parameter_cases` draws a read pattern's parameters from the items in a local store: the
+partition with the most matching items, the one with the fewest, and a key that holds nothing.
+:func:`first_difference` compares two :class:`~blue_nb.patterns.ReadResult` page by page: the
+items and their order, each page's Count and whether it carries a LastEvaluatedKey, the totals
+(Count, ScannedCount) and the read units. Differences that an emulator is known to produce (and
+DynamoDB does not) are named as such, never hidden: see :data:`MOTO_PAGE_CUT` and
+:data:`MOTO_NO_TRAILING_PAGE`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from blue_nb.errors import BlueNbError
+from blue_nb.items import item_to_wire
+from blue_nb.patterns import ReadResult, bind, row_values
+from blue_nb.spec import AccessPattern, Spec
+from blue_nb.stores import Store
+
+__all__ = ["Case", "canonical", "MOTO_NO_TRAILING_PAGE", "MOTO_PAGE_CUT", "first_difference", "parameter_cases"]
+
+#: moto's pages stop before the item that would take them past 1,000,000 bytes of its own size
+#: estimate; DynamoDB's stop after the item that reaches 1 MB (1,048,576 bytes)
+MOTO_PAGE_CUT = 1_000_000
+MOTO_NO_TRAILING_PAGE = ("moto returns no LastEvaluatedKey when a page ends at Limit with nothing left, so it "
+                         "makes no final empty call; DynamoDB does, and blue_nb counts it")
+MISSING = "blue-nb-missing-key"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One set of parameters to run a pattern with, and why it was chosen."""
+
+    label: str                       # "largest partition", "smallest partition", "missing key", "whole table"
+    params: dict[str, str]
+    items: int                       # the items a read with these parameters matches in the local store
+
+
+def parameter_cases(store: Store, spec: Spec, p: AccessPattern) -> list[Case]:
+    """The largest and the smallest partition the pattern can hit (by the items of its entities there),
+    each with the parameters that return the most (largest) or the fewest (smallest) of them; and a
+    key that holds nothing. ``Case.items`` is what a read with those parameters matches."""
+    if not p.parameters:
+        return [Case("whole table", {}, store.count(spec.table_name))]
+    groups: dict[Any, Counter] = {}                      # bound partition key -> parameter sets -> items
+    for entity in p.entities:
+        for item in store.iter_items(spec.table_name, entity):
+            row = row_values(spec, entity, item)
+            if not all(n in row for n in p.parameters):
+                continue
+            params = tuple(row[n] for n in p.parameters)
+            try:
+                pk = bind(spec, p, dict(zip(p.parameters, params))).pk_value
+            except BlueNbError:
+                continue
+            groups.setdefault(pk, Counter())[params] += 1
+    if not groups:
+        return [_missing(spec, p, {n: MISSING for n in p.parameters})]
+    ranked = sorted(groups.items(), key=lambda kv: (-sum(kv[1].values()), str(kv[0])))
+    (big_pk, big), (small_pk, small) = ranked[0], ranked[-1]
+    (big_params, big_n), = big.most_common(1)
+    small_params, small_n = min(small.items(), key=lambda kv: (kv[1], kv[0]))
+    cases = [Case("largest partition", dict(zip(p.parameters, big_params)), big_n)]
+    if small_pk != big_pk:
+        cases.append(Case("smallest partition", dict(zip(p.parameters, small_params)), small_n))
+    cases.append(_missing(spec, p, cases[0].params))
+    return cases
+
+
+def _missing(spec: Spec, p: AccessPattern, params: dict[str, str]) -> Case:
+    """``params`` with every value of the partition key's template replaced by one that matches nothing."""
+    pk_names = set(p.key_condition.pk_template.placeholders) if p.key_condition else set()
+    for value in (MISSING, "999999999"):                 # a formatted number placeholder needs a number
+        out = {n: (value if n in pk_names else v) for n, v in params.items()}
+        try:
+            bind(spec, p, out)
+            return Case("missing key", out, 0)
+        except BlueNbError:
+            continue
+    return Case("missing key", {n: MISSING for n in params}, 0)
+
+
+def canonical(item: dict[str, Any]) -> str:
+    """An item as text that is equal exactly when the items are: DynamoDB JSON, attributes sorted."""
+    return json.dumps(item_to_wire(item), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _key(item: dict[str, Any], result: ReadResult) -> str:
+    req = result.request
+    return ", ".join(f"{a}={item.get(a)!s}" for a in (req.pk_attr, req.sk_attr) if a)
+
+
+def first_difference(local: ReadResult, remote: ReadResult, *, names: tuple[str, str],
+                     emulator: str | None = None) -> tuple[str | None, str | None]:
+    """(difference, note): the first way ``remote`` differs from ``local`` (None when they agree), and a
+    note naming an emulator gap that explains a page-boundary difference (None when there is none)."""
+    a, b = names
+    wa, wb = [canonical(i) for i in local.items], [canonical(i) for i in remote.items]
+    for n, (x, y) in enumerate(zip(wa, wb)):
+        if x != y:
+            ka, kb = _key(local.items[n], local), _key(remote.items[n], remote)
+            if ka != kb:
+                return f"item {n + 1}: {a} has {ka}, {b} has {kb}", None
+            return f"item {n + 1} ({ka}): the attributes differ: {a} {x[:200]} / {b} {y[:200]}", None
+    if len(wa) != len(wb):
+        return f"Count: {a} {len(wa)} items, {b} {len(wb)}", None
+    pa = [(p.count, p.last_evaluated_key is not None) for p in local.pages]
+    pb = [(p.count, p.last_evaluated_key is not None) for p in remote.pages]
+    if pa != pb:
+        gap = _emulator_gap(local, remote, emulator)
+        if gap is None:
+            return (f"pages: {a} {_show(pa)}, {b} {_show(pb)} (items per page; + = carries LastEvaluatedKey)",
+                    None)
+        return None, gap
+    if local.scanned_count != remote.scanned_count:
+        return f"ScannedCount: {a} {local.scanned_count}, {b} {remote.scanned_count}", None
+    if local.rcu != remote.rcu:
+        return f"read units: {a} {local.rcu}, {b} {remote.rcu}", None
+    return None, None
+
+
+def _show(pages: list[tuple[int, bool]]) -> str:
+    return "[" + ", ".join(f"{n}{'+' if more else ''}" for n, more in pages) + "]"
+
+
+def _emulator_gap(local: ReadResult, remote: ReadResult, emulator: str | None) -> str | None:
+    """The known moto gap that explains why the pages differ although the items agree, or None."""
+    if emulator != "moto":
+        return None
+    lp, rp = local.pages, remote.pages
+    if (len(lp) == len(rp) + 1 and lp[-1].count == 0 and lp[-2].last_evaluated_key is not None
+            and rp[-1].last_evaluated_key is None
+            and [p.count for p in lp[:-1]] == [p.count for p in rp]):
+        return MOTO_NO_TRAILING_PAGE
+    for x, y in zip(lp, rp):
+        if x.count != y.count:
+            if y.count < x.count and x.bytes_read >= MOTO_PAGE_CUT:
+                return (f"moto cut a page at {y.count} items where DynamoDB reads {x.count} "
+                        f"({x.bytes_read:,} bytes: moto stops before {MOTO_PAGE_CUT:,} bytes of its own size "
+                        "estimate, DynamoDB after the item that reaches 1 MB); items and order agree")
+            return None
+    return None

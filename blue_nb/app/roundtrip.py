@@ -1,0 +1,294 @@
+"""Apply a design to a DynamoDB API endpoint and prove it behaves as the local stores say.
+
+:func:`apply_spec` builds the items from the source rows into in-memory SQLite and DuckDB, creates
+the table on the endpoint (the embedded moto_server unless another endpoint is given), writes every
+item with BatchWriteItem, proves that the items stored there are exactly the items built (count and
+an order-independent digest of every item), then runs every read pattern on all three engines with
+parameters drawn from the data (:func:`blue_nb.app.compare.parameter_cases`), following
+LastEvaluatedKey, and compares items, order, pages, Count, ScannedCount and read units.
+
+A table blue_nb is loading is tagged ``blue-nb:state=loading`` with the spec's digest: an apply that
+was interrupted half-way is resumed by running it again (puts are idempotent); any other existing
+table is refused unless ``replace=True``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from blue_nb.app.text import table_lines
+from blue_nb.app.compare import Case, canonical, first_difference, parameter_cases
+from blue_nb.app.workflows import as_spec, located_items, source_files
+from blue_nb.dynamo import BatchWriteReport, DynamoClient, Endpoint, LocalDynamo, resolve_endpoint
+from blue_nb.dynamo.writes import MOTO_ITEM_LIMIT
+from blue_nb.errors import DynamoError, QueryError
+from blue_nb.patterns import ReadResult, plan
+from blue_nb.spec import Spec, dumps_spec
+from blue_nb.sizing import MAX_ITEM_BYTES, item_size
+from blue_nb.sources.files import count_rows
+from blue_nb.stores import Store, load_items, open_store
+
+__all__ = ["ApplyResult", "PatternCheck", "apply_spec", "close_endpoint", "items_digest", "open_endpoint",
+           "run_on_endpoint"]
+
+STATE_TAG, SPEC_TAG = "blue-nb:state", "blue-nb:spec-sha256"
+ENDPOINT_ENV = "AWS_ENDPOINT_URL_DYNAMODB"
+
+
+@dataclass
+class PatternCheck:
+    """One read pattern run with one set of parameters on SQLite, DuckDB and DynamoDB."""
+
+    pattern: str
+    case: str
+    params: dict[str, str]
+    difference: str | None          # the first difference, None when all three agree
+    note: str | None                # an emulator gap that explains a page-boundary difference
+    counts: dict[str, int]          # engine -> items returned
+    pages: dict[str, int]           # engine -> calls made
+    rcu: dict[str, float]           # engine -> read units (computed by blue_nb from the items returned)
+    page_sizes: dict[str, list[int]] = field(default_factory=dict)   # engine -> items per call
+
+    @property
+    def ok(self) -> bool:
+        return self.difference is None
+
+    def cells(self) -> list[str]:
+        """pattern, case, parameters, verdict: one row of :meth:`ApplyResult.lines`."""
+        shown = ", ".join(f"{k}={v}" for k, v in self.params.items()) or "-"
+        if self.difference:
+            return [self.pattern, self.case, shown, f"MISMATCH {self.difference}"]
+        model = next(iter(self.counts))                 # the first local store: DynamoDB's pages as blue_nb models them
+        n = self.counts[model]
+        tail = (f" (moto: {self.pages['dynamodb']} call(s), {self.rcu['dynamodb']} RCU; {self.note})"
+                if self.note else "")
+        return [self.pattern, self.case, shown, f"match: {n} item{'s' if n != 1 else ''}, "
+                f"{self.pages[model]} call(s), {self.rcu[model]} RCU{tail}"]
+
+
+@dataclass
+class ApplyResult:
+    """What :func:`apply_spec` did and found."""
+
+    table: str
+    endpoint: str
+    items_built: int
+    items_stored: int
+    digest_built: str
+    digest_stored: str
+    write: BatchWriteReport | None
+    resumed: bool
+    checks: list[PatternCheck] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)      # items the endpoint cannot store, and why
+
+    @property
+    def items_match(self) -> bool:
+        return self.items_built == self.items_stored and self.digest_built == self.digest_stored
+
+    @property
+    def ok(self) -> bool:
+        return self.items_match and all(c.ok for c in self.checks)
+
+    def lines(self) -> list[str]:
+        out = table_lines([c.cells() for c in self.checks])
+        out += [f"left out: {why}" for why in self.left_out]
+        proof = "equal" if self.items_match else "DIFFERENT"
+        out.append(f"items: {self.items_built:,} built{self._left_out()}, {self.items_stored:,} stored in {self.table}; "
+                   f"content digests {proof} ({self.digest_stored[:16]})")
+        bad = sum(not c.ok for c in self.checks)
+        out.append(f"{len(self.checks) - bad} of {len(self.checks)} pattern runs match on {self.endpoint}"
+                   + (f"; {bad} MISMATCH" if bad else ""))
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        """The verdict in a few numbers: items built and stored, pattern runs that match."""
+        return {"table": self.table, "endpoint": self.endpoint, "ok": self.ok, "items built": self.items_built,
+                "items stored": self.items_stored, "items identical": self.items_match,
+                "items left out": len(self.left_out), "pattern runs": len(self.checks),
+                "pattern runs matching": sum(c.ok for c in self.checks), "resumed": self.resumed}
+
+    def _left_out(self) -> str:
+        return f" ({len(self.left_out)} left out, see above)" if self.left_out else ""
+
+    def frame(self):
+        """One row per pattern run, for a notebook."""
+        import pandas as pd  # deferred: pandas only when a notebook asks for the table
+
+        return pd.DataFrame([{"pattern": c.pattern, "case": c.case, "params": c.params,
+                              "match": c.ok, "items": c.counts.get("dynamodb"), "calls": c.pages.get("dynamodb"),
+                              "rcu": c.rcu.get("dynamodb"), "difference or note": c.difference or c.note or ""}
+                             for c in self.checks])
+
+    def pages_frame(self, pattern: str):
+        """One pattern's runs: per case and engine, the calls made, the items each returned, the read units."""
+        import pandas as pd  # deferred: pandas only when a notebook asks for the table
+
+        return pd.DataFrame([{"case": c.case, "engine": e, "calls": len(sizes), "items per call": sizes,
+                              "items": c.counts[e], "rcu": c.rcu[e]}
+                             for c in self.checks if c.pattern == pattern for e, sizes in c.page_sizes.items()])
+
+    def to_json(self) -> dict[str, Any]:
+        return {"table": self.table, "endpoint": self.endpoint, "ok": self.ok, "resumed": self.resumed,
+                "items": {"built": self.items_built, "stored": self.items_stored, "match": self.items_match,
+                          "digest": self.digest_stored, "left_out": self.left_out},
+                "write": vars(self.write) if self.write else None,
+                "patterns": [{"pattern": c.pattern, "case": c.case, "params": c.params, "match": c.ok,
+                              "difference": c.difference, "note": c.note, "items": c.counts, "calls": c.pages,
+                              "items_per_call": c.page_sizes, "rcu": c.rcu} for c in self.checks]}
+
+
+def items_digest(items) -> tuple[int, str]:
+    """(count, digest) of a collection of items, independent of their order: the sum of each item's
+    SHA-256 modulo 2**256 (items are unique by key, so equal digests mean equal collections)."""
+    total, n = 0, 0
+    for item in items:
+        total = (total + int.from_bytes(hashlib.sha256(canonical(item).encode("utf-8")).digest(), "big")) % 2 ** 256
+        n += 1
+    return n, f"{total:064x}"
+
+
+def spec_digest(spec: Spec) -> str:
+    return hashlib.sha256(dumps_spec(spec, "json").encode("utf-8")).hexdigest()
+
+
+def apply_spec(spec: Spec | str | Path, data_dir: str | Path, *, endpoint_url: str | None = None,
+               aws: bool = False, profile: str | None = None, endpoint: Endpoint | None = None,
+               table_prefix: str = "", replace: bool = False, workers: int = 1, segments: int = 4,
+               progress: bool = True) -> ApplyResult:
+    """Create the table on an endpoint, write the items, prove they arrived, and compare every read pattern.
+
+    ``endpoint`` (an open :class:`~blue_nb.dynamo.Endpoint`) wins; else ``endpoint_url``, the environment's
+    ``AWS_ENDPOINT_URL_DYNAMODB``, ``aws=True`` (with ``profile``), or the embedded moto_server, started
+    for this call and stopped after it.
+    """
+    spec = as_spec(spec)
+    with ExitStack() as stack:
+        ep = endpoint or stack.enter_context(resolve_endpoint(endpoint_url, aws=aws, profile=profile))
+        client = ep.client(table_prefix=table_prefix)
+        stores = [stack.enter_context(open_store("sqlite")), stack.enter_context(open_store("duckdb"))]
+        left_out: list[str] = []
+        files = source_files(spec, data_dir)
+        load_items(stores, spec, _storable(located_items(spec, data_dir), spec, ep.emulator, left_out),
+                   total=sum(count_rows(f) for f in files.values()), progress=progress)
+        resumed = _create(client, spec, replace)
+        local = stores[0]
+        built, digest = items_digest(local.iter_items(spec.table_name))
+        report = client.write_items(spec.table_name, local.iter_items(spec.table_name), total=built,
+                                    workers=workers, progress=progress)
+        stored, stored_digest = items_digest(client.scan_items(spec.table_name, segments=segments,
+                                                               progress=False))
+        if stored == built and stored_digest == digest:
+            client.tag(spec.table_name, {STATE_TAG: "complete"})
+        result = ApplyResult(client.name(spec.table_name), ep.label, built, stored, digest, stored_digest,
+                             report, resumed, left_out=left_out)
+        result.checks = compare_patterns(spec, stores, client, emulator=ep.emulator)
+        return result
+
+
+def _storable(located, spec: Spec, emulator: str | None, left_out: list[str]):
+    """The (entity, item, where) the endpoint can store; the others are named in ``left_out`` (and left
+    out of the local stores too, so that the comparison compares like with like)."""
+    pk, sk = spec.key_attributes()
+    for entity, item, where in located:
+        size = item_size(item)
+        why = (f"over DynamoDB's item limit of {MAX_ITEM_BYTES:,} bytes (validate reports it as ITEM-SIZE)"
+               if size > MAX_ITEM_BYTES else
+               f"over moto's own limit of {MOTO_ITEM_LIMIT:,} bytes (DynamoDB takes it: a moto gap)"
+               if emulator == "moto" and size > MOTO_ITEM_LIMIT else None)
+        if why:
+            key = ", ".join(f"{a}={item.get(a)!s}" for a in (pk, sk) if a)
+            left_out.append(f"{key} ({where}): {size:,} bytes, {why}")
+        else:
+            yield entity, item, where
+
+
+def _create(client: DynamoClient, spec: Spec, replace: bool) -> bool:
+    """Create the table; True when an interrupted apply of this same spec is resumed instead."""
+    tags = {STATE_TAG: "loading", SPEC_TAG: spec_digest(spec)}
+    if not replace and client.table_exists(spec.table_name):
+        have = client.tags(spec.table_name)
+        if have.get(STATE_TAG) == "loading" and have.get(SPEC_TAG) == tags[SPEC_TAG]:
+            return True
+        raise DynamoError(f"table {client.name(spec.table_name)!r} already exists", code="TableExists",
+                          where=client.name(spec.table_name),
+                          hint="give --replace to delete and recreate it, or --table-prefix to use another name")
+    client.create_table(spec, replace=replace, tags=tags)
+    return False
+
+
+def compare_patterns(spec: Spec, stores: list[Store], client: DynamoClient, *,
+                     emulator: str | None = None) -> list[PatternCheck]:
+    """Every read pattern, with each of its parameter cases, on the local stores and on DynamoDB."""
+    checks = []
+    for p in spec.access_patterns:
+        if not p.is_read:
+            continue
+        for case in parameter_cases(stores[0], spec, p):
+            checks.append(_check(spec, p.name, case, stores, client, emulator))
+    return checks
+
+
+def _check(spec: Spec, pattern: str, case: Case, stores: list[Store], client: DynamoClient,
+           emulator: str | None) -> PatternCheck:
+    planned = plan(spec, pattern, case.params)
+    results = {s.kind: s.run_plan(planned, follow=True) for s in stores}
+    results["dynamodb"] = client.run_plan(planned, follow=True)
+    difference = note = None
+    base = results[stores[0].kind]
+    for name, other in results.items():
+        if other is base:
+            continue
+        diff, gap = first_difference(base, other, names=(stores[0].kind, name),
+                                     emulator=emulator if name == "dynamodb" else None)
+        if diff:
+            difference = f"{name}: {diff}"
+            break
+        note = note or gap
+    return PatternCheck(pattern, case.label, case.params, difference, note,
+                        {k: r.count for k, r in results.items()}, {k: len(r.pages) for k, r in results.items()},
+                        {k: r.rcu for k, r in results.items()}, {k: r.page_sizes for k, r in results.items()})
+
+
+def open_endpoint(where: str | None = None, *, profile: str | None = None) -> Endpoint:
+    """An endpoint that stays open, for a notebook: ``None`` is ``$AWS_ENDPOINT_URL_DYNAMODB`` or else
+    the embedded moto_server (stopped by :func:`close_endpoint` or when the kernel exits); ``"aws"`` is
+    real AWS (with ``profile``); anything else is an endpoint URL."""
+    if where is None and not os.environ.get(ENDPOINT_ENV):
+        return Endpoint.embedded(LocalDynamo().start())         # LocalDynamo stops itself at exit
+    aws = where == "aws"
+    with resolve_endpoint(None if aws else where, aws=aws, profile=profile) as ep:
+        return ep                                               # a URL or AWS: nothing to stop
+
+
+def close_endpoint(endpoint: Endpoint) -> None:
+    """Stop the embedded server behind ``endpoint`` (nothing to do for any other endpoint)."""
+    if endpoint.local is not None:
+        endpoint.local.stop()
+
+
+def run_on_endpoint(spec: Spec | str | Path, pattern: str, params: dict[str, str] | None = None, *,
+                    endpoint_url: str | None = None, aws: bool = False, profile: str | None = None,
+                    endpoint: Endpoint | None = None, table_prefix: str = "", max_pages: int | None = None,
+                    follow: bool = False) -> ReadResult:
+    """Run one read pattern on a DynamoDB endpoint, paged as on the local stores: a pattern with a
+    ``limit`` reads one page unless ``follow``; read units are computed from the items returned."""
+    spec = as_spec(spec)
+    planned = plan(spec, pattern, params)
+    if not planned.is_read:
+        raise QueryError(f"pattern {pattern!r} is a {planned.request.operation}: on a DynamoDB endpoint blue_nb "
+                         "runs reads only", where=f"access_patterns.{pattern}",
+                         hint="price a write as a dry run on a local store (--sqlite FILE or --duckdb FILE); "
+                              "blue-nb apply writes the items")
+    if endpoint is None and not (endpoint_url or aws or os.environ.get(ENDPOINT_ENV)):
+        raise QueryError("no DynamoDB endpoint to run on", where="--backend dynamodb",
+                         hint="give --endpoint-url URL (DynamoDB Local, a moto_server) or --aws; an embedded "
+                              "endpoint would start empty")
+    with ExitStack() as stack:
+        ep = endpoint or stack.enter_context(resolve_endpoint(endpoint_url, aws=aws, profile=profile))
+        client = ep.client(table_prefix=table_prefix)
+        return client.run_plan(planned, follow=follow or not planned.request.limit, max_pages=max_pages)

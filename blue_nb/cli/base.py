@@ -1,0 +1,81 @@
+"""What every command shares: the ``cli`` group, the error handling (exit 2, no traceback), the
+``--format`` option and JSON output."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+
+import click
+
+from blue_nb.errors import BlueNbError
+
+__all__ = ["CliError", "cli", "echo_json", "endpoint_options", "endpoint_usage", "format_option", "handles_errors"]
+
+
+class CliError(click.ClickException):
+    """Bad input: a clear message, exit 2."""
+
+    exit_code = 2
+
+    def show(self, file=None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True)
+
+
+def handles_errors(fn):
+    """Turn blue_nb errors (and interrupts) into a message and exit status 2, without a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except BlueNbError as e:
+            raise CliError(str(e)) from e
+        except KeyboardInterrupt as e:      # a load's LoadInterrupted says what it left; others change nothing
+            click.echo(getattr(e, "message", None) or "interrupted: nothing was changed", err=True)
+            sys.exit(130)
+
+    return wrapper
+
+
+def format_option(fn):
+    return click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+                        help="text for people, json for machines")(fn)
+
+
+def echo_json(obj) -> None:
+    click.echo(json.dumps(obj, ensure_ascii=False, default=str))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="blue_nb")
+def cli():
+    """Design DynamoDB single-table schemas (ADR 0018) before committing to one."""
+
+
+def endpoint_options(fn=None, *, prefix: bool = True):
+    """--endpoint-url, --aws, --profile (and --table-prefix): where the DynamoDB API is, which name to use."""
+    opts = [
+        click.option("--endpoint-url", help="a DynamoDB API endpoint, e.g. http://127.0.0.1:8000 (DynamoDB Local); "
+                                            "default: $AWS_ENDPOINT_URL_DYNAMODB, else an embedded moto_server"),
+        click.option("--aws", is_flag=True, help="talk to real AWS with the default credential chain (costs money)"),
+        click.option("--profile", help="the AWS profile to use with --aws"),
+    ]
+    if prefix:
+        opts.append(click.option("--table-prefix", default="", help="prefix for table names, for shared accounts"))
+
+    def decorate(f):
+        for opt in reversed(opts):
+            f = opt(f)
+        return f
+
+    return decorate(fn) if fn is not None else decorate
+
+
+def endpoint_usage(endpoint_url, aws, profile) -> None:
+    """Refuse endpoint options that contradict each other."""
+    if profile and not aws:
+        raise CliError("--profile is only used with --aws\n  hint: add --aws to talk to real AWS with that profile")
+    if aws and endpoint_url:
+        raise CliError("give either --endpoint-url or --aws, not both")

@@ -1,0 +1,157 @@
+"""Commands that make and move data: ``sample``, ``load``, ``size``, ``prepare``, ``lab``."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+from pathlib import Path
+
+import click
+
+from blue_nb.cli.base import CliError, cli, echo_json, format_option, handles_errors
+from blue_nb.errors import ItemError
+from blue_nb.items import parse_item_line
+from blue_nb.sizing import MAX_ITEM_BYTES, item_costs, wire_item_size
+
+__all__ = ["lab", "load", "prepare", "sample", "size"]
+
+
+@cli.command()
+@click.argument("domain")
+@click.option("--scale", type=click.IntRange(min=1), default=5000, show_default=True,
+              help="about how many rows (= items) to write, over all sources")
+@click.option("--seed", type=int, default=18, show_default=True, help="same seed, same files")
+@click.option("--out", "out", type=click.Path(file_okay=False), required=True, help="folder to write the source files to")
+@click.option("--progress/--no-progress", default=True, help="show a progress bar")
+@format_option
+@handles_errors
+def sample(domain, scale, seed, out, progress, fmt):
+    """Generate relational sample rows for DOMAIN (dialogue or document)."""
+    from blue_nb.sources import generate_sample  # deferred: keep `blue-nb --help` fast
+
+    counts = generate_sample(domain, scale=scale, seed=seed, out_dir=out, progress=progress)
+    if fmt == "json":
+        echo_json({"domain": domain, "out": out, "rows": counts})
+    else:
+        for source, n in counts.items():
+            click.echo(f"{n:>10,}  {source}")
+        click.echo(f"{sum(counts.values()):>10,}  rows written to {out}")
+
+
+@cli.command()
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("--data", "data_dir", type=click.Path(file_okay=False), required=True,
+              help="folder with one file per entity source (.csv, .parquet or .jsonl)")
+@click.option("--sqlite", type=click.Path(dir_okay=False), help="SQLite file to load into")
+@click.option("--duckdb", type=click.Path(dir_okay=False), help="DuckDB file to load into")
+@click.option("--mode", type=click.Choice(["replace", "upsert"]), default="replace", show_default=True,
+              help="replace: the table mirrors the data; upsert: keep other items")
+@click.option("--progress/--no-progress", default=True, help="show a progress bar")
+@format_option
+@handles_errors
+def load(spec, data_dir, sqlite, duckdb, mode, progress, fmt):
+    """Turn the rows under --data into items by SPEC's templates and load them into the stores."""
+    from blue_nb.app.workflows import load_data  # deferred: keep `blue-nb --help` fast
+
+    if not sqlite and not duckdb:
+        raise CliError("nothing to load into: give --sqlite FILE and/or --duckdb FILE")
+    results = load_data(spec, data_dir, sqlite=sqlite, duckdb=duckdb, mode=mode, progress=progress)
+    targets = [t for t in (("sqlite", sqlite), ("duckdb", duckdb)) if t[1]]
+    for (backend, path), r in zip(targets, results):
+        for note in r.notes:                # a folder created, an interrupted load settled
+            click.echo(f"{backend} {path}: {note}", err=True)
+    if fmt == "json":
+        echo_json([{"backend": b, "path": p, "table": r.table, "items_written": r.items_written,
+                    "items": r.items_after, "per_entity": r.per_entity, "replaced": r.replaced}
+                   for (b, p), r in zip(targets, results)])
+        return
+    for (backend, path), r in zip(targets, results):
+        click.echo(f"{backend} {path}: {r}")
+
+
+@cli.command()
+@click.argument("file", required=False, default="-")
+@format_option
+@handles_errors
+def size(file, fmt):
+    """Size DynamoDB JSON items (one per line; FILE or stdin) and what one read or write costs."""
+
+    name = "<stdin>" if file == "-" else file
+    try:
+        stream = sys.stdin.buffer if file == "-" else open(file, "rb")
+    except OSError as e:
+        raise CliError(f"{file}: cannot read: {e.strerror}\n  hint: check the path, or give - to read stdin") from e
+    over = []
+    with stream:
+        if fmt == "text":
+            click.echo(f"{'line':>6} {'bytes':>8} {'RCU strong':>10} {'eventual':>8} {'transact':>8} "
+                       f"{'WCU':>5} {'transact':>8} limit")
+        for n, line in _item_lines(stream, name):
+            where = f"{name}:{n}"
+            wire = parse_item_line(line, where=where)        # every value checked, as DynamoDB would
+            if not wire:
+                raise ItemError("an item with no attributes", where=where,
+                                hint='an item holds at least its key: {"pk": {"S": "x"}}')
+            costs = item_costs(wire_item_size(wire))
+            if costs["size"] > MAX_ITEM_BYTES:
+                over.append(n)
+                click.echo(f"{where}: the item is {costs['size']:,} bytes, over DynamoDB's item limit of "
+                           f"{MAX_ITEM_BYTES:,} bytes (400 KB); DynamoDB refuses it (hint: move large values to "
+                           f"S3 and keep a pointer, or split the item)", err=True)
+            if fmt == "json":
+                echo_json({**costs, "over_limit": costs["size"] > MAX_ITEM_BYTES})
+            else:
+                click.echo(f"{n:>6} {costs['size']:>8} {costs['rcu_strong']:>10} {costs['rcu_eventual']:>8} "
+                           f"{costs['rcu_transactional']:>8} {costs['wcu']:>5} {costs['wcu_transactional']:>8}"
+                           + (" OVER" if costs["size"] > MAX_ITEM_BYTES else ""))
+    if over:
+        click.echo(f"{len(over)} item{'s' if len(over) > 1 else ''} over the {MAX_ITEM_BYTES:,}-byte item limit "
+                   f"(line{'s' if len(over) > 1 else ''} {', '.join(map(str, over[:20]))})", err=True)
+        sys.stdout.flush()
+        sys.exit(1)
+
+
+def _item_lines(stream, name: str):
+    """(line number, text) of each non-blank line, bounded and strictly UTF-8 (:func:`blue_nb.sources.text_lines`)."""
+    from blue_nb.sources import text_lines  # deferred: keep `blue-nb --help` fast
+
+    for n, text in text_lines(stream, name):
+        if text.strip():
+            yield n, text
+
+
+@cli.command()
+@click.option("--root", type=click.Path(exists=True, file_okay=False), default=".", show_default=True,
+              help="the project folder (it must exist)")
+@handles_errors
+def prepare(root):
+    """Generate the example domains' sample data under data/sample/ where it is missing."""
+    from blue_nb.sources import prepare_samples  # deferred: keep `blue-nb --help` fast
+
+    for domain, (path, made) in prepare_samples(Path(root) / "data" / "sample").items():
+        click.echo(f"{domain}: {'generated' if made else 'present'} in {path}")
+
+
+@cli.command()
+@click.option("--port", type=click.IntRange(1, 65535), default=8888, show_default=True)
+@click.option("--notebook", default="notebooks/00_quickstart.ipynb", show_default=True)
+@click.option("--browser/--no-browser", default=True, help="open a browser tab")
+@handles_errors
+def lab(port, notebook, browser):
+    """Start JupyterLab on 127.0.0.1 with the quickstart notebook open, and print its URL."""
+    if not Path(notebook).is_file():
+        raise CliError(f"{notebook}: no such notebook; run this from the project folder")
+    token = os.environ.get("BLUE_NB_LAB_TOKEN") or secrets.token_hex(16)
+    click.echo(f"JupyterLab: http://127.0.0.1:{port}/lab/tree/{notebook}?token={token}", err=True)
+    args = [sys.executable, "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={os.getcwd()}",
+            f"--LabApp.default_url=/lab/tree/{notebook}"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        args.append("--ServerApp.allow_root=True")      # containers and CI run as root
+    if not browser:
+        args.append("--no-browser")
+    sys.stdout.flush()
+    os.execv(sys.executable, args)
+
+

@@ -1,0 +1,100 @@
+"""Commands that talk to a DynamoDB API endpoint or bring real data in: ``apply`` and ``import``.
+
+Where to talk: ``--endpoint-url URL`` (DynamoDB Local, a moto_server, LocalStack), the environment's
+``AWS_ENDPOINT_URL_DYNAMODB``, or ``--aws [--profile P]`` for real AWS. Without one of those, blue_nb
+starts its own moto_server on 127.0.0.1 for the command and stops it after: it never contacts AWS
+unless told to.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from blue_nb.cli.base import CliError, cli, echo_json, endpoint_options, endpoint_usage, format_option, handles_errors
+
+__all__ = ["apply", "import_"]
+
+
+@cli.command()
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("--data", "data_dir", type=click.Path(file_okay=False), required=True,
+              help="folder with one file per entity source (.csv, .parquet or .jsonl)")
+@endpoint_options
+@click.option("--replace", is_flag=True, help="delete and recreate the table if it exists")
+@click.option("--workers", type=click.IntRange(1, 32), default=1, show_default=True, help="parallel batch writers")
+@click.option("--progress/--no-progress", default=True, help="show a progress bar")
+@format_option
+@handles_errors
+def apply(spec, data_dir, endpoint_url, aws, profile, table_prefix, replace, workers, progress, fmt):
+    """Create SPEC's table on a DynamoDB endpoint, write the items from --data, and compare every read
+    pattern with SQLite and DuckDB.
+
+    One line per pattern run (largest partition, smallest partition, a missing key): match, or the
+    first difference. Exit status 1 when any pattern differs or an item did not arrive.
+    """
+    from blue_nb.app.roundtrip import apply_spec  # deferred: keep `blue-nb --help` fast
+
+    endpoint_usage(endpoint_url, aws, profile)
+    result = apply_spec(spec, data_dir, endpoint_url=endpoint_url, aws=aws, profile=profile,
+                        table_prefix=table_prefix, replace=replace, workers=workers, progress=progress)
+    if fmt == "json":
+        echo_json(result.to_json())
+    else:
+        if result.resumed:
+            click.echo(f"{result.table}: resumed an interrupted apply of this spec", err=True)
+        w = result.write
+        if w:
+            click.echo(f"wrote {w.items:,} items in {w.calls:,} BatchWriteItem calls "
+                       f"({w.unprocessed_retries} unprocessed and {w.throttle_retries} throttled retries) "
+                       f"to {result.endpoint}", err=True)
+        for line in result.lines():
+            click.echo(line)
+    if not result.ok:
+        sys.stdout.flush()
+        sys.exit(1)
+
+
+@cli.command("import")
+@click.argument("source")
+@click.option("--from", "fmt_from", type=click.Choice(["s3-export", "sqlite", "dynamodb"]), required=True,
+              help="s3-export: a DynamoDB S3 export folder (DYNAMODB_JSON, full and incremental); "
+                   "sqlite: Blue's SQLite file (blue_<domain> tables); dynamodb: a live table (SOURCE = its name)")
+@click.option("--out", "out", type=click.Path(file_okay=False), required=True,
+              help="folder for the inferred spec (<domain>.yaml) and its rows (<domain>/)")
+@click.option("--sqlite", type=click.Path(dir_okay=False), help="SQLite file to load the items into")
+@click.option("--duckdb", type=click.Path(dir_okay=False), help="DuckDB file to load the items into")
+@click.option("--domain", help="the domain name (default: from the table name, blue_<domain>)")
+@click.option("--key", help="partition and sort key attribute names, as pk,sk (a full S3 export does not say)")
+@click.option("--segments", type=click.IntRange(1, 64), default=4, show_default=True,
+              help="parallel Scan segments (dynamodb)")
+@endpoint_options(prefix=False)
+@click.option("--progress/--no-progress", default=True, help="show a progress bar")
+@format_option
+@handles_errors
+def import_(source, fmt_from, out, sqlite, duckdb, domain, key, segments, endpoint_url, aws, profile, progress, fmt):
+    """Bring real data in: items from SOURCE into the stores, and a draft spec inferred from them.
+
+    Every inferred part of the spec is listed under `inferred:` in it; the draft is validated at once.
+    """
+    from blue_nb.app.imports import import_data  # deferred: keep `blue-nb --help` fast
+
+    endpoint_usage(endpoint_url, aws, profile)
+    if fmt_from == "dynamodb" and not (endpoint_url or aws or os.environ.get("AWS_ENDPOINT_URL_DYNAMODB")):
+            raise CliError("--from dynamodb reads a live table: give --endpoint-url URL or --aws [--profile P]\n"
+                           "  hint: blue_nb never contacts AWS unless told to")
+    results = import_data(source, fmt_from, out, sqlite=sqlite, duckdb=duckdb, endpoint_url=endpoint_url, aws=aws,
+                          profile=profile, domain=domain, key=key, segments=segments, progress=progress)
+    if fmt == "json":
+        echo_json([r.to_dict() for r in results])
+        return
+    for r in results:
+        click.echo(str(r))
+        for note in r.notes:
+            click.echo(f"  note: {note}")
+        if r.findings is not None:
+            c = r.findings.counts
+            click.echo(f"  draft checked: {c['error']} errors, {c['warning']} warnings, {c['info']} notes; every inferred "
+                       f"part is listed under 'inferred:'; review: blue-nb validate {r.spec_path} --data {r.rows_dir}")

@@ -1,0 +1,88 @@
+"""botocore's failures as DynamoError, and values as boto3's low-level client wants them.
+
+:func:`wrap_error` turns a botocore exception into :class:`~blue_nb.errors.DynamoError` with
+``code`` = the AWS error code (``ResourceNotFoundException``, ...), ``where`` and a hint on how to
+fix it. blue_nb's DynamoDB JSON carries binary as base64 text while boto3 wants raw bytes:
+:func:`boto_value` / :func:`boto_item` convert (only B and BS values change).
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any, Mapping
+
+from botocore.exceptions import (ClientError, ConnectTimeoutError, EndpointConnectionError, NoCredentialsError,
+                                 NoRegionError, ParamValidationError, ProfileNotFound, ReadTimeoutError)
+
+from blue_nb.errors import DynamoError
+
+__all__ = ["CREDENTIALS_HINT", "THROTTLE_CODES", "boto_item", "boto_value", "wrap_error"]
+
+THROTTLE_CODES = frozenset({"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"})
+CREDENTIALS_HINT = "give --endpoint-url for a local endpoint, or --aws with configured credentials"
+_HINTS = {
+    "ResourceNotFoundException": "create the table first (blue-nb apply), or check the table prefix and the region",
+    "ResourceInUseException": "the table is being created, updated or deleted: wait, then run again",
+    "ValidationException": "the request breaks one of DynamoDB's rules: see the message",
+    "UnrecognizedClientException": "the endpoint refused the credentials: " + CREDENTIALS_HINT,
+    "InvalidSignatureException": "the endpoint refused the request signature: check the credentials and clock",
+    "ExpiredTokenException": "the credentials expired: refresh them (aws sso login, ...)",
+    "AccessDeniedException": "the credentials lack a DynamoDB permission: see the message for the action",
+    "LimitExceededException": "too many tables are being created or deleted at once: wait, then run again",
+}
+_HINTS.update({c: "the table is throttled: write with fewer --workers, or raise its capacity" for c in THROTTLE_CODES})
+
+
+def wrap_error(e: Exception, where: str, endpoint: str) -> DynamoError:
+    """One botocore exception as a DynamoError (code, where, hint, cause)."""
+    if isinstance(e, ClientError):
+        err = e.response.get("Error", {})
+        code = err.get("Code") or "ClientError"
+        msg = err.get("Message") or str(e)
+        op = getattr(e, "operation_name", "")
+        return DynamoError(f"{op}: {code}: {msg}" if op else f"{code}: {msg}", code=code, where=where,
+                           hint=_HINTS.get(code, f"see the {code} error in the DynamoDB API reference"), cause=e)
+    if isinstance(e, NoCredentialsError):
+        return DynamoError(f"no AWS credentials found for {endpoint}", code="NoCredentials", where=where,
+                           hint=CREDENTIALS_HINT, cause=e)
+    if isinstance(e, NoRegionError):
+        return DynamoError("no AWS region configured", code="NoRegion", where=where,
+                           hint="give --region, or set AWS_REGION / a region in the profile", cause=e)
+    if isinstance(e, ProfileNotFound):
+        return DynamoError(str(e), code="ProfileNotFound", where=where,
+                           hint="name a profile of ~/.aws/config (aws configure list-profiles)", cause=e)
+    if isinstance(e, (EndpointConnectionError, ConnectTimeoutError)):
+        return DynamoError(f"cannot connect to {endpoint}: {e}", code="EndpointConnectionError", where=where,
+                           hint="is the endpoint running? check --endpoint-url (or drop it to use the embedded one)",
+                           cause=e)
+    if isinstance(e, ReadTimeoutError):
+        return DynamoError(f"{endpoint} did not answer in time: {e}", code="ReadTimeout", where=where,
+                           hint="the endpoint is overloaded or stuck: run again, or with fewer --workers", cause=e)
+    if isinstance(e, ParamValidationError):
+        return DynamoError(f"invalid request: {e}", code="ParamValidationError", where=where,
+                           hint="blue_nb built a request boto3 refuses: report it with the spec", cause=e)
+    return DynamoError(f"{type(e).__name__}: {e}", code=type(e).__name__, where=where,
+                       hint=f"the call to {endpoint} failed before DynamoDB answered", cause=e)
+
+
+def _b64(text: Any) -> Any:
+    return base64.b64decode(text) if isinstance(text, str) else text
+
+
+def boto_value(wire: Mapping[str, Any]) -> dict[str, Any]:
+    """A DynamoDB JSON value with B / BS as raw bytes (what boto3's low-level client sends)."""
+    ((tag, body),) = wire.items()
+    if tag == "B":
+        return {"B": _b64(body)}
+    if tag == "BS":
+        return {"BS": [_b64(b) for b in body]}
+    if tag == "L":
+        return {"L": [boto_value(v) for v in body]}
+    if tag == "M":
+        return {"M": boto_item(body)}
+    return {tag: body}
+
+
+def boto_item(wire_item: Mapping[str, Any]) -> dict[str, Any]:
+    """A DynamoDB JSON item (attribute -> value) with binary as raw bytes."""
+    return {k: boto_value(v) for k, v in wire_item.items()}
