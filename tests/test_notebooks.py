@@ -467,6 +467,7 @@ def test_dynamodb_roundtrip(jupyter_env, dialogue_dir, monkeypatch):
     largest = [r for r in shown if r["case"] == "largest partition"]
     assert [r["engine"] for r in largest] == ["sqlite", "duckdb", "dynamodb"]
     assert {r["items per call"] for r in largest} == {str(pages)} and int(largest[0]["items"]) == big.items
+    assert {r["calls"] for r in shown} == {"1"}          # the text: no dialogue read reaches a limit or 1 MB
     write = result(nb, "result.write")["text/plain"]
     assert f"items={built}" in write and f"calls={-(-built // 25)}" in write
 
