@@ -12,7 +12,7 @@ rooms of one layer). The contract is in pyproject.toml and ``lint-imports`` chec
     L3  app                     what notebooks and the CLI call: workflows, design session, what-if, reports
     L3  plots                   matplotlib figures: take data, return a Figure
     L2  heat                    partition heat: workload model, per-key units, throttle prediction
-    L2  stores | sources | dynamo  SQLite and DuckDB executing plans | samples, source files, imports | boto3, the local endpoint
+    L2  stores | sources | dynamo | export  SQLite/DuckDB plans | samples, sources, imports | boto3 | export formats
     L1  patterns | rules        bind, plan (SQL per store, boto3 request), pages, costs | design checks
     L1  sizing                  exact item sizes and capacity units; the vectorized path
     L1  items                   DynamoDB values and codecs; rows -> items
@@ -44,8 +44,9 @@ _EXPORTS = {
     "sample_items": "app.workflows", "source_files": "app.workflows", "validate": "app.workflows",
     "spec_frame": "app.frames", "short_names": "app.whatif", "size_whatif": "app.whatif",
     "heat_report": "app.reports",
+    "design_cost": "app.costs", "cost_whatif": "app.costs",
     "apply_spec": "app.roundtrip", "open_endpoint": "app.roundtrip", "close_endpoint": "app.roundtrip",
-    "run_on_endpoint": "app.roundtrip", "import_data": "app.imports",
+    "run_on_endpoint": "app.roundtrip", "import_data": "app.imports", "export_spec": "app.exports",
     "PatternExplorer": "widgets", "HeatExplorer": "widgets",
     "key_heatmap": "plots", "top_keys_chart": "plots", "attribute_sizes": "plots", "capacity_waste": "plots",
     "index_entry_sizes": "plots", "item_size_distribution": "plots", "partition_sizes": "plots",

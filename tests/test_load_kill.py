@@ -117,7 +117,7 @@ def kill_at(w: Path, phase: str, sig: signal.Signals) -> dict:
         else:
             raise AssertionError(f"the load ended before {phase}: {''.join(seen)}")
         p.send_signal(sig)
-        _, err = p.communicate(timeout=60)
+        _, err = p.communicate(timeout=240)
     finally:
         if p.poll() is None:
             p.kill()

@@ -17,6 +17,7 @@ count that does not match or a repeated key stops the import with the stores unt
 
 from __future__ import annotations
 
+import json
 import tempfile
 from collections import Counter
 from contextlib import ExitStack
@@ -33,12 +34,15 @@ from blue_nb.errors import SourceError
 from blue_nb.rules import Findings, check_spec
 from blue_nb.sources.infer import SpecInferrer
 from blue_nb.sources.infer_rows import RowMaker, RowWriter
+from blue_nb.sources.workbench import WorkbenchModel, WorkbenchTable, read_workbench
+from blue_nb.sources.workbench_rows import SpecRows
 from blue_nb.spec import Spec, dump_spec
 from blue_nb.stores import load_items
 
 __all__ = ["IMPORT_FORMATS", "ImportResult", "import_data"]
 
-IMPORT_FORMATS = ("s3-export", "sqlite", "dynamodb")
+IMPORT_FORMATS = ("s3-export", "sqlite", "dynamodb", "workbench")
+WORKBENCH_EXTRA = "workbench-extra.json"     # unknown top-level keys of an imported Workbench model, as read
 
 
 @dataclass
@@ -81,11 +85,13 @@ def import_data(source: str | Path, fmt: str, out_dir: str | Path, *, sqlite: st
                 duckdb: str | Path | None = None, endpoint_url: str | None = None, aws: bool = False,
                 profile: str | None = None, domain: str | None = None, key: Any = None, segments: int = 4,
                 progress: bool = True, client: Any = None) -> list[ImportResult]:
-    """Import ``source`` (``fmt``: s3-export, sqlite or dynamodb) into ``out_dir`` and the stores given.
+    """Import ``source`` (``fmt``: s3-export, sqlite, dynamodb or workbench) into ``out_dir`` and the stores given.
 
-    ``source`` is an export folder, a SQLite file or a table name. ``domain`` names the spec (for a
-    SQLite file: imports only ``blue_<domain>``); ``key`` = ``(pk, sk)`` (or ``"PK,SK"``) says which
-    attributes are the table key when the source does not; ``endpoint_url`` / ``aws`` / ``profile``
+    ``source`` is an export folder, a SQLite file, a table name or a NoSQL Workbench model file (a
+    model blue_nb exported gives back its own spec; see :mod:`blue_nb.sources.workbench`).
+    ``domain`` names the spec (for a SQLite file or a Workbench model of several tables: imports only
+    that one); ``key`` = ``(pk, sk)`` (or ``"PK,SK"``) says which attributes are the table key when
+    the source does not; ``endpoint_url`` / ``aws`` / ``profile``
     (or an open DynamoClient as ``client``) say where a live table is; ``segments`` is its Scan's
     parallelism. Returns one :class:`ImportResult` per table.
     """
@@ -94,6 +100,11 @@ def import_data(source: str | Path, fmt: str, out_dir: str | Path, *, sqlite: st
                           hint="use one of: " + ", ".join(IMPORT_FORMATS))
     keys = key_override(key)
     out = _out_dir(out_dir)
+    if fmt == "workbench":
+        if keys is not None:
+            raise SourceError("a Workbench model names its table's keys: key (--key) is not used", where="--key",
+                              hint="leave --key out")
+        return _import_workbench(source, out, sqlite=sqlite, duckdb=duckdb, domain=domain, progress=progress)
     with tempfile.TemporaryDirectory(prefix=".blue-nb-import-", dir=out) as tmp, ExitStack() as stack:
         if fmt == "s3-export":
             tables = s3_sources(source, domain=domain, key=keys, progress=progress)
@@ -213,3 +224,63 @@ def _row_notes(maker: RowMaker, catch_all: str) -> list[str]:
         notes.append(f"{n:,} items cannot be written as rows ({reason}): they are in the stores, but a load of the "
                      "rows leaves them out")
     return notes
+
+
+# ---------------------------------------------------------------- a NoSQL Workbench model
+
+
+def _import_workbench(source: str | Path, out: Path, *, sqlite: str | Path | None, duckdb: str | Path | None,
+                      domain: str | None, progress: bool) -> list[ImportResult]:
+    """Every table of the model: its spec and rows written, its items loaded and checked."""
+    model = read_workbench(source, domain=domain)
+    staged = [(_workbench_draft(table, model, out), table) for table in model.tables]
+    if model.extra:
+        path = out / WORKBENCH_EXTRA
+        path.write_text(json.dumps(model.extra, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        for result, _ in staged:
+            result.notes.append(f"the model's unknown top-level keys ({', '.join(model.extra)}) are kept as read in "
+                                f"{path}; the spec has no place for them, so an export does not carry them")
+    with ExitStack() as stack:
+        stores = open_stores(sqlite, duckdb)
+        for s in stores:
+            stack.callback(s.close)
+        for result, table in staged:
+            if stores:
+                load_items(stores, result.spec, _in_spec_order(result.spec, table.items), total=len(table.items),
+                           progress=progress)
+                result.stores = [f"{s.kind}:{s.path}" for s in stores]
+            result.findings = check_spec(result.spec, ((e, item) for e, item, _ in table.items))
+    return [r for r, _ in staged]
+
+
+def _workbench_draft(table: WorkbenchTable, model: WorkbenchModel, out: Path) -> ImportResult:
+    """Write one table's spec and its rows (one JSON Lines file per entity source)."""
+    spec = table.spec
+    rows_dir = out / spec.domain
+    maker = SpecRows(spec)
+    counts: Counter[str] = Counter(e for e, _, _ in table.items)
+    with RowWriter(rows_dir, {n: e.source or n for n, e in spec.entities.items()}) as writer:
+        for entity, item, _ in table.items:
+            text = maker.row(entity, item)
+            if text is not None:
+                writer.write(entity, text)
+    if table.items:
+        for name in spec.entities:
+            if not writer.counts.get(name):
+                rows_dir.mkdir(parents=True, exist_ok=True)
+                writer.path(name).write_text("", encoding="utf-8")
+    spec_path = dump_spec(spec, out / f"{spec.domain}.yaml")
+    notes = [f"{model.source}: NoSQL Workbench model {model.name!r}, format {model.version or 'none (2019)'}",
+             *model.notes, *table.notes]
+    for reason, n in maker.lost.most_common():
+        notes.append(f"{n:,} items cannot be written as rows ({reason}): they are in the stores, but a load of the "
+                     "rows leaves them out")
+    empty = [n for n, e in spec.entities.items() if not counts.get(n) and not e.allow_empty]
+    if not table.items:
+        notes.append("the model holds no sample items: the spec only, no rows")
+    elif empty:
+        notes.append(f"no sample items for {', '.join(empty)}: their row files are empty (a load of the rows needs "
+                     "rows there, or allow_empty: true)")
+    return ImportResult(spec.domain, spec_path, spec, rows_dir, len(table.items),
+                        {e: counts[e] for e in spec.entities if counts.get(e)}, unmatched=table.unmatched,
+                        not_in_rows=sum(maker.lost.values()), notes=notes)

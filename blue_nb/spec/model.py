@@ -185,6 +185,9 @@ class Spec:
     # spec path -> how that part was inferred from data (a draft made by an import); empty when written by hand
     inferred: dict[str, str] = field(default_factory=dict)
     source_path: str | None = field(default=None, compare=False, repr=False)
+    # the validation stamp of an exported spec file (blue_nb.export), as read: kept for checking the file's hash,
+    # never part of equality, and not written back by to_dict (a re-saved spec is no longer that export)
+    stamp: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def table_name(self) -> str:

@@ -94,6 +94,16 @@ PATTERN = OBJ(
     hot=OPT(T("bool")), rate_per_second=OPT(T("num", minimum=0)),
     key_distribution=OPT(S(DISTRIBUTION_RE)), joins=OPT(T("list", items=JOIN)),
 )
+STAMP = OBJ(
+    "The validation stamp of an exported spec (blue-nb export): not part of the design; a re-saved spec drops it",
+    blue_nb=OPT(S(d="the blue_nb version that exported the spec")),
+    exported_at=OPT(S(d="when, UTC ISO 8601")),
+    validated=OPT(T("bool", description="true: the checks found no error; false: exported with --force despite errors")),
+    findings=OPT(T("map", items=T("int", minimum=0), description="findings per severity: error, warning, info")),
+    items_checked=OPT(NULLABLE(T("int", minimum=0))),
+    content_sha256=REQ(S(r"^[0-9a-f]{64}$", d="sha256 of the spec without its stamp (canonical JSON)")),
+    note=OPT(S()),
+)
 SPEC = OBJ(
     "A blue_nb schema spec, version 1",
     spec_version=REQ(T("int", enum=(1,))), domain=REQ(S(DOMAIN_RE)), description=OPT(S()),
@@ -101,6 +111,7 @@ SPEC = OBJ(
     access_patterns=OPT(T("list", items=PATTERN)),
     inferred=OPT(T("map", items=S(), description="what an import inferred from data, and how: spec path (e.g. "
                                                  "entities.Persp.key.sk) -> the evidence; review, then delete")),
+    stamp=OPT(STAMP),
 )
 
 _JSON_TYPES = {"str": "string", "int": "integer", "num": "number", "bool": "boolean", "null": "null",

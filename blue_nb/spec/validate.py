@@ -108,7 +108,7 @@ def _key_condition_problems(p: dict, where: str, table: dict, index: dict | None
     sk_ops = [k for k in SK_OPERATORS if k in kc]
     if len(sk_ops) > 1:
         out.append(Problem(f"{where}.key_condition", f"at most one sort-key condition, got {', '.join(sk_ops)}"))
-    has_sk = bool(index["sort_key"] if index else table.get("sort_key"))
+    has_sk = bool(index.get("sort_key") if index else table.get("sort_key"))
     if op != "query":
         if index is not None:
             out.append(Problem(f"{where}.index", f"{op} works on the table only; only query and scan read an index"))

@@ -1,0 +1,169 @@
+"""Hand a design over: :func:`export_spec` (``blue-nb export``) checks the spec, gathers what the
+format takes from the data, renders it with :mod:`blue_nb.export` and writes the file.
+
+Without ``data_dir`` the checks are the spec's alone (:func:`blue_nb.rules.check_spec`); with it,
+:func:`blue_nb.app.workflows.validate` checks the items built from the rows too, and
+
+* ``workbench`` gets up to :data:`blue_nb.export.SAMPLE_ITEMS` sample items per entity (the first
+  rows of each entity's source file);
+* ``cloudformation`` of a PROVISIONED table gets the modelled peaks: the partition heat model
+  (:func:`blue_nb.heat.partition_heat` on an in-memory DuckDB copy of the items) gives the highest
+  per-second RCU and WCU of the table and of each GSI, which become its provisioned throughput
+  (rounded up); where the model does not run, the spec's capacities stay, and the result says so.
+
+Layer 3.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from blue_nb.app.workflows import as_spec, load_data, source_files, validate
+from blue_nb.errors import BlueNbError, SourceError
+from blue_nb.export import FORMATS, SAMPLE_ITEMS, export, export_time
+from blue_nb.heat import partition_heat
+from blue_nb.items import ItemBuilder
+from blue_nb.rules import RULES, Findings, check_spec
+from blue_nb.sources.files import iter_rows
+from blue_nb.spec import Spec
+from blue_nb.stores import open_store
+
+__all__ = ["ExportResult", "export_spec", "modelled_peaks", "sample_items_by_entity"]
+
+_CFN = ("cloudformation", "cloudformation-json")
+
+
+@dataclass
+class ExportResult:
+    """What :func:`export_spec` made: the document, where it went, and the checks behind it."""
+
+    format: str
+    text: str
+    path: Path | None                   # None: not written (out None, or "-" for stdout)
+    findings: Findings
+    spec: str
+    sample_items: int = 0               # workbench: items written into the facets
+    capacity: str = ""                  # cloudformation, PROVISIONED: where the throughput numbers come from
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def validated(self) -> bool:
+        return not self.findings.has_errors
+
+    def summary(self) -> str:
+        """``wrote cloudformation to out/t.yaml (2,345 bytes): validated (spec only): 0 errors, ...``."""
+        where = f"to {self.path}" if self.path else "to stdout"
+        checked = ("spec only" if self.findings.items_checked is None
+                   else f"{self.findings.items_checked:,} items checked")
+        state = (f"validated ({checked}): {self.findings.summary()}" if self.validated else
+                 f"NOT VALIDATED ({checked}): {self.findings.summary()}, exported with --force")
+        text = f"wrote {self.format} {where} ({len(self.text.encode('utf-8')):,} bytes): {state}"
+        if self.sample_items:
+            text += f"; {self.sample_items:,} sample items"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": self.format, "path": str(self.path) if self.path else None, "spec": self.spec,
+                "bytes": len(self.text.encode("utf-8")), "validated": self.validated, "counts": self.findings.counts,
+                "items_checked": self.findings.items_checked, "sample_items": self.sample_items,
+                "capacity": self.capacity, "notes": list(self.notes)}
+
+
+def sample_items_by_entity(spec: Spec, data_dir: str | Path, n: int = SAMPLE_ITEMS) -> dict[str, list[dict]]:
+    """Entity -> its first ``n`` items, built from the first rows of its source file."""
+    builder = ItemBuilder(spec)
+    return {name: list(islice(builder.items(spec.entities[name], iter_rows(path)), n))
+            for name, path in source_files(spec, data_dir).items()}
+
+
+def modelled_peaks(spec: Spec, data_dir: str | Path) -> dict[str, tuple[float, float]]:
+    """``{"table": (rcu, wcu), "<gsi>": (rcu, wcu)}``: the highest units per second the heat model
+    gives the table and each GSI on the items of ``data_dir`` (summed over keys, per second)."""
+    store = open_store("duckdb")
+    try:
+        load_data(spec, data_dir, stores=[store], progress=False)
+        report = partition_heat(spec, store)
+    finally:
+        store.close()
+    gsis = {n for n, ix in spec.table.indexes.items() if ix.type == "global"}
+    timeline = report.timeline
+    if not len(timeline):
+        return {}
+    per_second = timeline.groupby(["index", "second"])[["rcu", "wcu"]].sum().groupby(level="index").max()
+    return {str(ix): (float(row["rcu"]), float(row["wcu"])) for ix, row in per_second.iterrows()
+            if ix == "table" or ix in gsis}
+
+
+def export_spec(spec: Spec | str | Path, fmt: str, *, data_dir: str | Path | None = None, force: bool = False,
+                out: str | Path | None = None, now: datetime | str | None = None) -> ExportResult:
+    """Check ``spec`` and export it as ``fmt`` (a name of :data:`blue_nb.export.FORMATS`).
+
+    ``data_dir``: rows to check the items too, and to give the format sample items or modelled peaks
+    (module docstring); ``force``: export a spec with errors, the file saying it is NOT validated;
+    ``out``: the file to write (parent folders are created), ``"-"`` or None to write none (the CLI
+    prints ``result.text`` then); ``now``: the export time (ISO 8601 text or datetime; default the clock).
+    A spec with errors is refused with :class:`blue_nb.export.ExportRefused` (nothing written)."""
+    if fmt not in FORMATS:
+        raise BlueNbError(f"unknown export format {fmt!r}", where="--format", hint="use one of: " + ", ".join(FORMATS))
+    spec = as_spec(spec)
+    when = export_time(now)                                   # a bad --now fails before any work
+    findings = validate(spec, data_dir) if data_dir is not None else check_spec(spec)
+    data: Any = None
+    notes: list[str] = []
+    capacity = ""
+    provisioned = fmt in _CFN and spec.table.billing_mode == "PROVISIONED"
+    if data_dir is not None and provisioned:
+        data, capacity = _peaks(spec, data_dir, notes)
+        if data:
+            findings = _without_table_capacity(findings, notes)
+    if data_dir is not None and fmt == "workbench" and not (findings.has_errors and not force):
+        data = sample_items_by_entity(spec, data_dir)
+    if provisioned and not capacity:
+        capacity = "the spec's read_capacity / write_capacity"
+    text = export(spec, fmt, findings=findings, data=data, force=force, now=when)
+    path = _write(text, out)
+    n = sum(len(v) for v in data.values()) if fmt == "workbench" and data else 0
+    return ExportResult(fmt, text, path, findings, spec.source_path or spec.domain, n, capacity, notes)
+
+
+def _peaks(spec: Spec, data_dir: str | Path, notes: list[str]) -> tuple[dict | None, str]:
+    try:
+        peaks = modelled_peaks(spec, data_dir)
+    except BlueNbError as e:
+        notes.append(f"the partition heat model did not run ({e.msg}): the spec's capacities are used")
+        return None, ""
+    if not peaks:
+        notes.append("the heat model gave no traffic: the spec's capacities are used")
+        return None, ""
+    shown = ", ".join(f"{ix} {r:,.1f} RCU/s / {w:,.1f} WCU/s" for ix, (r, w) in peaks.items())
+    return peaks, f"the modelled peaks: {shown} (rounded up to whole units)"
+
+
+def _without_table_capacity(findings: Findings, notes: list[str]) -> Findings:
+    """The findings that hold for a template provisioning the modelled peaks: TABLE-CAPACITY (the
+    spec's capacity against the modelled load) does not, since the template provisions at least the peak."""
+    kept = [f for f in findings if f.rule != "TABLE-CAPACITY"]
+    if len(kept) == len(findings):
+        return findings
+    notes.append(f"{len(findings) - len(kept)} TABLE-CAPACITY finding(s) about the spec's read_capacity / "
+                 "write_capacity do not apply to the template, which provisions the modelled peaks; set them in the "
+                 "spec too")
+    return Findings(kept, spec=findings.spec, items_checked=findings.items_checked, rule_order=list(RULES))
+
+
+def _write(text: str, out: str | Path | None) -> Path | None:
+    if out is None or str(out) == "-":
+        return None
+    path = Path(out)
+    if path.is_dir():
+        raise SourceError("-o names a folder, not a file", where=str(path), hint="give the file to write")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise SourceError(f"cannot write the export: {e.strerror or e}", where=str(path), cause=e) from e
+    return path

@@ -1,0 +1,41 @@
+"""Hand a design over: ``export`` writes the spec as a file other tools take (the canonical spec
+with a validation stamp, the CreateTable request, a CloudFormation template, a NoSQL Workbench model)."""
+
+from __future__ import annotations
+
+import click
+
+from blue_nb.cli.base import cli, handles_errors
+from blue_nb.export import FORMATS
+
+__all__ = ["export"]
+
+
+@cli.command()
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("--format", "export_format", type=click.Choice(list(FORMATS)), required=True,
+              help="; ".join(f"{f.name}: {f.description}" for f in FORMATS.values()))
+@click.option("--data", "data_dir", type=click.Path(file_okay=False),
+              help="rows to check the items too; workbench: sample items per facet; cloudformation of a "
+                   "PROVISIONED table: the modelled peaks as throughput")
+@click.option("--force", is_flag=True, help="export a spec with errors; the file says it is NOT validated")
+@click.option("-o", "--out", "out", required=True, help="the file to write, or - for stdout")
+@click.option("--now", help="the export time written into the file (ISO 8601, UTC), for reproducible files")
+@handles_errors
+def export(spec, export_format, data_dir, force, out, now):
+    """Export SPEC as --format FMT to the file -o PATH (- for stdout).
+
+    The spec is checked first (with --data, its items too); a spec with errors is refused with exit
+    status 2 unless --force, and then the file itself says it is NOT validated.
+    """
+    from blue_nb.app.exports import export_spec  # deferred: keep `blue-nb --help` fast
+
+    result = export_spec(spec, export_format, data_dir=data_dir, force=force, out=out, now=now)
+    if result.path is None:
+        click.echo(result.text, nl=False)
+    to_stderr = result.path is None                      # stdout carries the document
+    click.echo(result.summary(), err=to_stderr)
+    if result.capacity:
+        click.echo(f"  provisioned throughput from {result.capacity}", err=to_stderr)
+    for note in result.notes:
+        click.echo(f"  note: {note}", err=to_stderr)

@@ -1,0 +1,246 @@
+"""What a design costs per month, on demand and provisioned: :func:`monthly_cost` -> :class:`CostReport`.
+
+The units come from the heat model, not from a second model: a :class:`~blue_nb.heat.model.HeatModel`
+prices every pattern's candidates on the real items (:mod:`.costs`) and weighs them as the workload
+draws keys for the pattern's ``key_distribution`` (:mod:`.workload`). Then:
+
+* per pattern: the weighted mean RCU and WCU per call (:meth:`HeatModel.pattern_costs`), the write
+  units split per index (the ``effects`` table for GSIs; LSI entries are written with the table's
+  capacity), units/s = rate x units per call, on-demand $ = units/s x 3600 x 730 x price per unit;
+* per index: storage (bytes + 100 B per item or entry, GB = 2^30 bytes) and the units put on it;
+* provisioned, per table (with its LSIs) and per GSI: ceil(peak / utilisation) units, where the
+  peak is the busiest second of the heat model's simulation (``seconds``, ``seed``; never below the
+  mean) or, with ``peaks=False``, the mean; at least 1 unit each, as CreateTable requires.
+
+Prices are data (:mod:`blue_nb.heat.prices`); the arithmetic is exact Decimal.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from typing import Mapping
+
+import pandas as pd
+
+from blue_nb.errors import QueryError
+from blue_nb.heat.costs import entries_table
+from blue_nb.heat.duckdb_sql import Scratch, ident, require_duckdb
+from blue_nb.heat.model import HeatModel
+from blue_nb.heat.prices import (Prices, load_prices, provisioned_units, provisioned_usd, request_usd, storage_gb,
+                                 storage_usd, to_decimal)
+from blue_nb.heat.prices.report import CapacityCost, CostReport, IndexCost, PatternCost, compare_costs
+from blue_nb.heat.result import HeatReport
+from blue_nb.heat.run import DEFAULT_SECONDS, DEFAULT_SEED
+from blue_nb.heat.workload import build_candidates
+from blue_nb.patterns import TableLayout
+from blue_nb.sizing import STORAGE_OVERHEAD
+from blue_nb.spec import Spec
+from blue_nb.stores import Store
+
+__all__ = ["monthly_cost", "compare_costs", "CostReport", "as_prices"]
+
+_ZERO = Decimal(0)
+
+
+def as_prices(prices: Prices | str | Path | None) -> Prices:
+    """A :class:`Prices` as given, or loaded from a file (None: the packaged us-east-1 table)."""
+    return prices if isinstance(prices, Prices) else load_prices(prices)
+
+
+def _number(x) -> Decimal | None:
+    """A finite number as a Decimal, else None (bools and text are not numbers here)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float, Decimal)):
+        return None
+    try:
+        d = to_decimal(x)
+    except ValueError:                                      # inf, nan
+        return None
+    return d if d.is_finite() else None
+
+
+def _utilisation(u: float | Decimal) -> Decimal:
+    d = _number(u)
+    if d is None or not (0 < d <= 1):
+        raise QueryError(f"utilisation must be a number in (0, 1], got {u!r}", where="utilisation",
+                         hint="0.6 provisions for the peak at 60% target utilisation (peak / 0.6)")
+    return d
+
+
+def _rates(spec: Spec, rates: Mapping[str, float] | None) -> dict[str, Decimal]:
+    """Pattern name -> calls/s: the spec's ``rate_per_second`` unless ``rates`` overrides it."""
+    rates = dict(rates or {})
+    names = [p.name for p in spec.access_patterns]
+    unknown = sorted(set(rates) - set(names))
+    if unknown:
+        raise QueryError(f"no access pattern {', '.join(unknown)}", where="rates", hint="the patterns are "
+                         + ", ".join(names))
+    out = {}
+    for p in spec.access_patterns:
+        r = rates.get(p.name, p.rate_per_second or 0)
+        d = _number(r)
+        if d is None or d < 0:
+            raise QueryError(f"rate of {p.name} must be a number >= 0, got {r!r}", where=f"rates.{p.name}",
+                             hint="give calls per second")
+        out[p.name] = d
+    return out
+
+
+def _index_kinds(spec: Spec) -> dict[str, str]:
+    return {"table": "table", **{n: i.type for n, i in spec.table.indexes.items()}}
+
+
+def _capacity_of(spec: Spec, index: str) -> str:
+    """Whose provisioned capacity an index uses: a GSI its own, an LSI the table's."""
+    idx = spec.table.indexes.get(index)
+    return index if idx is not None and idx.type == "global" else "table"
+
+
+# -- from the model ------------------------------------------------------------------------------
+def _weights(model: HeatModel) -> dict[int, float]:
+    return {int(pid): float(w) for pid, w in model.scratch.execute(
+        f"SELECT pid, sum(w) FROM {model.allc} GROUP BY pid")}
+
+
+def _index_writes(model: HeatModel, spec: Spec) -> dict[int, dict[str, float]]:
+    """pid -> index -> mean write units per call on that index (GSIs from ``effects``; LSIs from the
+    per-write table of :class:`~blue_nb.heat.costs.CostTables`, whose column ``w<k>`` is the k-th index)."""
+    w = _weights(model)
+    out: dict[int, dict[str, float]] = {}
+    for pid, idx, units in model.scratch.execute(
+            f"SELECT e.pid, e.idx, sum(c.w * e.wcu) FROM {model.costs.effects} e JOIN {model.allc} c "
+            f"ON c.pid = e.pid AND c.cid = e.cid WHERE e.idx <> 'table' AND e.wcu > 0 GROUP BY ALL"):
+        out.setdefault(int(pid), {})[idx] = float(units) / w[int(pid)]
+    lsis = [(k, n) for k, (n, i) in enumerate(spec.table.indexes.items()) if i.type == "local"]
+    for pid, c in model.candidates.items():
+        if not lsis or c.table is None or c.pattern.operation not in ("put_item", "update_item", "delete_item"):
+            continue
+        table = ident(model.scratch.name(f"w{pid}"))
+        sums = model.scratch.execute(f"SELECT {', '.join(f'sum(c.w * x.w{k})' for k, _ in lsis)} FROM {table} x "
+                                     f"JOIN {model.allc} c ON c.pid = {int(pid)} AND c.cid = x.cid")[0]
+        for (_, name), s in zip(lsis, sums):
+            if s:
+                out.setdefault(int(pid), {})[name] = float(s) / w[int(pid)]
+    return out
+
+
+def _storage(scratch: Scratch, spec: Spec) -> dict[str, tuple[int, int]]:
+    """index -> (entries, bytes) of the table's items and of each index's entries."""
+    out = {}
+    for name in ["table", *spec.table.indexes]:
+        ent = (f"(SELECT size AS esize FROM {ident(TableLayout.of(spec).catalog)})" if name == "table"
+               else entries_table(scratch, spec, name))
+        n, b = scratch.execute(f"SELECT count(*), coalesce(sum(esize), 0) FROM {ent} e")[0]
+        out[name] = (int(n), int(b))
+    return out
+
+
+def _peaks(spec: Spec, timeline: pd.DataFrame) -> dict[str, tuple[Decimal, Decimal]]:
+    """capacity owner -> (peak RCU/s, peak WCU/s): the busiest simulated second of the table (with its
+    LSIs) and of each GSI."""
+    if not len(timeline):
+        return {}
+    tl = timeline.assign(owner=timeline["index"].map(lambda i: _capacity_of(spec, i)))
+    per_second = tl.groupby(["owner", "second"])[["rcu", "wcu"]].sum().groupby("owner").max()
+    return {o: (to_decimal(r["rcu"]), to_decimal(r["wcu"])) for o, r in per_second.iterrows()}
+
+
+def _patterns(spec: Spec, rates: dict[str, Decimal], costs: pd.DataFrame, splits: dict[int, dict[str, float]],
+              modelled: dict[str, int], prices: Prices) -> list[PatternCost]:
+    by_name = costs.set_index("pattern") if len(costs) else pd.DataFrame()
+    h, out = prices.hours_per_month, []
+    for pid, p in enumerate(spec.access_patterns):
+        rate, note = rates[p.name], ""
+        if p.name in by_name.index:
+            rcu, wcu = to_decimal(by_name.loc[p.name, "rcu_per_call"]), to_decimal(by_name.loc[p.name, "wcu_per_call"])
+        else:
+            rcu = wcu = _ZERO
+            note = "not modelled: no items carry its parameters" if p.name in modelled else "no rate"
+        writes: dict[str, Decimal] = {}
+        if wcu:
+            split = {k: to_decimal(v) for k, v in splits.get(pid, {}).items()}
+            writes = {"table": wcu - sum(split.values(), _ZERO), **split}
+        out.append(PatternCost(p.name, p.operation, p.index, rate, rcu, wcu, writes,
+                               request_usd(rate * rcu, prices.on_demand_read_per_million, h),
+                               request_usd(rate * wcu, prices.on_demand_write_per_million, h), note))
+    return out
+
+
+def _indexes(spec: Spec, patterns: list[PatternCost], storage: dict[str, tuple[int, int]], prices: Prices,
+             table_class: str) -> list[IndexCost]:
+    out, h = [], prices.hours_per_month
+    for name, kind in _index_kinds(spec).items():
+        rcu = sum((x.rate * x.rcu_per_call for x in patterns if x.index == name), _ZERO)
+        wcu = sum((x.rate * x.writes.get(name, _ZERO) for x in patterns), _ZERO)
+        n, b = storage[name]
+        billed = b + STORAGE_OVERHEAD * n
+        gb = storage_gb(billed, prices.storage_gb_bytes)
+        out.append(IndexCost(name, kind, n, b, billed, gb, storage_usd(gb, prices.storage_price(table_class)), rcu, wcu,
+                             request_usd(rcu, prices.on_demand_read_per_million, h)
+                             + request_usd(wcu, prices.on_demand_write_per_million, h)))
+    return out
+
+
+def _capacity(spec: Spec, indexes: list[IndexCost], peaks: dict[str, tuple[Decimal, Decimal]] | None,
+              util: Decimal, prices: Prices) -> list[CapacityCost]:
+    owners = ["table", *(n for n, i in spec.table.indexes.items() if i.type == "global")]
+    out, h = [], prices.hours_per_month
+    for owner in owners:
+        mine = [i for i in indexes if _capacity_of(spec, i.index) == owner]
+        mr, mw = sum((i.rcu_per_s for i in mine), _ZERO), sum((i.wcu_per_s for i in mine), _ZERO)
+        pr, pw = (peaks or {}).get(owner, (_ZERO, _ZERO)) if peaks is not None else (mr, mw)
+        pr, pw = max(pr, mr), max(pw, mw)
+        rcu, wcu = provisioned_units(pr, util), provisioned_units(pw, util)
+        out.append(CapacityCost(owner, mr, mw, pr, pw, rcu, wcu, provisioned_usd(rcu, prices.provisioned_rcu_hour, h),
+                                provisioned_usd(wcu, prices.provisioned_wcu_hour, h)))
+    return out
+
+
+def monthly_cost(spec: Spec, store: Store, *, prices: Prices | str | Path | None = None, utilisation: float = 0.6,
+                 rates: Mapping[str, float] | None = None, peaks: bool = True, seconds: int = DEFAULT_SECONDS,
+                 seed: int = DEFAULT_SEED, table_class: str = "standard", free_storage: bool = False,
+                 heat: HeatReport | None = None) -> CostReport:
+    """What ``spec``'s design costs per month on the items in a DuckDB ``store`` (see the module docstring).
+
+    ``prices``: a :class:`~blue_nb.heat.prices.Prices`, a price file, or None for the packaged
+    us-east-1 table; ``utilisation``: the provisioned target (capacity = peak / utilisation);
+    ``rates``: calls/s per pattern name instead of the spec's ``rate_per_second``; ``peaks``: size
+    provisioned capacity for the busiest of ``seconds`` simulated seconds (``seed``), else for the mean;
+    ``table_class``: ``standard`` or ``standard_ia`` (storage price; request prices stay the file's);
+    ``free_storage``: take the free tier's GB (25 per account) off the storage bill; ``heat``: a
+    :class:`~blue_nb.heat.HeatReport` of the same spec and items whose timeline (the model's simulated
+    seconds, or a recorded log's) gives the peaks instead of a new simulation."""
+    prices, util, rate = as_prices(prices), _utilisation(utilisation), _rates(spec, rates)
+    if heat is not None and (rates or not peaks):
+        raise QueryError("a heat report's peaks are those of its own run", where="heat",
+                         hint="leave out rates (and peaks=False) with heat=, or drop heat= to simulate these rates")
+    prices.storage_price(table_class)                       # an unknown class fails before any work
+    require_duckdb(store)
+    scratch = Scratch(store)
+    try:
+        model = HeatModel(scratch, spec)
+        for pid, p in enumerate(spec.access_patterns):
+            if rate[p.name] > 0:
+                model.price(pid, p.name, float(rate[p.name]), build_candidates(scratch, spec, p, tag=str(pid)))
+        costs = model.pattern_costs() if model.rates else pd.DataFrame(columns=["pattern"])
+        splits = _index_writes(model, spec) if model.rates else {}
+        storage = _storage(scratch, spec)
+        timeline = (heat.timeline if heat is not None else
+                    model.timeline(model.simulate(seconds, seed)) if peaks and model.rates else None)
+        modelled = {model.names[pid]: pid for pid in model.rates}
+    finally:
+        scratch.close()
+    patterns = _patterns(spec, rate, costs, splits, modelled, prices)
+    indexes = _indexes(spec, patterns, storage, prices, table_class)
+    peak = _peaks(spec, timeline) if timeline is not None else ({} if peaks else None)
+    capacity = _capacity(spec, indexes, peak, util, prices)
+    where = (f"busiest second of the heat report's {heat.seconds} s ({heat.source}), never below the mean"
+             if heat is not None else f"busiest second of {seconds} simulated (seed {seed}), never below the mean"
+             if peaks else "mean load (peaks=False)")
+    notes = [f"{x.pattern}: {x.note}" for x in patterns if x.note.startswith("not modelled")]
+    if any(i.type == "local" for i in spec.table.indexes.values()):
+        notes.append("LSIs use the table's provisioned capacity; their writes are listed apart but provisioned "
+                     "with the table's")
+    free = prices.free_storage_gb if free_storage else _ZERO
+    return CostReport(spec.domain, prices, util, where, table_class, spec.table.billing_mode, patterns, indexes,
+                      capacity, free, notes)

@@ -1,0 +1,92 @@
+"""Source rows for items of a given spec: the JSON line of each item's row (its key templates parsed
+back into placeholder values, plus its declared attributes), proven by rebuilding the item from it
+with :class:`~blue_nb.items.ItemBuilder`. A Workbench import writes these, so that ``blue-nb load``
+with the imported spec rebuilds exactly the model's sample items.
+
+``rows = SpecRows(spec)``; ``text = rows.row(entity, item)`` is the line, or None when no row can
+carry the item (the reason is counted in :attr:`SpecRows.lost`: an attribute the entity does not
+declare, a value of another type, a key that does not fit its template, or what JSON rows cannot
+hold, see :mod:`.infer_rows`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from decimal import Decimal
+from typing import Any
+
+from blue_nb.errors import BlueNbError
+from blue_nb.items import ItemBuilder
+from blue_nb.items.build import MAX_NESTING, loads_json
+from blue_nb.items.values import item_to_wire, number_text
+from blue_nb.sources.infer import type_tag
+from blue_nb.sources.infer_rows import encode_row
+from blue_nb.spec import Spec
+
+__all__ = ["SpecRows"]
+
+
+class _Lost(ValueError):
+    """An item no row can carry; the message says why."""
+
+
+def _key_string(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Decimal):
+        return number_text(value)
+    if isinstance(value, (bytes, bytearray)):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Lost("a binary key that is not UTF-8 text") from None
+    raise _Lost("a key value that is not S, N or B")
+
+
+class SpecRows:
+    """Makes and proves the rows of items of ``spec``'s entities."""
+
+    def __init__(self, spec: Spec):
+        self.spec = spec
+        self.builder = ItemBuilder(spec)
+        self.lost: Counter[str] = Counter()
+
+    def row(self, entity: str, item: dict[str, Any]) -> str | None:
+        """The JSON line of ``item``'s row as an ``entity`` row, or None (counted in :attr:`lost`)."""
+        try:
+            return self._row(entity, item)
+        except _Lost as e:
+            self.lost[str(e)] += 1
+            return None
+
+    def _row(self, entity: str, item: dict[str, Any]) -> str:
+        e = self.spec.entities[entity]
+        row: dict[str, Any] = {}
+        for attr, value in item.items():
+            if attr in e.key:
+                continue
+            declared = e.attributes.get(attr)
+            if declared is None:
+                raise _Lost(f"attribute {attr[:40]!r} is not declared for the entity")
+            if declared != type_tag(value):
+                raise _Lost(f"attribute {attr[:40]!r} has another type than declared")
+            row[attr] = value
+        for attr, template in e.templates.items():
+            if attr not in item:
+                continue
+            values = template.parse(_key_string(item[attr]))
+            if values is None:
+                raise _Lost(f"key {attr!r} does not fit its template")
+            for name, text in values.items():
+                row.setdefault(name, text)
+        try:
+            text = encode_row(row)
+            parsed = loads_json(text, entity, ints=int, max_depth=MAX_NESTING + 1)
+            rebuilt = self.builder.build(e, parsed)
+        except BlueNbError as err:
+            raise _Lost(f"the row does not build the item ({err.msg[:80]})") from err
+        except ValueError as err:              # _Lost from encode_row: what JSON rows cannot hold
+            raise _Lost(str(err)) from err
+        if item_to_wire(rebuilt) != item_to_wire(item):
+            raise _Lost("the item built from the row differs")
+        return text
