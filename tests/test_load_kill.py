@@ -128,9 +128,19 @@ def kill_at(w: Path, phase: str, sig: signal.Signals) -> dict:
 
 @pytest.fixture(scope="module")
 def killed(world) -> dict:
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {i: pool.submit(kill_at, world["dir"], phase, sig) for i, (phase, sig, _, _) in zip(IDS, SCENARIOS)}
-        return {i: f.result() for i, f in futures.items()}
+    # A test run started as a background job (`make test &`) ignores SIGINT, and children inherit an ignored
+    # signal: the loads would never see Ctrl-C. A handled signal is reset to the default in a child, so
+    # handle it here while the loads run.
+    before = signal.getsignal(signal.SIGINT)
+    if before == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            futures = {i: pool.submit(kill_at, world["dir"], phase, sig)
+                       for i, (phase, sig, _, _) in zip(IDS, SCENARIOS)}
+            return {i: f.result() for i, f in futures.items()}
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 @pytest.mark.parametrize("phase, sig, version, words", SCENARIOS, ids=IDS)
