@@ -11,7 +11,7 @@ import click
 
 from blue_nb.errors import BlueNbError
 
-__all__ = ["CliError", "cli", "echo_json", "endpoint_options", "endpoint_usage", "format_option", "handles_errors"]
+__all__ = ["CliError", "cli", "data_option", "echo_json", "endpoint_options", "endpoint_usage", "format_option", "handles_errors", "name_values"]
 
 
 class CliError(click.ClickException):
@@ -79,3 +79,24 @@ def endpoint_usage(endpoint_url, aws, profile) -> None:
         raise CliError("--profile is only used with --aws\n  hint: add --aws to talk to real AWS with that profile")
     if aws and endpoint_url:
         raise CliError("give either --endpoint-url or --aws, not both")
+
+
+#: ``--data DIR`` for the commands that need the source rows
+data_option = click.option("--data", "data_dir", type=click.Path(file_okay=False), required=True,
+                           help="folder with one file per entity source (.csv, .parquet or .jsonl)")
+
+
+def name_values(option: str, values: tuple[str, ...], example: str, form: str = "NAME=VALUE",
+                noun: str = "parameter") -> dict[str, str]:
+    """Repeated ``--option NAME=VALUE`` as a dict; a malformed or repeated one is refused (never the last
+    one silently)."""
+    out: dict[str, str] = {}
+    for v in values:
+        name, sep, value = v.partition("=")
+        if not sep or not name.strip():
+            raise CliError(f"{option} {v!r} is not {form}\n  hint: write {option} {example}")
+        if name in out:
+            raise CliError(f"{option} {name!r} is given twice ({out[name]!r} and {value!r})\n"
+                           f"  hint: give each {noun} once")
+        out[name] = value
+    return out

@@ -4,32 +4,25 @@ from __future__ import annotations
 
 import click
 
-from blue_nb.cli.base import CliError, cli, format_option, handles_errors
+from blue_nb.cli.base import CliError, cli, data_option, format_option, handles_errors, name_values
 
 __all__ = ["cost"]
 
 
 def _rates(values: tuple[str, ...]) -> dict[str, float]:
-    """--rate NAME=CALLS_PER_S options as a dict; a malformed or repeated one is refused."""
+    """--rate NAME=CALLS_PER_S options as a dict of numbers."""
     out: dict[str, float] = {}
-    for v in values:
-        name, sep, num = v.partition("=")
+    for name, num in name_values("--rate", values, "get_dialogue=300", "NAME=CALLS_PER_SECOND", "rate").items():
         try:
-            rate = float(num)
+            out[name] = float(num)
         except ValueError:
-            rate = None
-        if not sep or not name or rate is None:
-            raise CliError(f"--rate {v!r}: expected NAME=CALLS_PER_SECOND, e.g. --rate get_dialogue=300")
-        if name in out:
-            raise CliError(f"--rate {name} given twice")
-        out[name] = rate
+            raise CliError(f"--rate {name}={num!r}: the rate is not a number\n  hint: e.g. --rate {name}=300") from None
     return out
 
 
 @cli.command()
 @click.argument("spec", type=click.Path(dir_okay=False))
-@click.option("--data", "data_dir", type=click.Path(file_okay=False), required=True,
-              help="folder with one file per entity source (.csv, .parquet or .jsonl)")
+@data_option
 @click.option("--prices", "prices", type=click.Path(dir_okay=False),
               help="a price table (JSON, the fields of the packaged us-east-1 table); default: us-east-1, 2024-11")
 @click.option("--utilisation", type=float, default=0.6, show_default=True,

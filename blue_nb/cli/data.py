@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from blue_nb.cli.base import CliError, cli, echo_json, format_option, handles_errors
+from blue_nb.cli.base import CliError, cli, data_option, echo_json, format_option, handles_errors
 from blue_nb.errors import ItemError
 from blue_nb.items import parse_item_line
 from blue_nb.sizing import MAX_ITEM_BYTES, item_costs, wire_item_size
@@ -41,8 +41,7 @@ def sample(domain, scale, seed, out, progress, fmt):
 
 @cli.command()
 @click.argument("spec", type=click.Path(dir_okay=False))
-@click.option("--data", "data_dir", type=click.Path(file_okay=False), required=True,
-              help="folder with one file per entity source (.csv, .parquet or .jsonl)")
+@data_option
 @click.option("--sqlite", type=click.Path(dir_okay=False), help="SQLite file to load into")
 @click.option("--duckdb", type=click.Path(dir_okay=False), help="DuckDB file to load into")
 @click.option("--mode", type=click.Choice(["replace", "upsert"]), default="replace", show_default=True,

@@ -6,7 +6,8 @@ import sys
 
 import click
 
-from blue_nb.cli.base import CliError, cli, echo_json, endpoint_options, endpoint_usage, format_option, handles_errors
+from blue_nb.cli.base import (CliError, cli, data_option, echo_json, endpoint_options,
+                            endpoint_usage, format_option, handles_errors, name_values)
 from blue_nb.patterns import WriteResult
 
 __all__ = ["heat", "query", "validate"]
@@ -36,18 +37,9 @@ def validate(spec, data_dir, fmt):
 
 
 def _params(values: tuple[str, ...]) -> dict[str, str]:
-    """--param NAME=VALUE options as a dict; a malformed or repeated one is refused (never the last one silently)."""
-    out: dict[str, str] = {}
-    for v in values:
-        name, sep, value = v.partition("=")
-        if not sep or not name.strip():
-            raise CliError(f"--param {v!r} is not NAME=VALUE\n  hint: write --param name=value, e.g. "
-                           "--param branch_id=B1 (run the pattern without parameters to see which it needs)")
-        if name in out:
-            raise CliError(f"--param {name!r} is given twice ({out[name]!r} and {value!r})\n"
-                           "  hint: give each parameter once")
-        out[name] = value
-    return out
+    """--param NAME=VALUE options as a dict."""
+    return name_values("--param", values, "name=value, e.g. --param branch_id=B1 (run the pattern without "
+                                          "parameters to see which it needs)")
 
 
 @cli.command()
@@ -119,8 +111,7 @@ def query(spec, pattern, params, backend, sqlite, duckdb, max_pages, all_pages, 
 
 @cli.command()
 @click.argument("spec", type=click.Path(dir_okay=False))
-@click.option("--data", "data_dir", type=click.Path(file_okay=False), required=True,
-              help="folder with one file per entity source (.csv, .parquet or .jsonl)")
+@data_option
 @click.option("--log", "log", type=click.Path(dir_okay=False),
               help="recorded access log (.csv, .parquet or .jsonl) to use instead of the spec's rates")
 @click.option("--out", "out", type=click.Path(file_okay=False), required=True,

@@ -13,15 +13,15 @@ import sys
 
 import click
 
-from blue_nb.cli.base import CliError, cli, echo_json, endpoint_options, endpoint_usage, format_option, handles_errors
+from blue_nb.cli.base import (CliError, cli, data_option, echo_json, endpoint_options,
+                            endpoint_usage, format_option, handles_errors)
 
 __all__ = ["apply", "import_"]
 
 
 @cli.command()
 @click.argument("spec", type=click.Path(dir_okay=False))
-@click.option("--data", "data_dir", type=click.Path(file_okay=False), required=True,
-              help="folder with one file per entity source (.csv, .parquet or .jsonl)")
+@data_option
 @endpoint_options
 @click.option("--replace", is_flag=True, help="delete and recreate the table if it exists")
 @click.option("--workers", type=click.IntRange(1, 32), default=1, show_default=True, help="parallel batch writers")
