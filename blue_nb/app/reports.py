@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import json
 import time
-import warnings
 from pathlib import Path
 from typing import Any, Callable
 
 import pandas as pd
 
 from blue_nb import plots
-from blue_nb.app.workflows import as_spec, load_data
+from blue_nb.app.workflows import as_spec, load_data, spec_items, with_heat_findings
 from blue_nb.heat import DEFAULT_SECONDS, DEFAULT_SEED, HeatReport, partition_heat
+from blue_nb.plots.base import DPI
+from blue_nb.rules import check_spec
 from blue_nb.spec import Spec
 from blue_nb.stores import open_store
 
-__all__ = ["heat_report", "write_heat_report", "heat_figures"]
+__all__ = ["heat_report", "write_heat_report", "heat_figures", "validate_counts"]
 
 
 def heat_figures(report: HeatReport) -> dict[str, Callable[[], Any]]:
@@ -56,9 +57,7 @@ def write_heat_report(report: HeatReport, out_dir: str | Path, *, figures: bool 
         files.append(f"{name}.csv")
     if figures:
         for name, draw in heat_figures(report).items():
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message="Glyph .* missing from font")   # CJK keys in labels
-                draw().savefig(out / f"{name}.png", dpi=110)
+            draw().savefig(out / f"{name}.png", dpi=DPI)
             files.append(f"{name}.png")
     summary = report.summary()
     summary["files"] = ["summary.json", *files]
@@ -66,11 +65,20 @@ def write_heat_report(report: HeatReport, out_dir: str | Path, *, figures: bool 
     return summary
 
 
+def validate_counts(spec: Spec, data_dir: str | Path, report: HeatReport) -> dict[str, int]:
+    """The counts ``blue-nb validate SPEC --data DATA_DIR`` reports: the spec and item checks plus the heat
+    model's findings (``report``'s, so the model does not run twice)."""
+    return with_heat_findings(check_spec(spec, spec_items(spec, data_dir)), list(report.findings)).counts
+
+
 def heat_report(spec: Spec | str | Path, data_dir: str | Path, out_dir: str | Path, *, log: str | Path | None = None,
                 seconds: int = DEFAULT_SECONDS, seed: int = DEFAULT_SEED, progress: bool = True,
                 figures: bool = True) -> dict[str, Any]:
     """``blue-nb heat``: load the rows under ``data_dir`` into an in-memory DuckDB store, compute the
-    heat (the spec's model, or the recorded ``log``) and write the report to ``out_dir``."""
+    heat (the spec's model, or the recorded ``log``) and write the report to ``out_dir``.
+
+    ``counts`` in the summary are the heat model's findings (also in ``findings``); ``validate_counts``
+    are what ``blue-nb validate SPEC --data DATA_DIR`` finds (spec, items and heat together)."""
     spec = as_spec(spec)
     t0 = time.perf_counter()
     store = open_store("duckdb")
@@ -82,8 +90,10 @@ def heat_report(spec: Spec | str | Path, data_dir: str | Path, out_dir: str | Pa
     finally:
         store.close()
     summary = write_heat_report(report, out_dir, figures=figures)
+    written = time.perf_counter()
+    summary["validate_counts"] = validate_counts(spec, data_dir, report)
     summary["timings"] = {"load_s": round(loaded - t0, 3), "heat_s": round(computed - loaded, 3),
-                          "write_s": round(time.perf_counter() - computed, 3)}
+                          "write_s": round(written - computed, 3), "checks_s": round(time.perf_counter() - written, 3)}
     (Path(out_dir) / "summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n",
                                                 encoding="utf-8")
     return summary

@@ -131,14 +131,34 @@ def heat(spec, data_dir, log, out, seconds, seed, progress, fmt):
     if fmt == "json":
         echo_json(summary)
         return
-    click.echo(f"{summary['partitions']:,} partition keys ({summary['source']}, {summary['seconds']} s); hottest:")
-    for k in summary["top_keys"][:10]:
-        click.echo(f"  {k['index']:<8} {str(k['pk'])[:40]:<40} {k['rcu_per_s']:>10,.1f} RCU/s {k['wcu_per_s']:>9,.1f} "
-                   f"WCU/s {k['items']:>8,} items")
+    click.echo(f"{summary['partitions']:,} partition keys ({summary['source']}, {summary['seconds']} s); "
+               f"the hottest, by consumed throughput (mean units/s over the run):")
+    for line in _top_keys_table(summary["top_keys"][:10]):
+        click.echo("  " + line)
     for f in summary["findings"]:
         click.echo(f"{f['severity']} [{f['rule']}] {f['where']}: {f['message']}")
-    c = summary["counts"]
-    click.echo(f"{c['error']} errors, {c['warning']} warnings, {c['info']} notes; "
-               f"{len(summary['files'])} files written to {out}")
+    c, v = summary["counts"], summary["validate_counts"]
+    click.echo(f"heat findings (above): {_counts(c)}")
+    click.echo(f"blue-nb validate (spec, items and heat): {_counts(v)}"
+               + (f"; see them with: blue-nb validate {spec} --data {data_dir}" if sum(v.values()) > sum(c.values())
+                  else ""))
+    click.echo(f"{len(summary['files'])} files written to {out}")
+
+
+def _counts(c: dict[str, int]) -> str:
+    return f"{c['error']} errors, {c['warning']} warnings, {c['info']} notes"
+
+
+def _top_keys_table(top: list[dict]) -> list[str]:
+    """The hottest keys as aligned columns (keys in any script: widths as the terminal shows them)."""
+    from blue_nb.app.text import table_lines  # deferred: keep `blue-nb --help` fast
+
+    head = ["index", "partition key", "RCU/s", "WCU/s", "3×WCU+RCU", "items"]
+    cells = [[str(k["index"]), str(k["pk"]) if len(str(k["pk"])) <= 40 else str(k["pk"])[:39] + "…",
+              f"{k['rcu_per_s']:,.1f}", f"{k['wcu_per_s']:,.1f}", f"{k['consumed_throughput_units']:,.1f}",
+              f"{k['items']:,}"] for k in top]
+    widths = [max(len(r[i]) for r in [head, *cells]) for i in range(2, len(head))]
+    rows = [r[:2] + [x.rjust(w) for x, w in zip(r[2:], widths)] for r in [head, *cells]]   # numbers right-aligned
+    return table_lines(rows)
 
 

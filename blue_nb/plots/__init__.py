@@ -1,16 +1,17 @@
 """Pictures of partition heat and item sizes: each function takes DataFrames and returns a Figure.
 
-:mod:`~blue_nb.plots.base` holds what they share, :mod:`~blue_nb.plots.heat` the heat pictures,
-:mod:`~blue_nb.plots.sizes` the pictures of bytes.
+:mod:`~blue_nb.plots.base` holds what they share, :mod:`~blue_nb.plots.fonts` chooses fonts by the
+glyphs they have (keys in any script are drawn as written, never as escapes), :mod:`~blue_nb.plots.heat`
+the heat pictures, :mod:`~blue_nb.plots.sizes` the pictures of bytes. Figures are 110 dpi.
 
 No pyplot and no global state: figures are ``matplotlib.figure.Figure`` objects built directly,
 so they render headless and show themselves in Jupyter (``_repr_png_``) without ``plt.show()``.
 Bytes are binary (1 KB = 1024 bytes); the limits come from :mod:`blue_nb.sizing`
 (docs/dynamodb-rules.md sections 2 and 4). Empty input gives a Figure that says "no data".
 
-* :func:`key_heatmap` - time across, partition keys in key order down, colour = units/s
+* :func:`key_heatmap` - time across, partition keys in key order down, colour = per-second peak units/s
 * :class:`LiveHeatmap` - the same heat map re-drawn fast for sliders (only what changes is drawn again)
-* :func:`top_keys_chart` - the hottest keys, RCU/s and WCU/s against the per-partition limits
+* :func:`top_keys_chart` - the hottest keys: mean 3×WCU + RCU, RCU/s and WCU/s against the per-partition limits
 * :func:`partition_sizes` - bytes per partition key against the 10 GB partition
 * :func:`item_size_distribution` - item sizes per entity against 1 KB, 4 KB and 400 KB
 * :func:`capacity_waste` - bytes paid (read and write unit rounding) against bytes used

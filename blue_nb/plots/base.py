@@ -1,20 +1,21 @@
-"""What every picture shares: the Figure class, byte units, fonts for keys in any script, axes of bytes,
-limit marks. Bytes are binary (1 KB = 1024 bytes)."""
+"""What every picture shares: the Figure class, byte units, fonts for keys in any script (chosen by
+glyph coverage in :mod:`blue_nb.plots.fonts`), axes of bytes, limit marks. Bytes are binary (1 KB = 1024 bytes)."""
 
 from __future__ import annotations
 
-import functools
 import io
+import unicodedata
+import warnings
 
 import numpy as np
 import pandas as pd
-from matplotlib import font_manager
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
-from matplotlib.ft2font import FT2Font
+from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter, NullLocator
 
 from blue_nb.errors import BlueNbError
+from blue_nb.plots.fonts import font_chain
 
 __all__ = ["PlotFigure", "human_bytes"]
 
@@ -23,17 +24,25 @@ BASE = "#4c72b0"    # under it
 OVER = "#00e5ff"    # heat map cells over the limit: a colour magma never uses
 MAX_KEY_LABEL = 28  # characters of a partition key shown in a tick label
 _UNITS = ("B", "KB", "MB", "GB", "TB", "PB")
-NAME_FONTS = ("Noto Sans CJK JP", "Noto Sans CJK SC", "Noto Sans CJK KR", "Source Han Sans", "Hiragino Sans",
-              "Yu Gothic", "Microsoft YaHei", "Malgun Gothic", "WenQuanYi Zen Hei", "Droid Sans Fallback", "Arial Unicode MS")
+DPI = 110            # figures shown in Jupyter and written by blue-nb heat
 
 
 class PlotFigure(Figure):
-    """A Figure that shows itself as PNG in Jupyter even when pyplot was never imported."""
+    """A Figure that shows itself as PNG in Jupyter even when pyplot was never imported.
+
+    Drawing it does not repeat matplotlib's "Glyph ... missing" warning for every character: the fonts
+    were chosen when it was built, and a character no installed font has was reported once then
+    (:class:`~blue_nb.plots.fonts.MissingGlyphWarning`, naming the package to install)."""
 
     def _repr_png_(self) -> bytes:
         buf = io.BytesIO()
-        self.savefig(buf, format="png", dpi=100)
+        self.savefig(buf, format="png", dpi=max(self.dpi, DPI))
         return buf.getvalue()
+
+    def draw(self, renderer):
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+            return super().draw(renderer)
 
 
 def human_bytes(n: float) -> str:
@@ -45,8 +54,9 @@ def human_bytes(n: float) -> str:
     return f"{text} {_UNITS[i]}"
 
 
-def _figure(width: float, height: float) -> PlotFigure:
-    return PlotFigure(figsize=(width, height), layout="constrained")
+def _figure(width: float, height: float, figsize: tuple[float, float] | None = None, dpi: float = DPI) -> PlotFigure:
+    """A constrained-layout figure ``width`` x ``height`` inches (or ``figsize``) at ``dpi``."""
+    return PlotFigure(figsize=figsize or (width, height), dpi=dpi, layout="constrained")
 
 
 def _check(df: pd.DataFrame, columns: tuple[str, ...], where: str) -> None:
@@ -65,27 +75,31 @@ def _no_data(title: str, message: str = "no data") -> PlotFigure:
     return fig
 
 
-@functools.cache
-def _fonts() -> tuple[tuple[str, ...], tuple[FT2Font, ...]]:
-    """The families names are drawn with (the default sans-serif, then any installed CJK font) and their fonts."""
-    files = {f.name: f.fname for f in font_manager.fontManager.ttflist}
-    extra = tuple(f for f in NAME_FONTS if f in files)
-    default = font_manager.findfont(font_manager.FontProperties(family=["sans-serif"]))
-    return ("sans-serif", *extra), tuple(FT2Font(f) for f in (default, *(files[e] for e in extra)))
+def _width(ch: str) -> int:
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 0 if unicodedata.combining(ch) else 1
 
 
 def _short(text: str, width: int = MAX_KEY_LABEL) -> str:
-    """``text`` cut to ``width`` characters; a character no font here can draw is written as an escape (\\u6771)."""
-    fonts = _fonts()[1]
-    text = "".join(c if c.isascii() or any(f.get_char_index(ord(c)) for f in fonts)
-                   else c.encode("ascii", "backslashreplace").decode() for c in str(text))
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """``text`` as it is (never escaped), cut to ``width`` columns (a CJK character takes two) with an ellipsis."""
+    text = str(text)
+    if sum(map(_width, text)) <= width:
+        return text
+    kept, used = [], 1                                          # the ellipsis takes one column
+    for ch in text:
+        if used + _width(ch) > width:
+            break
+        kept.append(ch)
+        used += _width(ch)
+    return "".join(kept) + "…"
 
 
 def _finish(fig: PlotFigure) -> PlotFigure:
-    """Let every text fall back to the installed CJK fonts (keys, entities and attributes may be in any script)."""
-    for text in fig.findobj(lambda a: hasattr(a, "set_fontfamily")) if len(_fonts()[0]) > 1 else ():
-        text.set_fontfamily(list(_fonts()[0]))
+    """Give every text of ``fig`` the font chain its characters need (DejaVu Sans, then installed fonts that
+    cover CJK or other scripts): matplotlib falls back glyph by glyph along the chain."""
+    texts = fig.findobj(Text)
+    chain = font_chain("".join(t.get_text() for t in texts))
+    for text in texts:
+        text.set_fontfamily(chain)
     return fig
 
 

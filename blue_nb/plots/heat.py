@@ -15,11 +15,11 @@ import pandas as pd
 from matplotlib import colormaps
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import PowerNorm
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 from PIL import Image
 
 from blue_nb.errors import BlueNbError
-from blue_nb.plots.base import (BASE, OVER, WARN, PlotFigure, _check, _count, _figure, _finish, _marks,
+from blue_nb.plots.base import (BASE, DPI, OVER, WARN, PlotFigure, _check, _count, _figure, _finish, _marks,
                                 _no_data, _short)
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 
@@ -59,27 +59,44 @@ def _empty(timeline: pd.DataFrame, index: str, title: str) -> PlotFigure:
     return _no_data(title, f"no data for index {index!r} (the timeline has {have})" if have else "no data")
 
 
+def _nice(x: float) -> float:
+    """The smallest of 1, 2, 2.5, 5 x 10^k that is at least ``x``."""
+    if x <= 0:
+        return 1.0
+    base = 10.0 ** np.floor(np.log10(x))
+    return float(next(m * base for m in (1, 2, 2.5, 5, 10) if m * base >= x * (1 - 1e-9)))
+
+
+def _scale_top(peak: float, limit: float) -> float:
+    """Where the colour scale ends: the partition limit once the peak reaches a quarter of it (cells over it
+    are cyan), else a round number just above the peak, so a quiet map (writes, mostly) is not all black."""
+    return limit if peak >= limit / 4 else _nice(peak)
+
+
+def _fmt(v: float, top: float) -> str:
+    return f"{v:,.0f}" if top >= 50 or v == round(v) else f"{v:,.3g}"
+
+
 class _HeatAxes:
     """The parts of one heat map figure: the frame (drawn once) and the artists that follow the data."""
 
-    def __init__(self, index: str, metric: str, limit: float, title: str, seconds: int, max_cols: int):
+    def __init__(self, index: str, metric: str, limit: float, title: str, seconds: int, max_cols: int,
+                 figsize: tuple[float, float], dpi: float):
         self.unit, self.limit = METRICS[metric][0], limit
-        self.fig = fig = _figure(11, 6.5)
+        self.fig = fig = _figure(*figsize, dpi=dpi)
         self.ax = ax = fig.add_subplot()
         self.im = ax.imshow(np.zeros((1, 1)), aspect="auto", interpolation="nearest",
                             cmap=colormaps["magma"].with_extremes(over=OVER),
                             norm=PowerNorm(0.5, vmin=0, vmax=limit), extent=(0, seconds, 1, 0))
-        bar = fig.colorbar(self.im, ax=ax, extend="max", extendfrac=0.06)
-        bar.set_label(f"{self.unit} per partition key\ncyan: over the limit")
-        bar.set_ticks([limit * f for f in (0, 0.05, 0.25, 0.5, 0.75, 1)],
-                      labels=[_count(limit * f) for f in (0, 0.05, 0.25, 0.5, 0.75)] + [f"limit {limit:,.0f}"])
-        bar.ax.axhline(limit, color=OVER, lw=3)
+        self.bar = fig.colorbar(self.im, ax=ax, extend="max", extendfrac=0.06)
+        self.bar.ax.axhline(limit, color=OVER, lw=3)
         n_cols = min(seconds, max_cols)
         ax.set_xlabel("time (s)" + (f"; 1 column = {seconds / n_cols:,.1f} s" if n_cols < seconds else ""))
         self.right = ax.secondary_yaxis("right")
         self.right.tick_params(length=0)
         fig.suptitle(title)
-        self.seconds = seconds
+        self.seconds, self.top = seconds, None
+        self.fit = max(4, int((figsize[1] - 1.5) * 72 / 9.6))     # key labels of 7 pt the axis holds
 
     @property
     def changing(self) -> list:
@@ -87,18 +104,24 @@ class _HeatAxes:
         return [self.im, *self.ax.spines.values(), self.ax.yaxis, self.ax.title, self.right]  # spines over the cells
 
     def reserve(self, slack: int = 4) -> None:
-        """Labels ``slack`` digits wider than the widest now (the hot-key names at least 12 characters), so a
-        layout made with them still holds the labels of the next few timelines."""
+        """Labels ``slack`` digits wider than the widest now (the hot-key names at least 12 characters, the
+        colour scale's labels as wide as 'limit 000,000'), so a layout made with them still holds the labels
+        of the next few timelines."""
         pad = "0" * slack
         ticks, texts = self.ax.get_yticks(), [t.get_text() for t in self.ax.get_yticklabels()]
         self.ax.set_yticks(ticks, [max(texts, key=len, default="") + pad] * len(ticks))
         names = [t.get_text() for t in self.right.get_yticklabels()] or ["◀ " + "0" * 12 + "  000,000/s"]
         self.right.set_yticks([0.5], [max(names, key=len) + pad])
-        self.ax.set_ylabel(self.ax.get_ylabel().split("\n")[0] + "\n ")
+        bar_ticks = self.bar.ax.get_yticks()
+        self.bar.set_ticks(bar_ticks, labels=[f"limit {self.limit:,.0f}"] * len(bar_ticks))
+        self.top = None                                                  # paint sets the colour scale again
+        lines = self.ax.get_ylabel().split("\n")
+        self.ax.set_ylabel("\n".join([max(lines, key=len)] * 3))        # the most lines a key axis label has
 
     def paint(self, df: pd.DataFrame, metric: str, max_rows: int, max_cols: int,
               keys_with_traffic: int | None = None) -> None:
-        """Cells, key labels (first key of a few ranges on the left, the hottest keys on the right) and title."""
+        """Cells, colour scale, key labels (the hottest rows named on both sides, key-order landmarks or every
+        row on the left) and title."""
         ax, limit = self.ax, self.limit
         grid, cell, keys, seconds = _heat_grid(df, metric, max_rows, max_cols)
         (n_rows, _), n_keys = grid.shape, len(keys)
@@ -106,55 +129,122 @@ class _HeatAxes:
         self.im.set_extent((0, seconds, n_rows, 0))
         ax.set_xlim(0, seconds)
         ax.set_ylim(n_rows, 0)
-        ticks = np.unique(np.linspace(0, n_rows - 1, min(n_rows, 10)).astype(int))
-        ax.set_yticks(ticks + 0.5, [_short(k) for k in keys[-(-ticks * n_keys // n_rows)]], fontsize=8)
-        if keys_with_traffic is not None and keys_with_traffic > n_keys:    # a timeline of the keys that matter
-            ax.set_ylabel(f"partition key (key order; {keys_with_traffic:,} keys with traffic,\n"
-                          f"{n_keys:,} drawn: the hottest of each key range)")
-        else:
-            per = f", {n_keys / n_rows:,.0f} keys per row" if n_keys > n_rows else ""
-            ax.set_ylabel(f"partition key (key order; {n_keys:,} keys{per})")
-        _name_hot_rows(self.right, cell.groupby(level="key").max().nlargest(40), keys, n_keys, n_rows, limit)
-        hot = cell[cell.to_numpy() > limit]
-        n_hot = hot.index.get_level_values("key").nunique()
-        ax.set_title(f"{n_hot:,} key(s) over the {limit:,.0f}/s partition limit, for {len(hot):,} key-second(s)"
-                     if n_hot else f"no key over the {limit:,.0f}/s partition limit (peak {grid.max():,.0f})",
+        self._colour_scale(float(grid.max()))
+        peaks = cell.groupby(level="key").max()
+        gap = max(1, -(-n_rows // self.fit))
+        hot = _hot_rows(peaks.nlargest(40), n_keys, n_rows, gap)
+        _label_rows(ax, hot, keys, n_keys, n_rows, gap, limit)
+        _name_hot_rows(self.right, hot, keys, limit)
+        ax.set_ylabel(_key_axis_label(n_keys, n_rows, keys_with_traffic, every=gap == 1))
+        over = cell[cell.to_numpy() > limit]
+        n_hot = over.index.get_level_values("key").nunique()
+        top_key = keys[peaks.idxmax()] if len(peaks) else ""
+        ax.set_title(f"{n_hot:,} key(s) over the {limit:,.0f}/s partition limit, for {len(over):,} key-second(s)"
+                     if n_hot else f"no key over the {limit:,.0f}/s partition limit; the hottest, "
+                                   f"{_short(top_key)}, peaks at {grid.max():,.0f}/s in its busiest second",
                      color=WARN if n_hot else "0.2", fontsize=10)
         _finish(self.fig)
 
+    def _colour_scale(self, peak: float) -> None:
+        """Square-root colours from 0 to the limit, or to a round number above a quiet map's peak."""
+        top, limit = _scale_top(peak, self.limit), self.limit
+        if top == self.top:
+            return
+        self.top, cmap = top, colormaps["magma"]
+        self.im.set_cmap(cmap.with_extremes(over=OVER if top == limit else cmap(1.0)))  # cyan only past the limit
+        self.im.norm.vmax = top
+        fractions = (0, 0.05, 0.25, 0.5, 0.75, 1)
+        labels = [_fmt(top * f, top) for f in fractions]
+        if top == limit:
+            labels[-1] = f"limit {limit:,.0f}"
+        self.bar.set_ticks([top * f for f in fractions], labels=labels)
+        scale = ("cyan: over the partition limit" if top == limit
+                 else f"scale ends at {_fmt(top, top)}; the limit, {limit:,.0f}, is far above")
+        self.bar.set_label(f"{self.unit} of the hottest key in each cell,\nin its busiest second "
+                           f"(square-root scale)\n{scale}")
 
-def _name_hot_rows(right, peaks: pd.Series, keys: np.ndarray, n_keys: int, n_rows: int, limit: float,
-                   most: int = 6) -> None:
-    """Name, on the right edge, the hottest keys and their peak (red when over the limit), never crowded."""
-    gap, taken = max(1, n_rows // 25), []
+
+def _hot_rows(peaks: pd.Series, n_keys: int, n_rows: int, gap: int, most: int = 6) -> list[tuple[int, int, float]]:
+    """(row, key, peak) of the hottest keys, hottest first, at most ``most``, rows at least ``gap`` apart."""
+    taken: list[tuple[int, int, float]] = []
     for key, peak in peaks.items():
         row = key * n_rows // n_keys
         if len(taken) < most and all(abs(row - r) >= gap for r, _, _ in taken):
-            taken.append((row, f"◀ {_short(keys[key])}  {peak:,.0f}/s", WARN if peak > limit else "0.3"))
-    right.set_yticks([r + 0.5 for r, _, _ in taken], [t for _, t, _ in taken], fontsize=8)
-    for label, (_, _, color) in zip(right.get_yticklabels(), taken):
-        label.set_color(color)
+            taken.append((row, int(key), float(peak)))
+    return taken
+
+
+def _label_rows(ax, hot, keys: np.ndarray, n_keys: int, n_rows: int, gap: int, limit: float) -> None:
+    """Left labels: every row when they fit (one key per row: its name), else the hot rows (named by their
+    hottest key, dark) and, where there is room, the first key of evenly spaced rows (grey)."""
+    first = lambda row: keys[-(-row * n_keys // n_rows)]                          # noqa: E731
+    hot_at = {row: (key, peak) for row, key, peak in hot}
+    if gap == 1:
+        rows = list(range(n_rows))
+    else:
+        marks = np.unique(np.linspace(0, n_rows - 1, min(n_rows, 10)).astype(int))
+        rows = sorted([*hot_at, *(m for m in marks.tolist() if all(abs(m - r) >= gap for r in hot_at))])
+    labels = [_short(keys[hot_at[r][0]] if r in hot_at else first(r)) for r in rows]
+    ax.set_yticks(np.array(rows) + 0.5, labels, fontsize=7 if n_rows > 30 else 8)
+    for label, row in zip(ax.get_yticklabels(), rows):
+        over = row in hot_at and hot_at[row][1] > limit
+        label.set_color(WARN if over else "black" if row in hot_at or gap == 1 else "0.45")
+
+
+def _key_axis_label(n_keys: int, n_rows: int, keys_with_traffic: int | None, every: bool) -> str:
+    """What the rows are and what the left labels name, in at most three short lines."""
+    if keys_with_traffic is not None and keys_with_traffic > n_keys:    # a timeline of the keys that matter
+        counts = f"{keys_with_traffic:,} keys with traffic, {n_keys:,} drawn"
+    elif n_keys > n_rows:
+        counts = f"{n_keys:,} keys, {n_keys / n_rows:,.0f} per row"
+    else:
+        counts = f"{n_keys:,} keys"
+    if every and n_keys <= n_rows and keys_with_traffic in (None, n_keys):
+        return f"partition key (key order; {counts})"
+    named = ("row named by its first key; hot row: its hottest" if every
+             else "named: the hottest rows (black), range starts (grey)")
+    return f"partition key in key order\n{counts}\n{named}"
+
+
+def _name_hot_rows(right, hot, keys: np.ndarray, limit: float) -> None:
+    """Name, on the right edge, the hottest keys and their peak (red when over the limit)."""
+    right.set_yticks([r + 0.5 for r, _, _ in hot], [f"◀ {_short(keys[k])}  {p:,.0f}/s" for _, k, p in hot], fontsize=8)
+    for label, (_, _, peak) in zip(right.get_yticklabels(), hot):
+        label.set_color(WARN if peak > limit else "0.3")
 
 
 def _title(index: str, metric: str, title: str | None) -> str:
-    return title or f"Key-space heat map · {index} · {METRICS[metric][0].split(' (')[0]}"
+    return title or f"Key-space heat map · {index} · {METRICS[metric][0].split(' (')[0]} (per-second peaks)"
+
+
+def _size(n_rows: int, figsize: tuple[float, float] | None) -> tuple[float, float]:
+    """11 x 6.5 inches; taller (up to 9.5 in) when that names every row (up to 59 rows)."""
+    tall = 1.5 + n_rows * 0.135
+    return figsize or (11.0, max(6.5, tall) if tall <= 9.5 else 6.5)
 
 
 def key_heatmap(timeline: pd.DataFrame, *, index: str = "table", metric: str = "rcu", limit: float | None = None,
                 title: str | None = None, max_rows: int = 200, max_cols: int = 600,
-                keys_with_traffic: int | None = None) -> PlotFigure:
+                keys_with_traffic: int | None = None, figsize: tuple[float, float] | None = None,
+                dpi: float = DPI) -> PlotFigure:
     """Key Visualizer style: seconds across, partition keys in key order (UTF-8 bytes) down, colour = units/s.
 
     ``timeline`` has ``second, index, pk, rcu, wcu``; one ``index`` is drawn. Keys are binned into at most
     ``max_rows`` contiguous key ranges (colour = the hottest key of the range, so a hot key stays visible);
-    cells over the per-partition ``limit`` (3,000 RCU/s, 1,000 WCU/s) are cyan and their keys named on the right.
+    cells over the per-partition ``limit`` (3,000 RCU/s, 1,000 WCU/s) are cyan. A cell's number is a per-second
+    peak; colours follow a square-root scale from 0 to the limit, or to a round number above the peak when the
+    peak is under a quarter of the limit. The hottest keys are named on both sides at their rows (with their
+    peak on the right); every row is named when the rows fit.
     ``keys_with_traffic``: when the timeline holds only the keys that matter, how many keys have traffic in all.
+    ``figsize`` (inches; default 11 wide, 6.5 to 9.5 tall) and ``dpi`` (default 110) size the figure.
     """
     df = _rows_of(timeline, index, metric)
     title = _title(index, metric, title)
     if df.empty:
         return _empty(timeline, index, title)
-    heat = _HeatAxes(index, metric, float(limit or METRICS[metric][1]), title, int(df["second"].max()) + 1, max_cols)
+    n_rows = min(df["pk"].nunique(), max_rows)
+    heat = _HeatAxes(index, metric, float(limit or METRICS[metric][1]), title, int(df["second"].max()) + 1, max_cols,
+                     _size(n_rows, figsize), dpi)
     heat.paint(df, metric, max_rows, max_cols, keys_with_traffic)
     return heat.fig
 
@@ -165,19 +255,21 @@ class LiveHeatmap:
     The first call lays the figure out (constrained layout) and saves everything that does not depend on
     the data; later calls with the same time span draw only the cells, the key labels and the title over
     that saved background. A label that would not fit the saved layout makes it lay out again, so
-    nothing overlaps. ``figure`` is the current Figure; ``layouts`` counts the full draws."""
+    nothing overlaps. ``figure`` is the current Figure; ``layouts`` counts the full draws. ``dpi`` and
+    ``figsize`` (inches) set the PNG's size: a widget showing it at its natural width gives it its own dpi."""
 
     def __init__(self, index: str = "table", metric: str = "rcu", *, limit: float | None = None,
-                 title: str | None = None, dpi: int = 72, max_rows: int = 200, max_cols: int = 600):
+                 title: str | None = None, dpi: int = 72, max_rows: int = 200, max_cols: int = 600,
+                 figsize: tuple[float, float] = (11.0, 6.5)):
         if metric not in METRICS:
             raise BlueNbError(f"unknown metric {metric!r}", where="LiveHeatmap", hint=f"use one of {list(METRICS)}")
         self.index, self.metric, self.dpi = index, metric, dpi
         self.limit, self.title = float(limit or METRICS[metric][1]), _title(index, metric, title)
-        self.max_rows, self.max_cols = max_rows, max_cols
+        self.max_rows, self.max_cols, self.figsize = max_rows, max_cols, figsize
         self.figure: PlotFigure | None = None
         self.layouts = 0
         self._heat: _HeatAxes | None = None
-        self._canvas = self._background = self._room = None
+        self._canvas = self._backgrounds = self._room = None
 
     def png(self, timeline: pd.DataFrame, *, keys_with_traffic: int | None = None) -> bytes:
         df = _rows_of(timeline, self.index, self.metric)
@@ -188,14 +280,16 @@ class LiveHeatmap:
             return buf.getvalue()
         seconds = int(df["second"].max()) + 1
         if self._heat is None or self._heat.seconds != seconds:
-            self._heat = _HeatAxes(self.index, self.metric, self.limit, self.title, seconds, self.max_cols)
-            self._heat.fig.set_dpi(self.dpi)
+            self._heat = _HeatAxes(self.index, self.metric, self.limit, self.title, seconds, self.max_cols,
+                                   self.figsize, self.dpi)
             self.figure, self._canvas = self._heat.fig, FigureCanvasAgg(self._heat.fig)
-            self._background = None
+            self._backgrounds = None
         def paint():
             self._heat.paint(df, self.metric, self.max_rows, self.max_cols, keys_with_traffic)
         paint()
-        if self._background is None or not self._blit():
+        if self._backgrounds is not None and self._heat.top not in self._backgrounds and not self._snapshot():
+            self._backgrounds = None                          # its labels need more room than laid out
+        if self._backgrounds is None or not self._blit():
             self._layout(paint)
         rgba = Image.frombuffer("RGBA", self._canvas.get_width_height(), self._canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
         buf = io.BytesIO()
@@ -204,66 +298,88 @@ class LiveHeatmap:
 
     def _layout(self, paint) -> None:
         """Lay the whole figure out with room for the widest labels (so dragging a slider does not move the
-        picture), save it without the changing artists as the background, then ``paint`` and blit."""
-        fig, changing = self.figure, self._heat.changing
+        picture), then ``paint``, save the background and blit."""
+        fig = self.figure
         self._heat.reserve()
         fig.set_layout_engine("constrained")
         self._canvas.draw()
-        self._room, title_at = self._extents(), self._heat.ax.title.get_position()
+        self._room, self._title_at = self._extents(), self._heat.ax.title.get_position()
         fig.set_layout_engine("none")                  # keep these positions for the blits
-        for artist in changing:
-            artist.set_visible(False)
-        self._canvas.draw()
-        self._background = self._canvas.copy_from_bbox(fig.bbox)
-        for artist in changing:
-            artist.set_visible(True)
-        self._heat.ax.title.set_position(title_at)     # the hidden draw placed it as if nothing were above the axes
+        self._backgrounds = {}
         paint()
+        self._snapshot()
         self._blit()                                   # the same drawing as every later call: same pixels
         self.layouts += 1
 
+    def _snapshot(self) -> bool:
+        """Save the picture without the changing artists as the background of the current colour scale (the
+        scale and its labels are part of it: a few backgrounds, one per scale, instead of drawing it each time).
+        False when the scale's labels reach past the room laid out for them."""
+        changing = self._heat.changing
+        if len(self._backgrounds) >= 12:
+            self._backgrounds.clear()
+        for artist in changing:
+            artist.set_visible(False)
+        self._canvas.draw()
+        self._backgrounds[self._heat.top] = self._canvas.copy_from_bbox(self.figure.bbox)
+        for artist in changing:
+            artist.set_visible(True)
+        return self._extents()[2] <= self._room[2] + 1
+
     def _blit(self) -> bool:
         """Draw the changing artists over the background; False when a label needs more room than laid out."""
-        self._canvas.restore_region(self._background)
+        self._canvas.restore_region(self._backgrounds[self._heat.top])
+        self._heat.ax.title.set_position(self._title_at)   # a full draw (hidden artists, another dpi) moves it
         for artist in self._heat.changing:
             self.figure.draw_artist(artist)
-        left, right = self._extents()
+        left, right, _ = self._extents()
         return left >= self._room[0] - 1 and right <= self._room[1] + 1
 
-    def _extents(self) -> tuple[float, float]:
-        """(left edge of the key labels and axis label, right edge of the hot-key names), in pixels, as last drawn."""
-        ax, right = self._heat.ax, self._heat.right
+    def _extents(self) -> tuple[float, float, float]:
+        """(left edge of the key labels and axis label, right edge of the hot-key names, right edge of the
+        colour scale's labels), in pixels, as last drawn (the scale's: valid right after a full draw)."""
+        ax, right, bar = self._heat.ax, self._heat.right, self._heat.bar.ax
         left = [t.get_window_extent() for t in (*ax.yaxis.get_ticklabels(), ax.yaxis.label) if t.get_text()]
         names = [t.get_window_extent() for t in right.yaxis.get_ticklabels() if t.get_text()]
-        return min((b.x0 for b in left), default=np.inf), max((b.x1 for b in names), default=-np.inf)
+        scale = [t.get_window_extent() for t in bar.yaxis.get_ticklabels() if t.get_text()]
+        return (min((b.x0 for b in left), default=np.inf), max((b.x1 for b in names), default=-np.inf),
+                max((b.x1 for b in scale), default=-np.inf))
 
 
-def top_keys_chart(top: pd.DataFrame, title: str | None = None) -> PlotFigure:
-    """The hottest partition keys, one bar each in the frame's order: RCU/s and WCU/s against 3,000 and 1,000/s.
+def top_keys_chart(top: pd.DataFrame, title: str | None = None, *, figsize: tuple[float, float] | None = None,
+                   dpi: float = DPI) -> PlotFigure:
+    """The hottest partition keys, one bar each in the frame's order: consumed throughput units (3×WCU + RCU,
+    what they are ranked by), RCU/s and WCU/s - each a mean over the run - against the per-partition limits.
 
-    ``top`` is already ranked, hottest first: :func:`blue_nb.heat.top_keys` (``report.top_keys(20)``) gives it."""
+    ``top`` is already ranked, hottest first: :func:`blue_nb.heat.top_keys` (``report.top_keys(20)``) gives it.
+    Without ``consumed_throughput_units`` it is computed. ``figsize`` (inches) and ``dpi`` size the figure."""
     _check(top, ("index", "pk", "rcu_per_s", "wcu_per_s"), "top_keys_chart(top)")
     if len(top) > MAX_BARS:
         raise BlueNbError(f"top_keys_chart draws at most {MAX_BARS} keys, got {len(top):,} rows", where="top_keys_chart(top)",
                           hint="rank them first: blue_nb.heat.top_keys(partitions, n=20) or report.top_keys(20)")
-    title = title or f"Top {len(top) or ''} partition keys by consumed throughput (3×WCU + RCU)".replace("  ", " ")
+    title = title or (f"Top {len(top) or ''} partition keys by consumed throughput (3×WCU + RCU), "
+                      "mean units/s over the run").replace("  ", " ")
     if top.empty:
         return _no_data(title)
+    if "consumed_throughput_units" not in top.columns:
+        top = top.assign(consumed_throughput_units=3 * top["wcu_per_s"] + top["rcu_per_s"])
     labels = [_short(f"{i} · {k}", 36) for i, k in zip(top["index"], top["pk"])]
-    fig = _figure(11, 1.8 + 0.28 * len(top))
-    axes = fig.subplots(1, 2, sharey=True)
+    fig = _figure(12, 1.9 + 0.28 * len(top), figsize, dpi)
+    axes = fig.subplots(1, 3, sharey=True)
     y = np.arange(len(top))
-    for ax, col, limit, unit in ((axes[0], "rcu_per_s", PARTITION_RCU, "read units/s"),
-                                 (axes[1], "wcu_per_s", PARTITION_WCU, "write units/s")):
+    panels = (("consumed_throughput_units", PARTITION_RCU, "consumed throughput units/s\n(3×WCU + RCU; the ranking)"),
+              ("rcu_per_s", PARTITION_RCU, "read units/s (RCU)"), ("wcu_per_s", PARTITION_WCU, "write units/s (WCU)"))
+    for ax, (col, limit, unit) in zip(axes, panels):
         v = top[col].to_numpy(float)
         ax.barh(y, v, height=0.7, color=np.where(v > limit, WARN, BASE))
         for yy, x in zip(y, v):
-            ax.text(x, yy, f" {x:,.0f}" + (f" ({x / limit:.1f}×)" if x > limit else ""), va="center", fontsize=8,
+            ax.text(x, yy, f" {x:,.1f}" + (f" ({x / limit:.1f}×)" if x > limit else ""), va="center", fontsize=8,
                     color=WARN if x > limit else "0.2")
-        ax.set_xlim(0, max(limit, v.max()) * 1.4)
+        ax.set_xlim(0, max(limit, v.max()) * 1.45)
         _marks(ax, [(limit, f"partition limit {limit:,}/s")], color=WARN)
+        ax.xaxis.set_major_locator(MaxNLocator(4))
         ax.xaxis.set_major_formatter(FuncFormatter(_count))
-        ax.set_xlabel(f"{unit} (red: over the limit)")
+        ax.set_xlabel(f"mean {unit}\nred: over the limit")
     axes[0].set_yticks(y, labels, fontsize=8)
     axes[0].invert_yaxis()
     axes[0].set_ylabel("partition key (index · key)")

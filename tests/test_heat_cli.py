@@ -1,0 +1,64 @@
+"""``blue-nb heat`` on the dialogue sample as a user reads it: the summary says which findings it counts and
+gives validate's counts too (clearly labelled); the table of hot keys lines up on wide characters (東京);
+the pictures are written at 110 dpi."""
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from PIL import Image
+
+from blue_nb.app.text import display_width
+from blue_nb.cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def heat_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("heat")
+    spec, data = ROOT / "data/specs/dialogue.yaml", ROOT / "data/sample/dialogue"
+    result = CliRunner().invoke(cli, ["heat", str(spec), "--data", str(data), "--out", str(out), "--no-progress",
+                                      "--seconds", "20"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.stdout.splitlines(), out, spec, data
+
+
+def test_summary_counts_heat_findings_and_validates_separately(heat_run):
+    lines, out, spec, data = heat_run
+    assert "heat findings (above): 0 errors, 0 warnings, 0 notes" in lines
+    assert (f"blue-nb validate (spec, items and heat): 3 errors, 0 warnings, 4 notes; "
+            f"see them with: blue-nb validate {spec} --data {data}") in lines   # what `validate --data` reports
+    assert lines[-1] == f"14 files written to {out}"
+
+
+def test_hot_key_table_lines_up_on_wide_characters(heat_run):
+    lines = heat_run[0]
+    head = lines.index(next(l for l in lines if l.strip().startswith("index")))
+    table = lines[head:head + 11]
+    assert table[0].split() == ["index", "partition", "key", "RCU/s", "WCU/s", "3×WCU+RCU", "items"]
+    assert any("東京-launch" in l for l in table)
+    for col in ("RCU/s", "WCU/s", "3×WCU+RCU", "items"):        # numbers right-aligned under their heading
+        edge = display_width(table[0][: table[0].index(col) + len(col)])
+        assert all(at(l, edge - 1) not in (" ", None) and at(l, edge) in (" ", None) for l in table), col
+
+
+def at(line: str, column: int):
+    """The character at terminal ``column`` of ``line`` (a wide character takes two), None past its end."""
+    used = 0
+    for ch in line:
+        if used <= column < used + display_width(ch):
+            return ch
+        used += display_width(ch)
+    return None
+
+
+def test_pictures_are_written_at_110_dpi(heat_run):
+    out = heat_run[1]
+    pngs = sorted(out.glob("*.png"))
+    assert len(pngs) == 10
+    for png in pngs:
+        with Image.open(png) as im:
+            assert round(im.info["dpi"][0]) == 110, png.name
+    with Image.open(out / "heat_table_rcu.png") as im:
+        assert im.size[0] == 11 * 110
