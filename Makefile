@@ -1,4 +1,6 @@
-# make lab    - create .venv, install, prepare the sample data, open JupyterLab on the quickstart
+# make lab    - create .venv, install, prepare the sample data, open JupyterLab on the quickstart;
+#               PORT (8888) is tried first and a port in use is skipped; Ctrl-C twice stops it.
+#               The CLI is then .venv/bin/blue-nb (or: source .venv/bin/activate); write output to scratch/
 # make test   - create or update .venv with the test extras and run every test (notebooks included)
 # make bench  - speed numbers against a naive baseline measured in the same run
 PYTHON ?= python3

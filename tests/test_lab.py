@@ -1,7 +1,9 @@
-"""`make lab`: the Makefile target, and the JupyterLab server that `blue-nb lab` starts.
+"""`make lab`: the Makefile target, the port it chooses, and the JupyterLab server that `blue-nb lab` starts.
 
-The server test runs the very command the Makefile runs, on a free port of 127.0.0.1, with every
-Jupyter/IPython directory and HOME inside tmp_path, and talks to it over HTTP with urllib only.
+The port choice is tested as a function, against ports held by sockets of the test. The server test
+runs the very command the Makefile runs, with the port it asks for held by another listening socket
+(as when another JupyterLab has 8888), with every Jupyter/IPython directory and HOME inside tmp_path,
+and talks to it over HTTP with urllib only.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from blue_nb.cli.labserver import NEWS_PLUGIN, choose_port, lab_argv, lab_url, port_is_free, write_page_config
 
 ROOT = Path(__file__).resolve().parent.parent
 BLUE_NB = ROOT / ".venv" / "bin" / "blue-nb"
@@ -83,6 +87,64 @@ def test_ci_runs_make_test():
     assert os.access(ROOT / ".ci" / "run", os.X_OK), ".ci/run must be executable"
 
 
+def two_free_ports() -> int:
+    """A port p such that p and p + 1 are both free now."""
+    for _ in range(50):
+        p = free_port()
+        if p < 65535 and port_is_free(p) and port_is_free(p + 1):
+            return p
+    pytest.skip("found no two adjacent free ports")
+
+
+def hold(port: int, listen: bool = True) -> socket.socket:
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind(("127.0.0.1", port))
+    if listen:
+        s.listen()
+    return s
+
+
+# ------------------------------------------------------------------------------------ the port
+
+def test_a_port_in_use_is_skipped_for_the_next_one():
+    p = two_free_ports()
+    assert choose_port(p) == p
+    with hold(p):                                       # another server listens on p (JupyterLab on 8888)
+        assert not port_is_free(p)
+        assert choose_port(p) == p + 1
+    assert port_is_free(p)
+
+
+def test_a_bound_port_that_does_not_listen_yet_is_skipped_too():
+    p = two_free_ports()
+    with hold(p, listen=False):                         # bound, not listening: nothing answers, but it is taken
+        assert not port_is_free(p)
+        assert choose_port(p) == p + 1
+
+
+def test_skipped_ports_and_the_system_port_when_every_port_tried_is_taken():
+    p = two_free_ports()
+    assert choose_port(p, skip=frozenset({p})) == p + 1
+    with hold(p):
+        other = choose_port(p, tries=1)                 # p was the only port to try: the system gives one
+        assert other != p and port_is_free(other)
+
+
+def test_the_lab_command_names_its_port_token_notebook_and_switches_the_news_off(tmp_path):
+    argv = lab_argv(8890, "t0k", NOTEBOOK, "/proj", browser=False, python="py")
+    assert argv[:3] == ["py", "-m", "jupyterlab"]
+    for arg in ("--ServerApp.ip=127.0.0.1", "--ServerApp.port=8890", "--ServerApp.port_retries=0",
+                "--IdentityProvider.token=t0k", "--ServerApp.root_dir=/proj", f"--LabApp.default_url=/lab/tree/{NOTEBOOK}",
+                "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+                "--no-browser"):
+        assert arg in argv
+    assert "--no-browser" not in lab_argv(8890, "t0k", NOTEBOOK, "/proj", browser=True)
+    assert lab_url(8890, NOTEBOOK, "t0k") == f"http://127.0.0.1:8890/lab/tree/{NOTEBOOK}?token=t0k"
+    path = write_page_config(tmp_path)
+    assert path == tmp_path / "labconfig" / "page_config.json"
+    assert json.loads(path.read_text()) == {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}
+
+
 # ------------------------------------------------------------------------------------ the server
 
 @pytest.fixture
@@ -100,11 +162,13 @@ def lab_env(tmp_path) -> dict[str, str]:
 @pytest.mark.slow
 def test_blue_nb_lab_serves_the_quickstart(lab_env, tmp_path):
     assert BLUE_NB.exists(), f"{BLUE_NB} is missing: run `make venv`"
-    port, token = free_port(), lab_env["BLUE_NB_LAB_TOKEN"]
+    asked, token = two_free_ports(), lab_env["BLUE_NB_LAB_TOKEN"]
+    port = asked + 1                                    # asked is held by another server: the next port is taken
     base = f"http://127.0.0.1:{port}"
     err_path = tmp_path / "lab.stderr"
+    other = hold(asked)
     with open(tmp_path / "lab.stdout", "wb") as out, open(err_path, "wb") as err:
-        proc = subprocess.Popen([str(BLUE_NB), "lab", "--no-browser", "--port", str(port)], cwd=ROOT,
+        proc = subprocess.Popen([str(BLUE_NB), "lab", "--no-browser", "--port", str(asked)], cwd=ROOT,
                                 env=lab_env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
     try:
         status, body = None, b""
@@ -115,7 +179,7 @@ def test_blue_nb_lab_serves_the_quickstart(lab_env, tmp_path):
                 hint = ("\nhint: jupyter_server refuses to run as root unless blue-nb lab passes "
                         "--ServerApp.allow_root=True" if "--allow-root" in log else "")
                 pytest.fail(f"blue-nb lab exited with {proc.returncode}:\n{log}{hint}")
-            if port_open(port):
+            if "JupyterLab is ready" in err_path.read_text() and port_open(port):
                 status, body, _ = get(f"{base}/api/contents/{NOTEBOOK}?token={token}")
                 if status in (200, 404):      # 404: the server is up but serves another folder
                     break
@@ -141,11 +205,21 @@ def test_blue_nb_lab_serves_the_quickstart(lab_env, tmp_path):
         status, _, _ = get(f"{base}/api/contents/{NOTEBOOK}?token={'0' * len(token)}")
         assert status in (401, 403), status
 
-        urls = re.findall(r"http://\S+", err_path.read_text())
-        assert urls, "blue-nb lab printed no URL on stderr"
-        assert urls[0].startswith(f"http://127.0.0.1:{port}/lab/tree/{NOTEBOOK}"), urls[0]
-        assert urls[0].endswith(f"?token={token}"), urls[0]
+        # the news pop-up's plugin is disabled in the page, and the server fetches no news
+        config = re.search(rb'<script id="jupyter-config-data" type="application/json">(.*?)</script>', page, re.S)
+        assert config, "the /lab page carries no page config"
+        assert NEWS_PLUGIN in json.loads(config.group(1))["disabledExtensions"]
+        status, news, _ = get(f"{base}/lab/api/news?token={token}")
+        assert (status, json.loads(news)) == (200, {"news": []})
+
+        # one URL, printed once the server answered: this server's port and token, never the held port's
+        log = err_path.read_text()
+        assert f"port {asked} is in use: JupyterLab takes port {port}" in log
+        ready = [line for line in log.splitlines() if line.startswith("JupyterLab is ready: ")]
+        assert ready == [f"JupyterLab is ready: http://127.0.0.1:{port}/lab/tree/{NOTEBOOK}?token={token}"], log
+        assert f":{asked}/" not in log, "a URL names the port another server holds"
     finally:
+        other.close()
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
             try:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import secrets
 import sys
 from pathlib import Path
 
@@ -133,24 +132,22 @@ def prepare(root):
 
 
 @cli.command()
-@click.option("--port", type=click.IntRange(1, 65535), default=8888, show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=8888, show_default=True,
+              help="the first port to try; when it is in use, the next free one is taken")
 @click.option("--notebook", default="notebooks/00_quickstart.ipynb", show_default=True)
 @click.option("--browser/--no-browser", default=True, help="open a browser tab")
 @handles_errors
 def lab(port, notebook, browser):
-    """Start JupyterLab on 127.0.0.1 with the quickstart notebook open, and print its URL."""
+    """Start JupyterLab on 127.0.0.1 with the quickstart notebook open, and print its URL once it answers.
+
+    A port in use is skipped (the next free one is taken); the URL printed is always this server's,
+    with its token. Stop it with Ctrl-C twice."""
+    from blue_nb.cli.labserver import run_lab  # deferred: keep `blue-nb --help` fast
+
     if not Path(notebook).is_file():
         raise CliError(f"{notebook}: no such notebook; run this from the project folder")
-    token = os.environ.get("BLUE_NB_LAB_TOKEN") or secrets.token_hex(16)
-    click.echo(f"JupyterLab: http://127.0.0.1:{port}/lab/tree/{notebook}?token={token}", err=True)
-    args = [sys.executable, "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={os.getcwd()}",
-            f"--LabApp.default_url=/lab/tree/{notebook}"]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        args.append("--ServerApp.allow_root=True")      # containers and CI run as root
-    if not browser:
-        args.append("--no-browser")
-    sys.stdout.flush()
-    os.execv(sys.executable, args)
-
-
+    try:
+        status = run_lab(port, notebook, browser, root=os.getcwd(), say=lambda text: click.echo(text, err=True))
+    except (RuntimeError, TimeoutError) as e:
+        raise CliError(f"{e}\n  hint: read JupyterLab's messages above; `make venv` reinstalls it") from e
+    sys.exit(status)
