@@ -46,7 +46,7 @@ _EXPORTS = {
     "heat_report": "app.reports",
     "design_cost": "app.costs", "cost_whatif": "app.costs",
     "apply_spec": "app.roundtrip", "open_endpoint": "app.roundtrip", "close_endpoint": "app.roundtrip",
-    "run_on_endpoint": "app.roundtrip", "import_data": "app.imports", "export_spec": "app.exports",
+    "run_on_endpoint": "app.roundtrip", "import_data": "app.imports", "export_spec": "app.exports", "export_all": "app.exports",
     "PatternExplorer": "widgets", "HeatExplorer": "widgets",
     "key_heatmap": "plots", "top_keys_chart": "plots", "attribute_sizes": "plots", "capacity_waste": "plots",
     "index_entry_sizes": "plots", "item_size_distribution": "plots", "partition_sizes": "plots",

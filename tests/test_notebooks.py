@@ -90,6 +90,13 @@ def result(nb, call: str) -> dict[str, str]:
     return {k: "".join(v) if isinstance(v, list) else v for k, v in shown[-1].data.items()}
 
 
+def stream(nb, call: str) -> str:
+    """What the one code cell whose source contains ``call`` printed (stdout)."""
+    cells = [c for c in nb.cells if c.cell_type == "code" and call in c.source]
+    assert len(cells) == 1, f"expected one code cell calling {call!r}, found {len(cells)}"
+    return "".join(o.text for o in cells[0].outputs if o.output_type == "stream" and o.name == "stdout")
+
+
 def results(nb, call: str) -> list[dict[str, str]]:
     """Like :func:`result`, for every cell whose source contains ``call`` (in order)."""
     out = []
@@ -472,6 +479,57 @@ def test_dynamodb_roundtrip(jupyter_env, dialogue_dir, monkeypatch):
     assert f"items={built}" in write and f"calls={-(-built // 25)}" in write
 
 
+@pytest.mark.slow
+def test_export_spec(jupyter_env, dialogue_dir, tmp_path):
+    from blue_nb.app.costs import cost_whatif, design_cost
+    from blue_nb.app.workflows import validate
+    from blue_nb.export import FORMATS, SAMPLE_ITEMS, verify_stamp
+    from blue_nb.heat.prices.report import cents
+    from blue_nb.spec import load_spec
+
+    v2, v1 = ROOT / "data/specs/dialogue_v2.yaml", DIALOGUE_SPEC
+    out = tmp_path / "handover"
+    nb = run_notebook("06_export_spec.ipynb", {"SPEC": str(v2), "PREVIOUS": str(v1), "DATA": str(dialogue_dir),
+                                               "OUT": str(out)})
+    spec = load_spec(v2)
+    findings = validate(spec, dialogue_dir)
+    said = stream(nb, "ready to export")
+    assert said == (f"{findings.items_checked:,} items checked: {findings.summary()}; ready to export\n")
+
+    cost = design_cost(spec, dialogue_dir)
+    printed = stream(nb, "print(cost)")
+    t = cost.totals
+    assert printed.startswith("dialogue: monthly cost at us-east-1 prices of 2024-11")
+    assert f"total on demand:   requests ${cents(t['on_demand_usd']):,}" in printed
+    assert f"total provisioned: capacity ${cents(t['provisioned_usd']):,}" in printed
+
+    whatif = cost_whatif(v1, spec, dialogue_dir)
+    shown = result(nb, "whatif = cost_whatif(")["text/html"]
+    diff = whatif.diff.set_index(["kind", "name"])
+    total = float(diff.loc[("total", "total on demand"), "usd_diff"])
+    assert f"<td>{round(total, 2)}</td>" in shown.replace("\n", "").replace("  ", "")
+
+    rows = html_records(result(nb, "results = export_all(")["text/html"])
+    assert [r["format"] for r in rows] == list(FORMATS)
+    assert {r["validated"] for r in rows} == {"True"} and {r["findings"] for r in rows} == {findings.summary()}
+    files = {r["format"]: out / r["file"] for r in rows}
+    for fmt, path in files.items():
+        assert int(next(r["bytes"] for r in rows if r["format"] == fmt)) == path.stat().st_size
+    assert verify_stamp(load_spec(files["spec-yaml"])) and verify_stamp(load_spec(files["spec-json"]))
+    assert stream(nb, 'print(results["create-table"].text)') == files["create-table"].read_text(encoding="utf-8") + "\n"
+    assert stream(nb, "back = import_data(") == (
+        f"imported dialogue: {SAMPLE_ITEMS * len(spec.entities)} sample items; same spec as exported: True\n")
+
+    report = result(nb, 'results["report-html"]')
+    assert report["text/html"].startswith('<iframe srcdoc="&lt;!DOCTYPE html&gt;')
+    assert "Access-pattern review: dialogue" in report["text/html"]
+    assert report["text/plain"].startswith(f"ExportResult(wrote report-html to {files['report-html']} (")
+    html = files["report-html"].read_text(encoding="utf-8")
+    assert html.count('<img alt="') == 10 and "Since the previous version" in html
+    assert sorted(p.name for p in (out / "dialogue.review_files").iterdir()) == sorted(
+        re.findall(r"dialogue\.review_files/([\w-]+\.png)", files["report-md"].read_text(encoding="utf-8")))
+
+
 EXECUTED = {"04_item_sizes.ipynb": test_item_sizes, "00_quickstart.ipynb": test_quickstart, "01_load_data.ipynb": test_load_data,
             "02_access_patterns.ipynb": test_access_patterns, "03_partition_heat.ipynb": test_partition_heat,
-            "05_dynamodb_roundtrip.ipynb": test_dynamodb_roundtrip}
+            "05_dynamodb_roundtrip.ipynb": test_dynamodb_roundtrip, "06_export_spec.ipynb": test_export_spec}

@@ -22,9 +22,17 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from blue_nb.app.review import review_data
 from blue_nb.app.workflows import as_spec, load_data, source_files, validate
 from blue_nb.errors import BlueNbError, SourceError
-from blue_nb.export import FORMATS, SAMPLE_ITEMS, export, export_time
+from blue_nb.export import (
+    FORMATS,
+    REPORTS,
+    SAMPLE_ITEMS,
+    ReviewData,
+    export,
+    export_time,
+)
 from blue_nb.heat import partition_heat
 from blue_nb.items import ItemBuilder
 from blue_nb.rules import RULES, Findings, check_spec
@@ -32,7 +40,7 @@ from blue_nb.sources.files import iter_rows
 from blue_nb.spec import Spec
 from blue_nb.stores import open_store
 
-__all__ = ["ExportResult", "export_spec", "modelled_peaks", "sample_items_by_entity"]
+__all__ = ["FILE_NAMES", "ExportResult", "export_all", "export_spec", "modelled_peaks", "sample_items_by_entity"]
 
 _CFN = ("cloudformation", "cloudformation-json")
 
@@ -49,6 +57,25 @@ class ExportResult:
     sample_items: int = 0               # workbench: items written into the facets
     capacity: str = ""                  # cloudformation, PROVISIONED: where the throughput numbers come from
     notes: list[str] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)   # report-md: the pictures written beside it
+
+    def __repr__(self) -> str:
+        return f"ExportResult({self.summary()})"
+
+    def row(self) -> dict[str, Any]:
+        """One line of a table of exports: format, file, bytes, validated, findings."""
+        return {"format": self.format, "file": self.path.name if self.path else "-",
+                "bytes": len(self.text.encode("utf-8")), "validated": self.validated,
+                "findings": self.findings.summary()}
+
+    def _repr_html_(self) -> str:
+        """A report shows itself in a notebook (in a frame, so its style stays its own); other formats as text."""
+        import html  # deferred: only a notebook displays a result
+
+        if self.format == "report-html":
+            return (f'<iframe srcdoc="{html.escape(self.text)}" style="width:100%;height:900px;border:1px solid '
+                    f'#ddd" sandbox=""></iframe><p>{html.escape(self.summary())}</p>')
+        return f"<p>{html.escape(self.summary())}</p><pre>{html.escape(self.text[:20000])}</pre>"
 
     @property
     def validated(self) -> bool:
@@ -62,15 +89,21 @@ class ExportResult:
         state = (f"validated ({checked}): {self.findings.summary()}" if self.validated else
                  f"NOT VALIDATED ({checked}): {self.findings.summary()}, exported with --force")
         text = f"wrote {self.format} {where} ({len(self.text.encode('utf-8')):,} bytes): {state}"
+        if self.format in REPORTS:
+            state = (f"validated ({checked}): {self.findings.summary()}" if self.validated
+                     else f"NOT VALIDATED ({checked}): {self.findings.summary()}")
+            text = f"wrote {self.format} {where} ({len(self.text.encode('utf-8')):,} bytes): {state}"
         if self.sample_items:
             text += f"; {self.sample_items:,} sample items"
+        if self.files:
+            text += f"; {len(self.files)} pictures in {self.files[0].parent}"
         return text
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": self.format, "path": str(self.path) if self.path else None, "spec": self.spec,
                 "bytes": len(self.text.encode("utf-8")), "validated": self.validated, "counts": self.findings.counts,
                 "items_checked": self.findings.items_checked, "sample_items": self.sample_items,
-                "capacity": self.capacity, "notes": list(self.notes)}
+                "capacity": self.capacity, "notes": list(self.notes), "files": [str(f) for f in self.files]}
 
 
 def sample_items_by_entity(spec: Spec, data_dir: str | Path, n: int = SAMPLE_ITEMS) -> dict[str, list[dict]]:
@@ -99,18 +132,26 @@ def modelled_peaks(spec: Spec, data_dir: str | Path) -> dict[str, tuple[float, f
 
 
 def export_spec(spec: Spec | str | Path, fmt: str, *, data_dir: str | Path | None = None, force: bool = False,
-                out: str | Path | None = None, now: datetime | str | None = None) -> ExportResult:
+                out: str | Path | None = None, now: datetime | str | None = None,
+                against: Spec | str | Path | None = None, prices: Any = None) -> ExportResult:
     """Check ``spec`` and export it as ``fmt`` (a name of :data:`blue_nb.export.FORMATS`).
 
     ``data_dir``: rows to check the items too, and to give the format sample items or modelled peaks
     (module docstring); ``force``: export a spec with errors, the file saying it is NOT validated;
     ``out``: the file to write (parent folders are created), ``"-"`` or None to write none (the CLI
     prints ``result.text`` then); ``now``: the export time (ISO 8601 text or datetime; default the clock).
-    A spec with errors is refused with :class:`blue_nb.export.ExportRefused` (nothing written)."""
+    A spec with errors is refused with :class:`blue_nb.export.ExportRefused` (nothing written), except
+    by the review reports (``report-html``, ``report-md``), which show the errors; they take
+    ``against`` (the previous spec: what changed) and ``prices`` (a price file for the cost section)."""
     if fmt not in FORMATS:
         raise BlueNbError(f"unknown export format {fmt!r}", where="--format", hint="use one of: " + ", ".join(FORMATS))
+    if fmt not in REPORTS and (against is not None or prices is not None):
+        raise BlueNbError("--against and --prices are for the review reports", where="--format",
+                          hint="use --format report-html or report-md, or leave them out")
     spec = as_spec(spec)
     when = export_time(now)                                   # a bad --now fails before any work
+    if fmt in REPORTS:
+        return _report(spec, fmt, data_dir, out, when, against, prices)
     findings = validate(spec, data_dir) if data_dir is not None else check_spec(spec)
     data: Any = None
     notes: list[str] = []
@@ -128,6 +169,56 @@ def export_spec(spec: Spec | str | Path, fmt: str, *, data_dir: str | Path | Non
     path = _write(text, out)
     n = sum(len(v) for v in data.values()) if fmt == "workbench" and data else 0
     return ExportResult(fmt, text, path, findings, spec.source_path or spec.domain, n, capacity, notes)
+
+
+#: format -> the file it is written to by :func:`export_all` ({domain} is the spec's domain)
+FILE_NAMES = {"spec-yaml": "{domain}.spec.yaml", "spec-json": "{domain}.spec.json",
+              "create-table": "{domain}.create-table.json", "cloudformation": "{domain}.cloudformation.yaml",
+              "cloudformation-json": "{domain}.cloudformation.json", "workbench": "{domain}.workbench.json",
+              "report-html": "{domain}.review.html", "report-md": "{domain}.review.md"}
+
+
+def export_all(spec: Spec | str | Path, out_dir: str | Path, *, data_dir: str | Path | None = None,
+               formats: list[str] | None = None, against: Spec | str | Path | None = None, force: bool = False,
+               now: datetime | str | None = None) -> dict[str, ExportResult]:
+    """Export ``spec`` in every format (or ``formats``) to ``out_dir``, named as :data:`FILE_NAMES`;
+    ``against`` goes to the review reports. Format -> its :class:`ExportResult`."""
+    spec = as_spec(spec)
+    out = Path(out_dir)
+    chosen = list(FORMATS) if formats is None else list(formats)
+    names = {fmt: FILE_NAMES.get(fmt, "{domain}." + fmt + FORMATS[fmt].suffix if fmt in FORMATS else fmt)
+             for fmt in chosen}
+    return {fmt: export_spec(spec, fmt, data_dir=data_dir, force=force, now=now,
+                             out=out / names[fmt].format(domain=spec.domain),
+                             against=against if fmt in REPORTS else None)
+            for fmt in chosen}
+
+
+def _report(spec: Spec, fmt: str, data_dir: str | Path | None, out: str | Path | None, when: datetime,
+            against: Any, prices: Any) -> ExportResult:
+    findings, data = review_data(spec, data_dir, against=against, prices=prices)
+    pictures = Path(out).with_name(Path(out).stem + "_files") if out not in (None, "-") else None
+    if fmt == "report-md" and pictures is not None and data.figures:
+        data.figure_dir = pictures.name
+    text = export(spec, fmt, findings=findings, data=data, now=when)
+    path = _write(text, out)
+    files = _pictures(data, pictures) if fmt == "report-md" and data.figure_dir else []
+    return ExportResult(fmt, text, path, findings, spec.source_path or spec.domain, files=files)
+
+
+def _pictures(data: ReviewData, folder: Path) -> list[Path]:
+    """The report's PNGs, written to ``folder`` (the Markdown links to them there)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.glob("*.png"):
+            old.unlink()                                   # a picture the design no longer has must not stay
+        paths = [folder / f"{f.name}.png" for f in data.figures]
+        for f, path in zip(data.figures, paths):
+            path.write_bytes(f.png)
+    except OSError as e:
+        raise SourceError(f"cannot write the report's pictures: {e.strerror or e}", where=str(folder),
+                          cause=e) from e
+    return paths
 
 
 def _peaks(spec: Spec, data_dir: str | Path, notes: list[str]) -> tuple[dict | None, str]:

@@ -23,7 +23,7 @@ from blue_nb.stores import LoadResult, Store, load_items, open_store
 
 __all__ = ["as_spec", "compare_stores", "entity_summary", "largest_items", "largest_partitions", "load_data",
            "located_items", "open_stores", "parameter_values", "run_pattern", "sample_items", "source_files",
-           "spec_items", "validate"]
+           "spec_items", "validate", "with_heat_findings", "heat_failed"]
 
 
 def as_spec(spec: Spec | str | Path) -> Spec:
@@ -185,16 +185,26 @@ def validate(spec_or_path: Spec | str | Path, data_dir: str | Path | None = None
 
 def _with_heat(spec: Spec, data_dir: str | Path, findings):
     """Add the heat model's findings (HOT-PARTITION, PARTITION-SIZE, ...) computed on an in-memory
-    DuckDB copy of the items; ITEM-SIZE-NEAR-LIMIT is left out where ITEM-SIZE already reports the entity."""
+    DuckDB copy of the items."""
     store = open_store("duckdb")
     try:
         load_data(spec, data_dir, stores=[store], progress=False)
         extra = heat_findings(spec, store)
     except BlueNbError as e:
-        extra = [RULES["HEAT-MODEL"].finding("access_patterns", f"the partition heat model did not run: {e.msg}",
-                                             hint=e.hint)]
+        extra = [heat_failed(e)]
     finally:
         store.close()
+    return with_heat_findings(findings, extra)
+
+
+def heat_failed(e: BlueNbError):
+    """The HEAT-MODEL finding: the partition heat model did not run, and why."""
+    return RULES["HEAT-MODEL"].finding("access_patterns", f"the partition heat model did not run: {e.msg}", hint=e.hint)
+
+
+def with_heat_findings(findings: Findings, extra) -> Findings:
+    """``findings`` plus the heat model's; ITEM-SIZE-NEAR-LIMIT is left out where ITEM-SIZE already
+    reports the entity."""
     have = {(f.rule, f.where) for f in findings}
     extra = [f for f in extra if not (f.rule == "ITEM-SIZE-NEAR-LIMIT" and ("ITEM-SIZE", f.where) in have)]
     return Findings([*findings, *extra], spec=findings.spec, items_checked=findings.items_checked,

@@ -12,6 +12,8 @@ them) unless ``force=True``, in which case the file itself says it is NOT valida
 * ``create-table`` - the CreateTable request for the AWS CLI and boto3 (:mod:`.aws`)
 * ``cloudformation``, ``cloudformation-json`` - an ``AWS::DynamoDB::Table`` template (:mod:`.aws`)
 * ``workbench`` - a NoSQL Workbench data model, format 3.0, that carries the spec (:mod:`.workbench`)
+* ``report-html``, ``report-md`` - the access-pattern review report (:mod:`.review`); these show a
+  spec's errors rather than refuse it, and take the measured numbers as :class:`ReviewData`
 
 Adding a format is one :func:`register` call with a build function ``(spec, ctx) -> str``
 (:mod:`.base` has :class:`ExportContext`: findings, stamp, time, the caller's ``data``).
@@ -23,16 +25,20 @@ from datetime import datetime
 from typing import Any, Callable
 
 from blue_nb.errors import BlueNbError
-from blue_nb.export import aws, spec_doc, workbench
+from blue_nb.export import aws, review, spec_doc, workbench
 from blue_nb.export.aws import cloudformation_template, throughputs
 from blue_nb.export.base import ExportContext, ExportFormat, ExportRefused, content_hash, export_time, gated
+from blue_nb.export.review import ReviewData, example_request
+from blue_nb.export.review_diff import Change, Changes, findings_changes, spec_changes
+from blue_nb.export.review_render import Image
 from blue_nb.export.spec_doc import verify_stamp
 from blue_nb.export.workbench import BLUE_NB_KEY, SAMPLE_ITEMS, table_model, workbench_model
 from blue_nb.rules import Findings
 from blue_nb.spec import Spec
 
-__all__ = ["BLUE_NB_KEY", "FORMATS", "SAMPLE_ITEMS", "ExportContext", "ExportFormat", "ExportRefused",
-           "cloudformation_template", "content_hash", "export", "export_time", "gated", "register", "table_model",
+__all__ = ["BLUE_NB_KEY", "FORMATS", "REPORTS", "SAMPLE_ITEMS", "Change", "Changes", "ExportContext", "ExportFormat",
+           "ExportRefused", "Image", "ReviewData", "cloudformation_template", "example_request", "findings_changes",
+           "spec_changes", "content_hash", "export", "export_time", "gated", "register", "table_model",
            "throughputs", "verify_stamp", "workbench_model"]
 
 #: format name -> its record; the CLI's --format choices, in this order
@@ -40,9 +46,10 @@ FORMATS: dict[str, ExportFormat] = {}
 
 
 def register(name: str, suffix: str, media_type: str, build: Callable[[Spec, ExportContext], str],
-             description: str = "") -> ExportFormat:
-    """Add a format whose document ``build(spec, ctx)`` makes; the check, the refusal and the stamp are shared."""
-    fmt = ExportFormat(name, suffix, media_type, gated(name, build), description)
+             description: str = "", *, refuse: bool = True) -> ExportFormat:
+    """Add a format whose document ``build(spec, ctx)`` makes; the check, the refusal (unless
+    ``refuse=False``, for a report that shows the errors) and the stamp are shared."""
+    fmt = ExportFormat(name, suffix, media_type, gated(name, build, refuse=refuse), description, refuse)
     FORMATS[name] = fmt
     return fmt
 
@@ -59,6 +66,15 @@ register("cloudformation-json", ".json", "application/json", aws.render_cloudfor
          "an AWS::DynamoDB::Table CloudFormation template (JSON)")
 register("workbench", ".json", "application/json", workbench.render_workbench,
          "a NoSQL Workbench data model (format 3.0) with sample items; it carries the spec for blue_nb's import")
+register("report-html", ".html", "text/html", review.render_report_html,
+         "the access-pattern review report, one self-contained HTML file (pictures embedded); made even "
+         "with errors, which it shows", refuse=False)
+register("report-md", ".md", "text/markdown", review.render_report_md,
+         "the review report as Markdown for a pull request (pictures as PNG files beside it)", refuse=False)
+
+
+#: the review reports: they take :class:`ReviewData` and are made for a spec with errors too
+REPORTS = ("report-html", "report-md")
 
 
 def export(spec: Spec, fmt: str, *, findings: Findings | None = None, data: Any = None, force: bool = False,

@@ -47,6 +47,7 @@ class ExportFormat:
     media_type: str
     render: Callable[..., str]
     description: str = ""
+    refuses_errors: bool = True          # False: a report, made for a spec with errors too
 
 
 def version() -> str:
@@ -140,15 +141,16 @@ def _refusal(spec: Spec, findings: Findings, fmt: str) -> ExportRefused:
                          errors=errors)
 
 
-def gated(fmt: str, build: Callable[[Spec, ExportContext], str]) -> Callable[..., str]:
+def gated(fmt: str, build: Callable[[Spec, ExportContext], str], *, refuse: bool = True) -> Callable[..., str]:
     """The ``render`` of a format: check the spec (unless ``findings`` are given), refuse errors
-    unless ``force``, then build the document with an :class:`ExportContext`."""
+    unless ``force`` (or ``refuse=False``: a review report shows the errors instead), then build the
+    document with an :class:`ExportContext`."""
 
     @functools.wraps(build)
     def render(spec: Spec, *, findings: Findings | None = None, data: Any = None, force: bool = False,
                now: datetime | str | None = None) -> str:
         found = findings if findings is not None else check_spec(spec)
-        if found.has_errors and not force:
+        if found.has_errors and refuse and not force:
             raise _refusal(spec, found, fmt)
         return build(spec, ExportContext(found, export_time(now), force, data))
 

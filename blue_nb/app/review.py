@@ -1,0 +1,213 @@
+"""What the review report measures on the data: :func:`review_data` gathers the checks, the partition
+heat, the pictures, the monthly cost, example keys and requests (and, with ``against``, what changed
+since the previous spec) into a :class:`blue_nb.export.ReviewData` for the ``report-html`` and
+``report-md`` formats.
+
+The data is loaded once into an in-memory DuckDB store; the heat model runs once and its timeline
+gives the provisioned peaks of the cost too. Layer 3.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from blue_nb.app.reports import heat_figures
+from blue_nb.app.workflows import (
+    as_spec,
+    heat_failed,
+    load_data,
+    spec_items,
+    validate,
+    with_heat_findings,
+)
+from blue_nb.errors import BlueNbError
+from blue_nb.export import (
+    Changes,
+    Image,
+    ReviewData,
+    example_request,
+    findings_changes,
+    spec_changes,
+)
+from blue_nb.heat import HeatReport, load_prices, monthly_cost, partition_heat
+from blue_nb.patterns import row_values
+from blue_nb.rules import Findings, check_spec
+from blue_nb.spec import Spec
+from blue_nb.stores import Store, open_store
+
+__all__ = ["EXAMPLE_KEYS", "FIGURE_CAPTIONS", "review_data"]
+
+#: example keys shown per entity
+EXAMPLE_KEYS = 3
+
+#: figure name (or its start) -> (title, what it shows)
+FIGURE_CAPTIONS = {
+    "heat_": ("Partition heat", "Each row is a partition key (in key order), each column a simulated second; the colour "
+                                "is the units the key took in that second, on a square-root scale that ends at the "
+                                "per-partition limit when the load comes near it. The busiest keys are named with "
+                                "their peaks."),
+    "top_keys": ("Hottest keys", "The partition keys taking the most capacity, ranked by 3 x WCU + RCU, with their "
+                                 "mean read and write units per second."),
+    "partition_sizes": ("Item collection sizes", "Bytes per partition key against the 10 GB an item collection "
+                                                 "may hold when the table has a local index."),
+    "item_sizes": ("Item sizes", "Item sizes per entity against the 1 KB write unit, the 4 KB read unit and the "
+                                 "400 KB item limit."),
+    "capacity_waste": ("Capacity paid for but not used", "Bytes read and written per entity against the bytes the "
+                                                          "rounded-up capacity units pay for."),
+    "attribute_sizes": ("Where the bytes are", "The attributes (names included) that make up each entity's items."),
+    "index_entry_sizes": ("Index entry sizes", "Sizes of the table's items and of each index's entries, which "
+                                               "every write to the index pays for."),
+}
+
+
+def _caption(name: str) -> tuple[str, str]:
+    for start, (title, text) in FIGURE_CAPTIONS.items():
+        if name.startswith(start):
+            if start == "heat_":
+                index, metric = name[len(start):].rsplit("_", 1)
+                return f"{title}: {index}, {metric.upper()}", text
+            return title, text
+    return name.replace("_", " "), ""
+
+
+def _png(fig: Any) -> bytes:
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        fig.savefig(buf, format="png", dpi=110)
+    return buf.getvalue()
+
+
+def figures_of(report: HeatReport) -> list[Image]:
+    """Every heat and size picture of ``report`` as PNG bytes with its title and caption."""
+    return [Image(name, *_caption(name), _png(draw())) for name, draw in heat_figures(report).items()]
+
+
+def _examples(store: Store, spec: Spec) -> tuple[dict[str, list[dict[str, str]]], dict[str, str]]:
+    """Entity -> the key attributes of its first items; pattern -> its boto3 request bound to the values
+    of the first item of its first entity (a write: that item)."""
+    examples: dict[str, list[dict[str, str]]] = {}
+    first: dict[str, dict] = {}
+    for name, entity in spec.entities.items():
+        rows = []
+        for item in store.iter_items(spec.table_name, name, batch=EXAMPLE_KEYS):
+            first.setdefault(name, item)
+            rows.append({k: str(item[k]) for k in entity.key if k in item})
+            if len(rows) >= EXAMPLE_KEYS:
+                break
+        examples[name] = rows
+    requests = {}
+    for p in spec.access_patterns:
+        item = next((first[e] for e in p.entities if e in first), None)
+        if item is None:
+            continue
+        params = {k: v for k, v in row_values(spec, p.entities[0], item).items() if k in p.parameters}
+        requests[p.name] = example_request(spec, p.name, params, None if p.is_read else item)
+    return examples, requests
+
+
+def _busiest(report: HeatReport) -> dict[str, dict[str, Any]]:
+    """Pattern -> the key it loads most (mean units/s it puts there)."""
+    out: dict[str, dict[str, Any]] = {}
+    d = report.drivers
+    for name, g in d.groupby("pattern", sort=False):
+        metric = "rcu_per_s" if g["rcu_per_s"].sum() >= g["wcu_per_s"].sum() else "wcu_per_s"
+        row = g.loc[g[metric].idxmax()]
+        out[str(name)] = {"index": row["index"], "pk": row["pk"], "rcu_per_s": float(row["rcu_per_s"]),
+                          "wcu_per_s": float(row["wcu_per_s"])}
+    return out
+
+
+def _measured(spec: Spec, data_dir: str | Path, store: Store, prices: Any, utilisation: float,
+              figures: bool) -> tuple[Findings, ReviewData]:
+    load_data(spec, data_dir, stores=[store], progress=False)
+    findings = check_spec(spec, spec_items(spec, data_dir))
+    data = ReviewData(source=str(data_dir), items=findings.items_checked)
+    try:
+        report = partition_heat(spec, store)
+    except BlueNbError as e:
+        return with_heat_findings(findings, [heat_failed(e)]), data
+    findings = with_heat_findings(findings, report.findings)
+    data.entity_stats = dict(report.size_stats)
+    data.examples, data.requests = _examples(store, spec)
+    data.busiest = _busiest(report)
+    summary = report.summary(top=10)
+    data.top_keys = summary["top_keys"]
+    data.load = summary["table"]
+    data.peaks = {ix: {"peak_key_rcu": v.get("peak_key_rcu", 0.0), "peak_key_wcu": v.get("peak_key_wcu", 0.0)}
+                  for ix, v in summary["indexes"].items() if "peak_key_rcu" in v}
+    if len(report.partitions):
+        lp = report.partitions.sort_values("bytes", ascending=False, kind="stable").iloc[0]
+        data.largest_partition = {"index": lp["index"], "pk": lp["pk"], "bytes": int(lp["bytes"]),
+                                  "items": int(lp["items"])}
+    data.cost = monthly_cost(spec, store, prices=prices, utilisation=utilisation, heat=report).summary()
+    if figures:
+        data.figures = figures_of(report)
+    return findings, data
+
+
+def _cost_rows(old: dict | None, new: dict | None) -> list[dict[str, Any]]:
+    def usd(d: dict | None, key: str, field: str = "on_demand_usd") -> Decimal | None:
+        if d is None:
+            return None
+        rows = {r["pattern"]: r for r in d["patterns"]}
+        return None if key not in rows else Decimal(str(rows[key][field]))
+
+    rows = []
+    for name in dict.fromkeys([*(r["pattern"] for r in (old or {}).get("patterns", [])),
+                               *(r["pattern"] for r in (new or {}).get("patterns", []))]):
+        rows.append({"what": name, "old_usd": usd(old, name), "new_usd": usd(new, name)})
+    for label, key in (("total on demand", "total_on_demand_usd"), ("total provisioned", "total_provisioned_usd"),
+                       ("storage", "storage_usd")):
+        rows.append({"what": label, "old_usd": Decimal(str(old["totals"][key])) if old else None,
+                     "new_usd": Decimal(str(new["totals"][key])) if new else None})
+    return rows
+
+
+def _changes(old_spec: Spec, findings: Findings, data: ReviewData, data_dir: str | Path | None,
+             prices: Any, utilisation: float, spec: Spec) -> Changes:
+    label = old_spec.source_path or old_spec.domain
+    old_findings = validate(old_spec, data_dir) if data_dir is not None else check_spec(old_spec)
+    new, gone = findings_changes(old_findings, findings)
+    ch = Changes(label, spec_changes(old_spec, spec), new, gone)
+    if data_dir is None or data.cost is None:
+        ch.costs_note = "Costs are compared when the report is made with --data."
+        return ch
+    store = open_store("duckdb")
+    try:
+        load_data(old_spec, data_dir, stores=[store], progress=False)
+        old_cost = monthly_cost(old_spec, store, prices=prices, utilisation=utilisation).summary()
+    except BlueNbError as e:
+        ch.costs_note = f"The previous version's cost was not computed: {e.msg}"
+        return ch
+    finally:
+        store.close()
+    ch.costs = _cost_rows(old_cost, data.cost)
+    return ch
+
+
+def review_data(spec: Spec | str | Path, data_dir: str | Path | None = None, *,
+                against: Spec | str | Path | None = None, prices: Any = None, utilisation: float = 0.6,
+                figures: bool = True) -> tuple[Findings, ReviewData]:
+    """The findings and the measured :class:`~blue_nb.export.ReviewData` of ``spec`` on the rows under
+    ``data_dir`` (None: the spec alone); ``against``: the previous version of the spec, whose
+    differences (spec, findings and, with data, costs on the same rows) the report lists."""
+    spec = as_spec(spec)
+    old = as_spec(against) if against is not None else None        # a bad --against fails before the work
+    prices = load_prices(prices) if not hasattr(prices, "region") else prices
+    if data_dir is None:
+        findings, data = check_spec(spec), ReviewData()
+    else:
+        store = open_store("duckdb")
+        try:
+            findings, data = _measured(spec, data_dir, store, prices, utilisation, figures)
+        finally:
+            store.close()
+    if old is not None:
+        data.changes = _changes(old, findings, data, data_dir, prices, utilisation, spec)
+    return findings, data
+

@@ -1,0 +1,147 @@
+"""What changed between two versions of a design, for the review report's "Since the previous
+version" section: keys, indexes, access patterns and entities of the specs (:func:`spec_changes`),
+findings that are new or gone (:func:`findings_changes`). Costs are compared by the caller (the
+prices live in :mod:`blue_nb.heat`) and handed in as rows of :class:`Changes`.
+
+Pure: specs and findings in, plain data out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from blue_nb.rules import Finding, Findings
+from blue_nb.spec import AccessPattern, Spec
+
+__all__ = ["Change", "Changes", "findings_changes", "key_condition_text", "spec_changes"]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One difference: ``area`` (table, index, entity, key, pattern), the thing's name, what happened
+    (added, removed, changed) and, for a change, the old and new value as text."""
+
+    area: str
+    name: str
+    change: str
+    before: str = ""
+    after: str = ""
+
+
+@dataclass
+class Changes:
+    """Everything the report says changed since ``against`` (the previous spec's file or domain)."""
+
+    against: str
+    spec: list[Change] = field(default_factory=list)
+    new_findings: list[Finding] = field(default_factory=list)
+    resolved_findings: list[Finding] = field(default_factory=list)
+    costs: list[dict[str, Any]] = field(default_factory=list)   # {"what", "old_usd", "new_usd"}: Decimals or None
+    costs_note: str = ""                                         # why there are no cost rows, if there are none
+
+    @property
+    def empty(self) -> bool:
+        return not (self.spec or self.new_findings or self.resolved_findings
+                    or any(r["old_usd"] != r["new_usd"] for r in self.costs))
+
+
+def key_condition_text(p: AccessPattern, spec: Spec) -> str:
+    """``pk = "{dialogue_id}" AND begins_with(sk, "PERSP#")`` with the key attributes of the pattern's
+    index; a scan reads ``(whole table)`` or ``(whole index)``."""
+    kc = p.key_condition
+    if kc is None:
+        return "(whole table)" if p.index == "table" else "(whole index)"
+    pk_attr, sk_attr = _key_attrs(spec, p.index)
+    text = f'{pk_attr} = "{kc.pk}"'
+    if kc.sk_op:
+        values = kc.sk_value if isinstance(kc.sk_value, list) else [kc.sk_value]
+        shown = [f'"{v}"' for v in values]
+        if kc.sk_op == "sk_begins_with":
+            text += f" AND begins_with({sk_attr}, {shown[0]})"
+        elif kc.sk_op == "sk_between":
+            text += f" AND {sk_attr} BETWEEN {shown[0]} AND {shown[1]}"
+        else:
+            symbol = {"sk": "=", "sk_lt": "<", "sk_lte": "<=", "sk_gt": ">", "sk_gte": ">="}[kc.sk_op]
+            text += f" AND {sk_attr} {symbol} {shown[0]}"
+    return text
+
+
+def _key_attrs(spec: Spec, index: str) -> tuple[str, str]:
+    if index == "table":
+        return spec.table.partition_key, spec.table.sort_key or "sk"
+    ix = spec.table.indexes[index]
+    return ix.partition_key or spec.table.partition_key, ix.sort_key or "sk"
+
+
+def _index_text(spec: Spec, name: str) -> str:
+    ix = spec.table.indexes[name]
+    proj = ix.projection if isinstance(ix.projection, str) else "include " + ", ".join(ix.projection)
+    keys = ix.partition_key or spec.table.partition_key
+    return f"{ix.type} ({keys}{', ' + ix.sort_key if ix.sort_key else ''}), projection {proj}"
+
+
+def _pattern_text(spec: Spec, p: AccessPattern) -> dict[str, str]:
+    return {"operation": p.operation, "index": p.index, "key condition": key_condition_text(p, spec),
+            "entities": ", ".join(p.entities), "rate": f"{p.rate_per_second:g}/s",
+            "hot path": "yes" if p.hot else "no", "limit": str(p.limit or "-"),
+            "consistent read": "yes" if p.consistent_read else "no", "keys drawn": p.key_distribution}
+
+
+def _compare(area: str, name: str, old: dict[str, str], new: dict[str, str]) -> list[Change]:
+    return [Change(area, f"{name} {k}" if k else name, "changed", old.get(k, ""), new.get(k, ""))
+            for k in dict.fromkeys([*old, *new]) if old.get(k, "") != new.get(k, "")]
+
+
+def _table(spec: Spec) -> dict[str, str]:
+    t = spec.table
+    return {"name": spec.table_name, "partition key": f"{t.partition_key} ({t.partition_key_type})",
+            "sort key": f"{t.sort_key} ({t.sort_key_type})" if t.sort_key else "-",
+            "billing mode": t.billing_mode,
+            "capacity": f"{t.read_capacity} RCU / {t.write_capacity} WCU" if t.read_capacity else "-"}
+
+
+def spec_changes(old: Spec, new: Spec) -> list[Change]:
+    """The differences from ``old`` to ``new``: the table's keys and billing, each index, each
+    entity's key templates and attributes, each access pattern; in that order."""
+    out = [Change("table", c.name.strip(), c.change, c.before, c.after)
+           for c in _compare("table", "", _table(old), _table(new))]
+    a, b = old.table.indexes, new.table.indexes
+    for name in dict.fromkeys([*a, *b]):
+        if name not in b:
+            out.append(Change("index", name, "removed", _index_text(old, name)))
+        elif name not in a:
+            out.append(Change("index", name, "added", "", _index_text(new, name)))
+        elif _index_text(old, name) != _index_text(new, name):
+            out.append(Change("index", name, "changed", _index_text(old, name), _index_text(new, name)))
+    for name in dict.fromkeys([*old.entities, *new.entities]):
+        e_old, e_new = old.entities.get(name), new.entities.get(name)
+        if e_new is None:
+            out.append(Change("entity", name, "removed", ", ".join(f"{k}: {v}" for k, v in e_old.key.items())))
+        elif e_old is None:
+            out.append(Change("entity", name, "added", "", ", ".join(f"{k}: {v}" for k, v in e_new.key.items())))
+        else:
+            out += _compare("key", name, dict(e_old.key), dict(e_new.key))
+            out += _compare("entity", name, {"attributes": _attrs(e_old.attributes), "writer": e_old.writer or "-"},
+                            {"attributes": _attrs(e_new.attributes), "writer": e_new.writer or "-"})
+    p_old = {p.name: p for p in old.access_patterns}
+    p_new = {p.name: p for p in new.access_patterns}
+    for name in dict.fromkeys([*p_old, *p_new]):
+        if name not in p_new:
+            out.append(Change("pattern", name, "removed", key_condition_text(p_old[name], old)))
+        elif name not in p_old:
+            out.append(Change("pattern", name, "added", "", key_condition_text(p_new[name], new)))
+        else:
+            out += _compare("pattern", name, _pattern_text(old, p_old[name]), _pattern_text(new, p_new[name]))
+    return out
+
+
+def _attrs(attrs: dict[str, str]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in attrs.items()) or "-"
+
+
+def findings_changes(old: Findings, new: Findings) -> tuple[list[Finding], list[Finding]]:
+    """(new findings, resolved findings): a finding is the same when its rule and place are."""
+    before = {(f.rule, f.where) for f in old}
+    after = {(f.rule, f.where) for f in new}
+    return ([f for f in new if (f.rule, f.where) not in before], [f for f in old if (f.rule, f.where) not in after])

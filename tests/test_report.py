@@ -1,0 +1,325 @@
+"""The review report (report-html, report-md): one self-contained HTML file whose pictures all load
+(in headless Chromium where it is installed), Markdown whose pictures are files beside it, every
+number from the same models the cost and heat commands use, the boto3 requests exactly the plans',
+what changed since the previous spec, and a spec with errors reported rather than refused.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import shutil
+import struct
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from blue_nb.app.costs import cost_whatif, design_cost
+from blue_nb.app.exports import export_spec
+from blue_nb.app.review import review_data
+from blue_nb.app.workflows import spec_items, validate
+from blue_nb.cli import cli
+from blue_nb.export import ReviewData, export
+from blue_nb.heat.prices.report import cents
+from blue_nb.patterns import plan, row_values
+from blue_nb.sizing import item_size
+from blue_nb.spec import load_spec
+
+ROOT = Path(__file__).resolve().parent.parent
+V1, V2 = ROOT / "data/specs/dialogue.yaml", ROOT / "data/specs/dialogue_v2.yaml"
+NOW = "2026-01-31T12:00:00Z"
+SECTIONS = ["glance", "changes", "table", "entities", "patterns", "findings", "heat", "cost", "reproduce"]
+FIGURES = ["heat_table_rcu", "heat_table_wcu", "heat_gsi1_rcu", "heat_gsi1_wcu", "top_keys", "partition_sizes",
+           "item_sizes", "capacity_waste", "attribute_sizes", "index_entry_sizes"]
+
+
+class Tags(HTMLParser):
+    """Every start tag with its attributes, in order."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def tags_of(text: str) -> list[tuple[str, dict]]:
+    p = Tags()
+    p.feed(text)
+    return p.tags
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+def md_table(text: str, heading: str) -> list[dict[str, str]]:
+    """The first table after ``heading`` in a Markdown text, as rows of column -> cell."""
+    lines = text[text.index(heading):].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| "))
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]])
+    return [dict(zip(rows[0], r)) for r in rows[2:]]
+
+
+@pytest.fixture(scope="module")
+def reports(dialogue_data, tmp_path_factory):
+    """dialogue_v2 against dialogue, on the session's sample, as HTML and Markdown files."""
+    out = tmp_path_factory.mktemp("review")
+    html = export_spec(V2, "report-html", data_dir=dialogue_data, against=V1, out=out / "review.html", now=NOW)
+    md = export_spec(V2, "report-md", data_dir=dialogue_data, against=V1, out=out / "review.md", now=NOW)
+    return html, md
+
+
+@pytest.fixture(scope="module")
+def measured(dialogue_data):
+    return review_data(V2, dialogue_data)
+
+
+# ---------------------------------------------------------------- the HTML file
+
+
+@pytest.mark.slow
+def test_the_html_report_is_one_file_that_fetches_nothing(reports):
+    html, _ = reports
+    tags = tags_of(html.text)
+    names = [t for t, _ in tags]
+    assert "script" not in names and "link" not in names and "iframe" not in names
+    for tag, attrs in tags:
+        for key in ("src", "href"):
+            value = attrs.get(key) or ""
+            assert not re.match(r"(https?:)?//", value), (tag, value)
+    images = [a for t, a in tags if t == "img"]
+    assert [a["alt"].split(":")[0] for a in images][:1] == ["Partition heat"]
+    assert len(images) == len(FIGURES)
+    for a in images:
+        prefix = "data:image/png;base64,"
+        assert a["src"].startswith(prefix)
+        width, height = png_size(base64.b64decode(a["src"][len(prefix):]))
+        assert width >= 400 and height >= 200
+    assert [a["id"] for t, a in tags if t == "figure"] == [f"fig-{n}" for n in FIGURES]
+
+
+@pytest.mark.slow
+def test_the_sections_come_in_reading_order_with_the_verdict_first(reports, dialogue_data):
+    html, md = reports
+    ids = [a["id"] for t, a in tags_of(html.text) if t == "h2"]
+    assert ids == SECTIONS
+    first = next(a for t, a in tags_of(html.text) if t == "p" and "banner" in a.get("class", ""))
+    assert first["class"] == "banner ok"
+    counts = validate(V2, dialogue_data).summary()
+    assert counts.startswith("0 errors, 0 warnings")
+    assert f"> **Validated: {counts} (1,500 items checked from `{dialogue_data.name}`).**" in md.text
+    assert html.validated and md.summary().startswith(f"wrote report-md to {md.path} (")
+
+
+# ---------------------------------------------------------------- the numbers
+
+
+@pytest.mark.slow
+def test_each_pattern_row_carries_the_cost_models_numbers(reports, dialogue_data):
+    _, md = reports
+    cost = design_cost(V2, dialogue_data)
+    spec = load_spec(V2)
+    rows = {r["pattern"]: r for r in md_table(md.text, "## Access patterns")}
+    assert list(rows) == [p.name for p in spec.access_patterns]
+    for p in spec.access_patterns:
+        c = cost.pattern(p.name)
+        row = rows[p.name]
+        per_call = c.rcu_per_call if p.is_read else c.wcu_per_call
+        assert row["units/call"] == f"{float(per_call):,.2f}"
+        assert row["calls/s"] == f"{p.rate_per_second:g}"
+        assert row["$/month"] == f"${cents(c.on_demand_usd):,}"
+        assert row["hot or cold"].startswith("hot path" if p.hot else "cold")
+        assert row["index"] == p.index and row["operation"] == p.operation
+    totals = md_table(md.text, "\n## Cost per month")
+    t = cost.totals
+    assert totals[0] == {"billing": "on demand", "requests / capacity": f"${cents(t['on_demand_usd']):,}",
+                         "storage": f"${t['storage_usd']:.4f}", "total": f"${cents(t['total_on_demand_usd']):,}"}
+    assert totals[1]["total"] == f"${cents(t['total_provisioned_usd']):,}"
+
+
+@pytest.mark.slow
+def test_example_keys_are_keys_of_the_data_and_requests_are_the_plans(measured, dialogue_data):
+    findings, data = measured
+    spec = load_spec(V2)
+    keys = {(e, item["pk"], item["sk"]) for e, item in spec_items(spec, dialogue_data)}
+    for entity, rows in data.examples.items():
+        assert len(rows) == 3
+        for row in rows:
+            assert (entity, row["pk"], row["sk"]) in keys
+    assert set(data.requests) == {p.name for p in spec.access_patterns}
+
+    class Recorder:
+        def __getattr__(self, method):
+            return lambda **kw: (method, kw)
+
+    for p in spec.access_patterns:
+        method, kwargs = eval(data.requests[p.name], {"client": Recorder()})        # the text is a Python call
+        entity = p.entities[0]
+        first = data.examples[entity][0]
+        assert kwargs["TableName"] == "blue_dialogue"
+        if p.is_read:
+            item = next(i for e, i in spec_items(spec, dialogue_data)
+                        if e == entity and i["pk"] == first["pk"] and i["sk"] == first["sk"])
+            params = {k: v for k, v in row_values(spec, entity, item).items() if k in p.parameters}
+            assert (method, kwargs) == plan(spec, p, params).boto3
+    assert findings.items_checked == 1500
+
+
+@pytest.mark.slow
+def test_the_busiest_keys_and_limits_come_from_the_heat_model(measured, dialogue_data):
+    _, data = measured
+    assert data.top_keys[0]["pk"] == data.busiest["list_perspectives"]["pk"]
+    assert data.peaks["table"]["peak_key_rcu"] >= data.top_keys[0]["rcu_per_s"]
+    assert set(data.busiest) == {p.name for p in load_spec(V2).access_patterns}
+    assert [f.name for f in data.figures] == FIGURES
+    per_pk: dict[str, list[int]] = {}
+    for _, item in spec_items(load_spec(V2), dialogue_data):
+        per_pk.setdefault(item["pk"], []).append(item_size(item))
+    pk = max(per_pk, key=lambda k: sum(per_pk[k]))
+    assert data.largest_partition == {"index": "table", "pk": pk, "bytes": sum(per_pk[pk]), "items": len(per_pk[pk])}
+
+
+# ---------------------------------------------------------------- what changed
+
+
+@pytest.mark.slow
+def test_against_the_previous_spec_lists_keys_patterns_findings_and_costs(reports, dialogue_data):
+    _, md = reports
+    changes = md_table(md.text, "## Since the previous version")
+    assert [(c["what"], c["name"]) for c in changes] == [
+        ("key", "Perspective sk"), ("key", "TensionEvent pk"), ("key", "TensionEvent sk"),
+        ("pattern", "list_round key condition"), ("pattern", "tension_history key condition"),
+        ("pattern", "add_perspective key condition"), ("pattern", "record_tension_event key condition")]
+    assert changes[0]["before"] == "`PERSP#{round}#{expert}#{seq}`"
+    assert changes[0]["after"] == "`PERSP#{round:03d}#{expert}#{seq:03d}`"
+    found = md_table(md.text, "### Findings")
+    assert {(f["rule"], f[""]) for f in found} == {("ADR4-SINGLE-WRITER", "resolved"),
+                                                    ("KEY-PREFIX-COLLISION", "resolved"),
+                                                    ("KEY-SORT-ORDER", "resolved")}
+    whatif = cost_whatif(V1, V2, dialogue_data)
+    costs = {r[""]: r for r in md_table(md.text, "### Cost per month")}
+    old, new = whatif.old.totals["total_on_demand_usd"], whatif.new.totals["total_on_demand_usd"]
+    assert costs["total on demand"]["before"] == f"${cents(old):,}"
+    assert costs["total on demand"]["after"] == f"${cents(new):,}"
+    assert costs["total on demand"]["change"] == f"+${cents(new - old):,}"
+
+
+def test_the_same_spec_against_itself_changed_nothing():
+    spec = load_spec(V2)
+    findings, data = review_data(spec, against=V2)
+    text = export(spec, "report-md", findings=findings, data=data, now=NOW)
+    assert "Nothing changed: same keys, indexes, patterns, findings and costs." in text
+
+
+# ---------------------------------------------------------------- a spec with errors, the spec alone
+
+
+def test_a_spec_with_errors_is_reported_with_its_errors_not_refused():
+    text = export(load_spec(V1), "report-html", now=NOW)
+    assert '<p class="banner bad">NOT VALIDATED: 1 error (ADR4-SINGLE-WRITER); 1 error, 1 warning, 4 notes' in text
+    section = text[text.index('id="findings-error"'):text.index('id="findings-warning"')]
+    assert "<b>ADR4-SINGLE-WRITER</b> at <code>entities.TensionEvent.writer</code>" in section
+    assert "Fix: " in section
+    md = export(load_spec(V1), "report-md", now=NOW)
+    assert md.count("\n> **NOT VALIDATED") == 1
+
+
+def test_the_spec_alone_says_what_needs_data_and_draws_nothing():
+    text = export(load_spec(V2), "report-md", now=NOW)
+    assert "Example keys come from the data: pass --data." in text
+    assert "Heat and sizes are measured on data: pass --data." in text
+    assert "pass --data." in text[text.index("## Cost per month"):]
+    assert "![" not in text and "data:image" not in text
+    assert 'ExpressionAttributeValues={":pk": {"S": "<dialogue_id>"}' in text   # requests with placeholders
+
+
+def test_text_from_the_spec_is_escaped_in_html_and_in_markdown_tables():
+    spec = load_spec(V2).with_changes(description="<script>alert(1)</script> a | b")
+    html = export(spec, "report-html", now=NOW)
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt; a | b" in html
+    assert "script" not in [t for t, _ in tags_of(html)]
+    md = export(spec, "report-md", data=ReviewData(), now=NOW)
+    assert md_table(md, "## Entities")[0]["entity"] == "Dialogue"
+
+
+# ---------------------------------------------------------------- Markdown pictures, the command line
+
+
+@pytest.mark.slow
+def test_markdown_links_its_pictures_written_beside_it(reports):
+    _, md = reports
+    links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md.text)
+    assert links == [f"review_files/{n}.png" for n in FIGURES]
+    for link in links:
+        png_size((md.path.parent / link).read_bytes())
+    assert sorted(p.name for p in md.files) == sorted(f"{n}.png" for n in FIGURES)
+    assert "data:image" not in md.text
+    assert re.search(r"\|\n\*", md.text) is None            # a caption never glues onto a table as a row
+
+
+def test_a_stale_picture_is_removed_when_the_markdown_is_made_again(tmp_path, dialogue_data):
+    folder = tmp_path / "review_files"
+    folder.mkdir()
+    (folder / "heat_old_index_rcu.png").write_bytes(b"old")
+    result = export_spec(V2, "report-md", data_dir=dialogue_data, out=tmp_path / "review.md", now=NOW)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in result.files)
+    assert "heat_old_index_rcu.png" not in {p.name for p in folder.iterdir()}
+
+
+def test_the_command_writes_a_report_and_refuses_bad_options_with_exit_2(tmp_path):
+    run = CliRunner().invoke
+    out = tmp_path / "r.md"
+    r = run(cli, ["export", str(V1), "--format", "report-md", "-o", str(out), "--now", NOW])
+    assert r.exit_code == 0, r.output
+    assert r.stdout.startswith(f"wrote report-md to {out} (") and "NOT VALIDATED (spec only): 1 error" in r.stdout
+    r = run(cli, ["export", str(V2), "--format", "cloudformation", "--against", str(V1), "-o", str(tmp_path / "x")])
+    assert r.exit_code == 2 and "--against and --prices are for the review reports" in r.stderr
+    r = run(cli, ["export", str(V2), "--format", "report-html", "--against", str(tmp_path / "nope.yaml"),
+                  "-o", str(tmp_path / "y.html")])
+    assert r.exit_code == 2 and "Traceback" not in r.output and "nope.yaml" in r.stderr
+    assert not (tmp_path / "y.html").exists()
+
+
+# ---------------------------------------------------------------- in a browser
+
+
+def chromium() -> str | None:
+    return next((p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p), None)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(chromium() is None, reason="no Chromium installed: the structural tests above stand in")
+def test_the_html_report_renders_in_chromium_with_every_picture(reports):
+    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
+    html, _ = reports
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            requests: list[str] = []
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(html.path.resolve().as_uri())
+            page.wait_for_load_state("load")
+            state = page.evaluate("""() => ({
+                images: document.images.length,
+                broken: Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).length,
+                widths: Array.from(document.images).map(i => i.getBoundingClientRect().width),
+                headings: Array.from(document.querySelectorAll('h2')).map(h => h.id),
+                overflow: document.documentElement.scrollWidth > window.innerWidth + 1,
+            })""")
+        finally:
+            browser.close()
+    assert state["images"] == len(FIGURES) and state["broken"] == 0
+    assert min(state["widths"]) > 300                      # drawn, not collapsed
+    assert state["headings"] == SECTIONS
+    assert not state["overflow"]                           # nothing wider than the window
+    assert requests == [html.path.resolve().as_uri()]      # the file itself, nothing else
