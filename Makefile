@@ -2,14 +2,17 @@
 #               PORT (8888) is tried first and a port in use is skipped; Ctrl-C twice stops it.
 #               The CLI is then .venv/bin/blue-nb (or: source .venv/bin/activate); write output to scratch/
 # make test   - create or update .venv with the test extras and run every test (notebooks included)
-# make bench  - speed numbers against a naive baseline measured in the same run
+# make bench  - the whole design loop at 100k and 1M items (SCALE=N for another), each stage's seconds and
+#               peak memory against a naive baseline measured in the same run; writes bench/results.json
+# make browser - install Chromium and a CJK font with apt-get where they are missing (for the browser
+#               tests, which run in make test whenever Chromium is installed; .ci/run calls it)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8888
 
-.PHONY: lab test bench sample-data venv clean
+.PHONY: lab test bench browser sample-data venv clean
 
 venv: $(STAMP)
 
@@ -29,7 +32,18 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
-	$(BIN)/python -m blue_nb.bench
+	$(BIN)/python -m blue_nb.bench $(if $(SCALE),--scale $(SCALE))
+
+browser:
+	@if command -v chromium >/dev/null 2>&1 && fc-list 2>/dev/null | grep -qi "cjk"; then \
+		echo "Chromium and a CJK font are installed"; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends chromium fonts-noto-cjk; \
+	else \
+		echo "no apt-get: install Chromium and a CJK font (Noto Sans CJK) yourself; the browser tests skip without Chromium"; \
+	fi
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import re
-import shutil
 import struct
 from html.parser import HTMLParser
 from pathlib import Path
@@ -26,6 +25,7 @@ from blue_nb.heat.prices.report import cents
 from blue_nb.patterns import plan, row_values
 from blue_nb.sizing import item_size
 from blue_nb.spec import load_spec
+from tests.browser import CHROMIUM_ARGS, chromium_path
 
 ROOT = Path(__file__).resolve().parent.parent
 V1, V2 = ROOT / "data/specs/dialogue.yaml", ROOT / "data/specs/dialogue_v2.yaml"
@@ -292,17 +292,13 @@ def test_the_command_writes_a_report_and_refuses_bad_options_with_exit_2(tmp_pat
 # ---------------------------------------------------------------- in a browser
 
 
-def chromium() -> str | None:
-    return next((p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p), None)
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(chromium() is None, reason="no Chromium installed: the structural tests above stand in")
+@pytest.mark.skipif(chromium_path() is None, reason="no Chromium installed: the structural tests above stand in")
 def test_the_html_report_renders_in_chromium_with_every_picture(reports):
     sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
     html, _ = reports
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
+        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             requests: list[str] = []

@@ -80,3 +80,117 @@ def test_spec_changes_update_findings_and_results(root):
     assert sks == sorted(sks, reverse=True)
     s.close()
 
+
+
+def test_a_bad_value_clears_every_pane_of_the_last_answer(explorer):
+    explorer.pattern.value = "list_round"
+    explorer.set_params(dialogue_id="nvidia-dec", round="1")
+    assert explorer.sql.value and explorer.request.value and explorer.items.value and explorer.page_table.value
+    explorer.set_params(round="")
+    assert explorer.result is None and explorer.plan is None
+    assert explorer.sql.value == explorer.request.value == explorer.items.value == explorer.page_table.value == ""
+    assert "nothing planned" in explorer.sql_title.value
+    assert "fill in the round box" in explorer.cost.value and "--param" not in explorer.cost.value
+
+
+def test_page_size_and_max_pages_show_each_call(explorer):
+    explorer.pattern.value = "list_round"
+    explorer.set_params(dialogue_id="nvidia-dec", round="1")
+    assert explorer.page_table.value.count("<tr>") == 2 and "the read ended" in explorer.page_table.value
+    whole = explorer.result.count
+    explorer.limit.value, explorer.pages.value = 20, 3
+    assert explorer.result.page_sizes == [20, 20, 20] and explorer.result.count == 60 < whole
+    assert explorer.page_table.value.count("<tr>") == 4 and "stopped after 3 calls (max pages 3)" in explorer.page_table.value
+    assert "Limit" in explorer.request.value and "20" in explorer.request.value
+    explorer.limit.value = 0
+    assert explorer.result.count == whole
+
+
+def test_write_cost_names_each_index(explorer):
+    explorer.pattern.value = "add_perspective"
+    assert "index writes: gsi1 0 WCU" in explorer.cost.value and "{" not in explorer.cost.value
+
+
+def test_a_forked_session_keeps_its_widget_on_its_own_design(session):
+    ex = PatternExplorer(session.fork(), pattern="list_round", params={"dialogue_id": "nvidia-dec", "round": "1"})
+    first = ex.result.items[0]["sk"]
+    changed = session.fork()
+    changed.set_key("Perspective", "sk", "PERSP#{round:03d}#{expert}#{seq:03d}")
+    assert ex.result.items[0]["sk"] == first == "PERSP#1#ann#1" and ex.session.spec is not changed.spec
+    changed.close()
+
+
+def test_a_change_answers_in_a_few_lines_with_the_findings_it_moved(root):
+    s = DesignSession(root / "data/specs/dialogue.yaml", root / "data/sample/dialogue")
+    assert s.findings().spec.endswith("data/specs/dialogue.yaml")             # unchanged: the file
+    change = s.set_key("Perspective", "sk", "PERSP#{round:03d}#{expert}#{seq:03d}")
+    text = repr(change)
+    assert text.splitlines()[0] == ("entities.Perspective.key.sk: 'PERSP#{round}#{expert}#{seq}' -> "
+                                    "'PERSP#{round:03d}#{expert}#{seq:03d}'; 5,000 items rebuilt")
+    assert [(f.rule, f.where) for f in change.new] == [("PATTERN-KEY-MISMATCH", "access_patterns[3].key_condition.sk_begins_with"),
+                                                       ("PATTERN-KEY-MISMATCH", "access_patterns[7].key_condition.sk")]
+    assert [(f.rule, f.where) for f in change.gone] == [("KEY-SORT-ORDER", "entities.Perspective.key.sk")]
+    assert len(text.splitlines()) == 5 and "Spec(" not in text and "+ new error PATTERN-KEY-MISMATCH" in change._repr_html_()
+    fixed = s.set_pattern("add_perspective", key_condition={"pk": "{dialogue_id}", "sk": "PERSP#{round:03d}#{expert}#{seq:03d}"})
+    assert [f.where for f in fixed.gone] == ["access_patterns[7].key_condition.sk"] and not fixed.new
+    assert repr(fixed).startswith("access pattern add_perspective.key_condition: {'pk': '{dialogue_id}', 'sk': 'PERSP#{round}#")
+    label = s.findings().to_text().splitlines()[0]
+    assert label == "Review of dialogue as changed in this session (2 changes, not saved): 5,000 items checked"
+    assert ".yaml" not in label and s.spec.source_path is None
+    s.close()
+
+
+def test_the_byte_order_example_shows_ten_before_two(session):
+    params = {"dialogue_id": "nvidia-dec", "round": "1"}
+    order = session.byte_order_example("list_round", params)
+    assert list(order.columns) == ["position", "sk", "round", "expert", "seq", "entity"]
+    assert order["expert"].nunique() == 1 and order["position"].is_monotonic_increasing
+    seqs = order["seq"].tolist()
+    assert seqs[0] == 1 and 10 in seqs and seqs[-1] == 2 and seqs.index(10) < len(seqs) - 1   # 10 comes back before 2
+    items = session.run_pattern("list_round", params).items
+    assert [items[p - 1]["sk"] for p in order["position"]] == order["sk"].tolist()
+    padded = session.fork()
+    padded.set_key("Perspective", "sk", "PERSP#{round:03d}#{expert}#{seq:03d}")
+    padded.set_pattern("list_round", key_condition={"pk": "{dialogue_id}", "sk_begins_with": "PERSP#{round:03d}#"})
+    same = padded.byte_order_example("list_round", params, like=order)
+    assert sorted(same["seq"]) == sorted(seqs) and same["seq"].is_monotonic_increasing
+    assert padded.byte_order_example("list_round", params).empty
+    padded.close()
+
+
+@pytest.fixture(scope="module")
+def heat_report(root):
+    from blue_nb import load_data, load_spec, open_store, partition_heat
+
+    spec = load_spec(root / "data/specs/dialogue.yaml")
+    with open_store("duckdb") as store:
+        load_data(spec, root / "data/sample/dialogue", stores=[store], progress=False)
+        yield partition_heat(spec, store, seconds=20, rate_model=True)
+
+
+def test_heat_sliders_read_in_plain_numbers_and_redraw_while_dragging(heat_report):
+    from blue_nb.widgets import HeatExplorer
+    from blue_nb.widgets.heat import rate_label
+
+    ex = HeatExplorer(heat_report)
+    slider = ex.rate_sliders["list_perspectives"]
+    assert slider.continuous_update and not slider.readout and (slider.min, slider.max) == (0, 4)   # 1 .. 10,000
+    assert ex.rate_labels["list_perspectives"].value == "<b>60</b>"
+    slider.value = 10 ** 3.56                                     # where a drag lands
+    assert ex.rate_labels["list_perspectives"].value == "<b>3,631</b>" and ex.result.rates["list_perspectives"] == slider.value
+    assert [rate_label(x) for x in (10_000, 363.078, 2.5, 0.05)] == ["10,000", "363", "2.5", "0.05"]
+    assert ex.heatmap_figure.get_dpi() == 110 and tuple(ex.heatmap_figure.get_size_inches()) == (8.0, 4.5)
+    assert ex.heatmap.value[:4] == b"\x89PNG"
+
+
+def test_heat_severity_rises_with_the_overload_and_says_how_many_times(heat_report):
+    from blue_nb.widgets import HeatExplorer
+
+    warm = HeatExplorer(heat_report, rates={"list_perspectives": 300.0})          # 1.2x: a split could help
+    assert warm.rate_sliders["list_perspectives"].value == 300.0 and warm.rate_labels["list_perspectives"].value == "<b>300</b>"
+    (f,) = warm.findings.by_rule("HOT-PARTITION")
+    assert f.severity == "warning" and "(1.2x the partition's 3,000 RCU/s: over the limit)" in f.message
+    hot = heat_report.rate_model.evaluate({"list_perspectives": 3000.0})           # 12x
+    first = hot.findings.by_rule("HOT-PARTITION")[0]
+    assert first.severity == "error" and "'nvidia-dec'" in first.message and "(12x the partition's 3,000 RCU/s" in first.message
+    assert "%" not in first.message.split("(", 1)[1].split(")")[0]

@@ -1,7 +1,8 @@
 """Items and store summaries <-> pandas DataFrames, for notebooks.
 
-Layer 1: pandas plus the pure layers. Frames are for looking at a bounded number of rows;
-whole tables stream through the stores instead.
+Layer 3: pandas plus the pure layers. Frames are for looking at a bounded number of rows;
+whole tables stream through the stores instead. The ones made for reading in a notebook are
+:class:`~blue_nb.app.display.Table`: real values inside, compact cells on screen.
 """
 
 from __future__ import annotations
@@ -10,10 +11,14 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
+from blue_nb.app.display import Table
 from blue_nb.sizing import item_costs, item_sizes
 from blue_nb.items.values import item_from_wire, item_to_wire
 
-__all__ = ["entity_frame", "frame_to_items", "items_to_frame", "largest_items_frame", "partitions_frame", "spec_frame"]
+__all__ = ["entity_frame", "frame_to_items", "item_table", "items_to_frame", "largest_items_frame", "partitions_frame",
+           "size_stats_frame", "spec_frame"]
+
+_COSTS = ("_size", "_rcu", "_wcu")
 
 
 def items_to_frame(items: Iterable[Mapping[str, Any]], *, sizes: bool = True) -> pd.DataFrame:
@@ -25,8 +30,18 @@ def items_to_frame(items: Iterable[Mapping[str, Any]], *, sizes: bool = True) ->
             c = item_costs(size)
             row.update({"_size": c["size"], "_rcu": c["rcu_strong"], "_wcu": c["wcu"]})
     df = pd.DataFrame(rows)
-    cost = [c for c in ("_size", "_rcu", "_wcu") if c in df.columns]
+    cost = [c for c in _COSTS if c in df.columns]
     return df[[c for c in df.columns if c not in cost] + cost]
+
+
+def item_table(items: Iterable[Mapping[str, Any]], key_names: Iterable[str] = ()) -> Table:
+    """Items for reading: the key columns first (``key_names`` in order, those present), then the
+    size and unit costs, then the other attributes; maps, lists and binary shown on one short line."""
+    df = items_to_frame(items)
+    keys = [k for k in key_names if k in df.columns]
+    cost = [c for c in _COSTS if c in df.columns]
+    rest = [c for c in df.columns if c not in keys and c not in cost]
+    return Table(df[keys + cost + rest], left=keys)
 
 
 def frame_to_items(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -45,29 +60,44 @@ def _is_missing(v: Any) -> bool:
         return False
 
 
-def entity_frame(counts: Mapping[str, tuple[int, int, int, int]]) -> pd.DataFrame:
-    """entity -> (items, bytes, p50, max) as a frame with the mean size."""
+def entity_frame(counts: Mapping[str, tuple[int, int, int, int]]) -> Table:
+    """entity -> (items, bytes, p50, max) as a frame with the mean size.
+
+    ``p50_bytes`` is the size of a real item, the middle one in size order (the lower middle
+    one for an even count), as everywhere in blue_nb."""
     df = pd.DataFrame([{"entity": e, "items": n, "bytes": b, "p50_bytes": p50, "max_bytes": mx}
                        for e, (n, b, p50, mx) in counts.items()])
     if not df.empty:
         df["mean_bytes"] = (df["bytes"] / df["items"]).round(1)
-    return df
+    return Table(df, left=["entity"])
 
 
-def largest_items_frame(rows: Iterable[tuple[str, str, str, int]]) -> pd.DataFrame:
+def size_stats_frame(stats: Mapping[str, Mapping[str, int]]) -> Table:
+    """The heat report's ``size_stats`` (entity -> count, p50, p95, max, bytes) as a table, largest entity first.
+
+    p50 and p95 are sizes of real items (nearest rank): the item at 50 % and 95 % in size order."""
+    rows = [{"entity": e, "items": s["count"], "p50_bytes": s["p50"], "p95_bytes": s["p95"], "max_bytes": s["max"],
+             "bytes": s["bytes"]} for e, s in sorted(stats.items(), key=lambda kv: -kv[1]["bytes"])]
+    return Table(pd.DataFrame(rows, columns=["entity", "items", "p50_bytes", "p95_bytes", "max_bytes", "bytes"]),
+                 left=["entity"])
+
+
+def largest_items_frame(rows: Iterable[tuple[str, str, str, int]]) -> Table:
     recs = []
     for pk, sk, entity, size in rows:
         c = item_costs(size)
         recs.append({"pk": pk, "sk": sk, "entity": entity, "size": size, "rcu_strong": c["rcu_strong"],
                      "rcu_eventual": c["rcu_eventual"], "wcu": c["wcu"]})
-    return pd.DataFrame(recs, columns=["pk", "sk", "entity", "size", "rcu_strong", "rcu_eventual", "wcu"])
+    return Table(pd.DataFrame(recs, columns=["pk", "sk", "entity", "size", "rcu_strong", "rcu_eventual", "wcu"]),
+                 left=["pk", "sk", "entity"])
 
 
-def partitions_frame(rows: Iterable[tuple[str, int, int]]) -> pd.DataFrame:
-    return pd.DataFrame([{"pk": pk, "items": n, "bytes": b} for pk, n, b in rows], columns=["pk", "items", "bytes"])
+def partitions_frame(rows: Iterable[tuple[str, int, int]]) -> Table:
+    return Table(pd.DataFrame([{"pk": pk, "items": n, "bytes": b} for pk, n, b in rows],
+                              columns=["pk", "items", "bytes"]), left=["pk"])
 
 
-def spec_frame(spec) -> pd.DataFrame:
+def spec_frame(spec) -> Table:
     """One row per entity: source, key templates, attributes, writer."""
     t = spec.table
     rows = []
@@ -77,4 +107,5 @@ def spec_frame(spec) -> pd.DataFrame:
                      "index keys": ", ".join(f"{k}={v}" for k, v in e.key.items()
                                              if k not in (t.partition_key, t.sort_key)),
                      "attributes": ", ".join(f"{k}:{v}" for k, v in e.attributes.items()), "writer": e.writer})
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    return Table(df, left=list(df.columns))

@@ -117,20 +117,21 @@ class ApplyResult:
 
     def frame(self):
         """One row per pattern run, for a notebook."""
-        import pandas as pd  # deferred: pandas only when a notebook asks for the table
+        from blue_nb.app.display import Table  # deferred: pandas only when a notebook asks for the table
 
-        return pd.DataFrame([{"pattern": c.pattern, "case": c.case, "params": c.params,
+        return Table([{"pattern": c.pattern, "case": c.case, "params": c.params,
                               "match": c.ok, "items": c.counts.get("dynamodb"), "calls": c.pages.get("dynamodb"),
                               "rcu": c.rcu.get("dynamodb"), "difference or note": c.difference or c.note or ""}
-                             for c in self.checks])
+                             for c in self.checks], left=["pattern", "case", "params", "difference or note"])
 
     def pages_frame(self, pattern: str):
         """One pattern's runs: per case and engine, the calls made, the items each returned, the read units."""
-        import pandas as pd  # deferred: pandas only when a notebook asks for the table
+        from blue_nb.app.display import Table  # deferred: pandas only when a notebook asks for the table
 
-        return pd.DataFrame([{"case": c.case, "engine": e, "calls": len(sizes), "items per call": sizes,
+        return Table([{"case": c.case, "engine": e, "calls": len(sizes), "items per call": sizes,
                               "items": c.counts[e], "rcu": c.rcu[e]}
-                             for c in self.checks if c.pattern == pattern for e, sizes in c.page_sizes.items()])
+                             for c in self.checks if c.pattern == pattern for e, sizes in c.page_sizes.items()],
+                     left=["case", "engine", "items per call"])
 
     def to_json(self) -> dict[str, Any]:
         return {"table": self.table, "endpoint": self.endpoint, "ok": self.ok, "resumed": self.resumed,

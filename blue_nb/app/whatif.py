@@ -10,15 +10,18 @@ from itertools import islice
 from pathlib import Path
 from typing import Mapping, Sequence
 
+import math
+
 import pandas as pd
 
 from blue_nb.errors import SpecError
 from blue_nb.sizing import MAX_ITEM_BYTES, STORAGE_OVERHEAD, item_sizes, read_units, write_units
 from blue_nb.spec import Spec
 from blue_nb.stores import Store
+from blue_nb.app.display import Table
 from blue_nb.app.workflows import as_spec
 
-__all__ = ["short_names", "size_whatif"]
+__all__ = ["MEASURES", "nearest_rank", "short_names", "size_whatif"]
 
 
 def short_names(names: Sequence[str], keep: Sequence[str] = ()) -> dict[str, str]:
@@ -39,21 +42,47 @@ def short_names(names: Sequence[str], keep: Sequence[str] = ()) -> dict[str, str
     return out
 
 
-def _stats(label: str, sizes: list[int]) -> dict:
-    s = pd.Series(sizes, dtype="int64")
+#: the rows of a what-if table: measure -> what it means (the table's ``meaning`` column). The
+#: percentiles are sizes of real items (:func:`nearest_rank`), the lower middle one for an even count.
+MEASURES = {
+    "items": "items compared",
+    "bytes": "all their bytes",
+    "p50_bytes": "median: the middle item by size",
+    "p95_bytes": "the item at 95 % by size",
+    "max_bytes": "largest item",
+    "items_over_400KB": "items too big to store (over 409,600 B)",
+    "rcu_per_read": "read units per strong read, mean",
+    "wcu_per_write": "write units per write, mean",
+    "storage_bytes": "billed storage: bytes + 100 per item",
+}
+
+
+def nearest_rank(sorted_sizes: Sequence[int], q: float) -> int:
+    """The size of the item at fraction ``q`` in size order (nearest rank: a real item's size, never
+    an average of two). The same definition as the stores' medians and the heat report's p50/p95
+    (DuckDB's ``quantile_disc``), so one set of items shows one median everywhere."""
+    return sorted_sizes[max(math.ceil(q * len(sorted_sizes)), 1) - 1]
+
+
+def _stats(sizes: list[int]) -> dict:
+    s = sorted(sizes)
+    n = len(s)
     return {
-        "scenario": label, "items": len(sizes), "bytes": int(s.sum()), "p50": int(s.median()),
-        "p95": int(s.quantile(0.95)), "max": int(s.max()),
-        "over_400KB": int((s > MAX_ITEM_BYTES).sum()),
-        "rcu_per_read": float(s.map(read_units).mean()),
-        "wcu_per_write": float(s.map(write_units).mean()),
-        "storage_bytes": int(s.sum() + STORAGE_OVERHEAD * len(sizes)),
+        "items": n, "bytes": sum(s), "p50_bytes": nearest_rank(s, 0.5), "p95_bytes": nearest_rank(s, 0.95),
+        "max_bytes": s[-1], "items_over_400KB": sum(1 for x in s if x > MAX_ITEM_BYTES),
+        "rcu_per_read": round(sum(read_units(x) for x in s) / n, 2),
+        "wcu_per_write": round(sum(write_units(x) for x in s) / n, 2),
+        "storage_bytes": sum(s) + STORAGE_OVERHEAD * n,
     }
 
 
 def size_whatif(store: Store, spec: Spec | str | Path, entity: str, *, drop: Sequence[str] = (),
-                rename: Mapping[str, str] | None = None, limit: int = 100_000) -> pd.DataFrame:
-    """Sizes and per-request capacity of ``entity``'s items now and after the change, with the saving.
+                rename: Mapping[str, str] | None = None, limit: int = 100_000) -> Table:
+    """Sizes and per-request capacity of ``entity``'s items now and after the change.
+
+    One row per measure (:data:`MEASURES`: ``bytes``, ``p50_bytes``, ``items_over_400KB``, ...),
+    columns ``now``, the changed scenario (``without content``, ``4 shorter names``), ``change``
+    (after minus now, signed: ``-1`` items over 400 KB is one item fewer) and ``meaning``.
 
     ``drop`` removes attributes (for example a large ``content`` moved to S3 or to chunk items);
     ``rename`` maps attribute names to shorter ones (names count in every item's size). At most
@@ -75,8 +104,9 @@ def size_whatif(store: Store, spec: Spec | str | Path, entity: str, *, drop: Seq
     changed = [{rename.get(k, k): v for k, v in i.items() if k not in drop} for i in items]
     label = " + ".join(filter(None, [f"without {', '.join(drop)}" if drop else "",
                                      f"{len(rename)} shorter names" if rename else ""])) or "unchanged"
-    before, after = _stats("now", item_sizes(items)), _stats(label, item_sizes(changed))
-    saving = {k: (before[k] - after[k] if isinstance(before[k], (int, float)) else "saving") for k in before}
-    saving["scenario"], saving["items"] = "saving", before["items"]
-    frame = pd.DataFrame([before, after, saving]).set_index("scenario")
-    return frame.round({"rcu_per_read": 2, "wcu_per_write": 2})
+    before, after = _stats(item_sizes(items)), _stats(item_sizes(changed))
+    rows = [{"measure": m, "now": before[m], label: after[m],
+             "change": round(after[m] - before[m], 2) if isinstance(before[m], float) else after[m] - before[m],
+             "meaning": MEASURES[m]} for m in MEASURES]
+    frame = pd.DataFrame(rows, dtype=object).set_index("measure")
+    return Table(frame, left=["meaning"], signed=["change"], caption=f"{entity}: now and {label}")

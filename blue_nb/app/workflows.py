@@ -11,7 +11,8 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, Iterator
 
-from blue_nb.app.frames import entity_frame, items_to_frame, largest_items_frame, partitions_frame
+from blue_nb.app.display import StoreComparison
+from blue_nb.app.frames import entity_frame, item_table, largest_items_frame, partitions_frame
 from blue_nb.errors import BlueNbError, SourceError
 from blue_nb.heat import heat_findings
 from blue_nb.items import ItemBuilder, dumps_wire
@@ -19,7 +20,7 @@ from blue_nb.patterns import ReadResult, WriteResult, plan, row_values
 from blue_nb.rules import RULES, Findings, check_spec
 from blue_nb.sources.files import count_rows, find_source, iter_rows
 from blue_nb.spec import Spec, load_spec
-from blue_nb.stores import LoadResult, Store, load_items, open_store
+from blue_nb.stores import LoadResults, Store, load_items, open_store
 
 __all__ = ["as_spec", "compare_stores", "entity_summary", "largest_items", "largest_partitions", "load_data",
            "located_items", "open_stores", "parameter_values", "run_pattern", "sample_items", "source_files",
@@ -78,14 +79,15 @@ def open_stores(sqlite: str | Path | None = None, duckdb: str | Path | None = No
 
 def load_data(spec: Spec | str | Path, data_dir: str | Path, *, stores: list[Store] | None = None,
               sqlite: str | Path | None = None, duckdb: str | Path | None = None, mode: str = "replace",
-              progress: bool = True) -> list[LoadResult]:
+              progress: bool = True) -> LoadResults:
     """Turn the rows under ``data_dir`` into items and load them into the given stores in one pass.
 
     Pass open ``stores`` (kept open, e.g. in-memory ones in a notebook) or file paths for
     ``sqlite`` / ``duckdb`` (opened and closed here). A failure leaves every store as it was; two
     rows that make the same item key are a SourceError naming both. Each result's ``notes`` say
     what the user should hear besides: a store folder created, an interrupted load finished or
-    rolled back when the store was opened.
+    rolled back when the store was opened. The results (a list, one per store) show as one table
+    in a notebook: items before, written and after, what the load replaced, seconds.
     """
     spec = as_spec(spec)
     files = source_files(spec, data_dir)
@@ -117,9 +119,10 @@ def largest_partitions(store: Store, spec: Spec | str | Path, n: int = 10):
 
 
 def compare_stores(stores: list[Store], spec: Spec | str | Path) -> dict[str, Any]:
-    """Proof that stores hold the same items: count and a digest of every (pk, sk, data) per store."""
+    """Proof that stores hold the same items: count and a digest of every (pk, sk, data) per store
+    (a dict, shown as a short table in a notebook)."""
     table = as_spec(spec).table_name
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = StoreComparison()
     for s in stores:
         h = hashlib.sha256()
         n = 0
@@ -132,8 +135,13 @@ def compare_stores(stores: list[Store], spec: Spec | str | Path) -> dict[str, An
 
 
 def sample_items(store: Store, spec: Spec | str | Path, entity: str | None = None, n: int = 10):
-    """The first n items (in key order) of one entity, or of the table, as a DataFrame with sizes."""
-    return items_to_frame(islice(store.iter_items(as_spec(spec).table_name, entity, batch=max(n, 1)), n))
+    """The first n items (in key order) of one entity, or of the table, as a DataFrame: key columns
+    first, then each item's size and unit costs (``_size``, ``_rcu``, ``_wcu``), then the attributes."""
+    spec = as_spec(spec)
+    keys = [spec.table.partition_key, spec.table.sort_key,
+            *[k for pair in spec.index_key_attributes().values() for k in pair]]
+    items = islice(store.iter_items(spec.table_name, entity, batch=max(n, 1)), n)
+    return item_table(items, dict.fromkeys(k for k in keys if k))
 
 
 def run_pattern(spec: Spec | str | Path, pattern: str, params: dict[str, Any] | None = None, *,

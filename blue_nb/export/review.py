@@ -22,7 +22,7 @@ from typing import Any
 
 from blue_nb.errors import BlueNbError
 from blue_nb.export.base import ExportContext, content_hash, version
-from blue_nb.export.review_diff import Changes, key_condition_text
+from blue_nb.export.review_diff import Changes
 from blue_nb.export.review_render import (
     Code,
     Details,
@@ -38,6 +38,7 @@ from blue_nb.patterns import plan
 from blue_nb.rules import SEVERITIES
 from blue_nb.sizing import MAX_ITEM_BYTES, PARTITION_RCU, PARTITION_WCU
 from blue_nb.spec import Spec
+from blue_nb.spec.display import pattern_condition_text
 
 __all__ = ["ReviewData", "example_request", "render_report_html", "render_report_md", "report_blocks"]
 
@@ -247,7 +248,7 @@ def _pattern_rows(spec: Spec, data: ReviewData) -> list[list[str]]:
         if b:
             units, limit = (b["rcu_per_s"], PARTITION_RCU) if p.is_read else (b["wcu_per_s"], PARTITION_WCU)
             temp += f"; busiest key `{b['pk']}` {_pct(units, limit)} of a partition"
-        rows.append([p.name, p.operation, p.index, f"`{key_condition_text(p, spec)}`",
+        rows.append([p.name, p.operation, p.index, f"`{pattern_condition_text(spec, p)}`",
                      _num(c["rcu_per_call"] if p.is_read else c["wcu_per_call"]) if c else "-",
                      f"{p.rate_per_second:g}",
                      _num(c["rcu_per_s"] if p.is_read else c["wcu_per_s"], 1) if c else "-",

@@ -13,8 +13,9 @@ from typing import Any
 
 from blue_nb.rules import Finding, Findings
 from blue_nb.spec import AccessPattern, Spec
+from blue_nb.spec.display import pattern_condition_text
 
-__all__ = ["Change", "Changes", "findings_changes", "key_condition_text", "spec_changes"]
+__all__ = ["Change", "Changes", "findings_changes", "spec_changes"]
 
 
 @dataclass(frozen=True)
@@ -46,34 +47,6 @@ class Changes:
                     or any(r["old_usd"] != r["new_usd"] for r in self.costs))
 
 
-def key_condition_text(p: AccessPattern, spec: Spec) -> str:
-    """``pk = "{dialogue_id}" AND begins_with(sk, "PERSP#")`` with the key attributes of the pattern's
-    index; a scan reads ``(whole table)`` or ``(whole index)``."""
-    kc = p.key_condition
-    if kc is None:
-        return "(whole table)" if p.index == "table" else "(whole index)"
-    pk_attr, sk_attr = _key_attrs(spec, p.index)
-    text = f'{pk_attr} = "{kc.pk}"'
-    if kc.sk_op:
-        values = kc.sk_value if isinstance(kc.sk_value, list) else [kc.sk_value]
-        shown = [f'"{v}"' for v in values]
-        if kc.sk_op == "sk_begins_with":
-            text += f" AND begins_with({sk_attr}, {shown[0]})"
-        elif kc.sk_op == "sk_between":
-            text += f" AND {sk_attr} BETWEEN {shown[0]} AND {shown[1]}"
-        else:
-            symbol = {"sk": "=", "sk_lt": "<", "sk_lte": "<=", "sk_gt": ">", "sk_gte": ">="}[kc.sk_op]
-            text += f" AND {sk_attr} {symbol} {shown[0]}"
-    return text
-
-
-def _key_attrs(spec: Spec, index: str) -> tuple[str, str]:
-    if index == "table":
-        return spec.table.partition_key, spec.table.sort_key or "sk"
-    ix = spec.table.indexes[index]
-    return ix.partition_key or spec.table.partition_key, ix.sort_key or "sk"
-
-
 def _index_text(spec: Spec, name: str) -> str:
     ix = spec.table.indexes[name]
     proj = ix.projection if isinstance(ix.projection, str) else "include " + ", ".join(ix.projection)
@@ -82,7 +55,7 @@ def _index_text(spec: Spec, name: str) -> str:
 
 
 def _pattern_text(spec: Spec, p: AccessPattern) -> dict[str, str]:
-    return {"operation": p.operation, "index": p.index, "key condition": key_condition_text(p, spec),
+    return {"operation": p.operation, "index": p.index, "key condition": pattern_condition_text(spec, p),
             "entities": ", ".join(p.entities), "rate": f"{p.rate_per_second:g}/s",
             "hot path": "yes" if p.hot else "no", "limit": str(p.limit or "-"),
             "consistent read": "yes" if p.consistent_read else "no", "keys drawn": p.key_distribution}
@@ -128,9 +101,9 @@ def spec_changes(old: Spec, new: Spec) -> list[Change]:
     p_new = {p.name: p for p in new.access_patterns}
     for name in dict.fromkeys([*p_old, *p_new]):
         if name not in p_new:
-            out.append(Change("pattern", name, "removed", key_condition_text(p_old[name], old)))
+            out.append(Change("pattern", name, "removed", pattern_condition_text(old, p_old[name])))
         elif name not in p_old:
-            out.append(Change("pattern", name, "added", "", key_condition_text(p_new[name], new)))
+            out.append(Change("pattern", name, "added", "", pattern_condition_text(new, p_new[name])))
         else:
             out += _compare("pattern", name, _pattern_text(old, p_old[name]), _pattern_text(new, p_new[name]))
     return out

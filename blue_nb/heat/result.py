@@ -102,6 +102,12 @@ class HeatReport:
         """The n hottest keys (by consumed throughput units) with their load and size: :func:`top_keys`."""
         return top_keys(self.partitions, n)
 
+    def indexes_frame(self) -> pd.DataFrame:
+        """Per index (the table first): keys, items, bytes, mean RCU/s and WCU/s, and the busiest key's
+        per-second peaks, rounded to 0.1 for reading (the numbers of ``summary()["indexes"]``)."""
+        rows = self.summary(top=0)["indexes"]
+        return pd.DataFrame.from_dict(rows, orient="index").rename_axis("index").round(1)
+
     def summary(self, top: int = SUMMARY_TOP) -> dict[str, Any]:
         """The ``summary.json`` of ``blue-nb heat``."""
         per_index = self.partitions.groupby("index", sort=False).agg(

@@ -26,7 +26,7 @@ from blue_nb.sizing import (MAX_ITEM_BYTES, PARTITION_BYTES, PARTITION_RCU, PART
                             read_units, write_units)
 from blue_nb.spec import Placeholder, Spec
 
-__all__ = ["BURST_SECONDS", "WARN_FRACTION", "FEW_KEYS", "MONOTONIC_FRACTION", "NEAR_LIMIT_BYTES",
+__all__ = ["BURST_SECONDS", "ERROR_OVERLOAD", "WARN_FRACTION", "FEW_KEYS", "MONOTONIC_FRACTION", "NEAR_LIMIT_BYTES",
            "throttle_findings", "monotonic_findings", "size_findings", "per_key_peaks", "table_capacity", "is_time_like"]
 
 BURST_SECONDS = 300
@@ -36,6 +36,7 @@ FEW_KEYS_FRACTION = 0.5        # ... so it is flagged from 50% of a limit
 MONOTONIC_FRACTION = 0.5       # "heavy" writes: >= 50% of 1,000 WCU/s on one partition
 NEAR_LIMIT_BYTES = int(MAX_ITEM_BYTES * 0.9)
 EVIDENCE = 5
+ERROR_OVERLOAD = 2.0           # a key over twice a limit on average is an error even if a split could help
 
 _TIME_WORDS = re.compile(r"(^|_)(ts|time|timestamp|date|datetime|epoch|created|updated|modified|at|when)$", re.I)
 
@@ -145,7 +146,9 @@ def throttle_findings(spec: Spec, partitions: pd.DataFrame, timeline: pd.DataFra
             continue
         flagged = flagged.sort_values(["mean_util", "peak_util"], ascending=False)
         rows = [(r, *_split_case(spec, index, r, hot, drivers, mono)) for r in flagged.itertuples()]
-        errors = [x for x in rows if x[0].mean_util > 1 and x[1] != "split"]
+        # the severity rises with the overload: over a limit is an error when no split helps, and past
+        # ERROR_OVERLOAD times a limit whatever adaptive capacity might do (a split takes sustained throttling)
+        errors = [x for x in rows if x[0].mean_util > ERROR_OVERLOAD or (x[0].mean_util > 1 and x[1] != "split")]
         warnings = [x for x in rows if x not in errors]
         for sev, chosen in (("error", errors), ("warning", warnings)):
             if chosen:
@@ -161,7 +164,7 @@ def _hot_finding(spec: Spec, index: str, severity: str, rows: list, group: pd.Da
     what = "table" if index == "table" else f"index {index}"
     over = ": over the limit" if r.mean_util > 1 else ": near the limit" if r.mean_util >= WARN_FRACTION else ""
     msg = (f"{what} partition key {r.pk!r} takes {_num(r.rcu_per_s)} RCU/s and {_num(r.wcu_per_s)} WCU/s on average "
-           f"({r.mean_util:.0%} of a partition's {PARTITION_RCU:,} RCU/s / {PARTITION_WCU:,} WCU/s{over}), "
+           f"({_load_text(r.rcu_per_s, r.wcu_per_s)}{over}), "
            f"peaking at {_num(r.peak_rcu)} RCU / {_num(r.peak_wcu)} WCU in one second; throttled in "
            f"{int(r.throttled_seconds)} of {seconds} seconds. Driven by {_drivers_text(d)}. {why[0].upper() + why[1:]}.")
     if len(rows) > 1:
@@ -183,6 +186,17 @@ def _hot_finding(spec: Spec, index: str, severity: str, rows: list, group: pd.Da
                 "(STATUS#open#{n % 10}) and query the shards in parallel, or make the index sparse; a throttled GSI "
                 "also throttles the table's writes")
     return rule.finding(where, msg, hint=hint, evidence=evidence, severity=severity)
+
+
+def _load_text(rcu_per_s: float, wcu_per_s: float) -> str:
+    """The load against the limit it is closest to, in plain words: ``40x the partition's 1,000 WCU/s``
+    over it, ``85% of the partition's 3,000 RCU/s`` under it."""
+    r, w = rcu_per_s / PARTITION_RCU, wcu_per_s / PARTITION_WCU
+    util, limit = (w, f"{PARTITION_WCU:,} WCU/s") if w >= r else (r, f"{PARTITION_RCU:,} RCU/s")
+    if util < 1:
+        return f"{util:.0%} of the partition's {limit}"
+    times = f"{util:,.0f}" if util >= 10 else f"{util:.1f}"
+    return f"{times}x the partition's {limit}"
 
 
 def _drivers_text(d: pd.DataFrame) -> str:

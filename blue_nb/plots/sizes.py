@@ -68,7 +68,7 @@ def _ridges(groups, marks, *, title: str, xlabel: str, ylabel: str) -> PlotFigur
         base = len(groups) - 1 - i
         counts, _ = np.histogram(v, edges)
         ax.stairs(base + 0.85 * counts / max(counts.max(), 1), edges, baseline=base, fill=True, color=color, alpha=0.85)
-        p50 = float(np.median(v))
+        p50 = float(np.percentile(v, 50, method="inverted_cdf"))     # nearest rank, as every size table
         ax.plot([p50, p50], [base, base + 0.9], color="black", lw=1.5)
         labels.append(f"{_short(name)}\n{len(v):,} {noun} · p50 {human_bytes(p50)} · max {human_bytes(v.max())}")
     ax.set_yticks(np.arange(len(groups))[::-1] + 0.3, labels, fontsize=8)

@@ -13,8 +13,10 @@ from blue_nb.rules.registry import define
 __all__ = ["HOT_PARTITION", "HOT_INDEX_PARTITION", "PARTITION_SIZE", "MONOTONIC_WRITES", "ITEM_SIZE_NEAR_LIMIT",
            "TABLE_CAPACITY", "HEAT_MODEL"]
 
-HOT_PARTITION = define("HOT-PARTITION", "error", "a table partition key over 3,000 RCU/s or 1,000 WCU/s (error), or "
-                       "throttling in some seconds or at >= 80% of a limit (warning)", source="heat")
+HOT_PARTITION = define("HOT-PARTITION", "error", "a table partition key over 3,000 RCU/s or 1,000 WCU/s on average: an "
+                       "error past twice a limit, or over it where no split of the key's items can help; a warning "
+                       "over it where a split could, at >= 80% of a limit, or when some seconds throttle",
+                       source="heat")
 HOT_INDEX_PARTITION = define("HOT-INDEX-PARTITION", "error", "a GSI partition key over its per-partition limits; a "
                              "GSI with few key values is flagged from 50%", source="heat")
 PARTITION_SIZE = define("PARTITION-SIZE", "error", "an item collection over 10 GB with an LSI (error) or at >= 80% "

@@ -11,6 +11,7 @@ from functools import cached_property
 from typing import Any
 
 from blue_nb.errors import SpecError
+from blue_nb.spec.display import spec_html, spec_text
 from blue_nb.spec.templates import KeyTemplate
 
 __all__ = [
@@ -218,6 +219,13 @@ class Spec:
                  if e.templates.get(pk_attr) and e.templates[pk_attr].matches(pk)
                  and (sk_attr is None or (e.templates.get(sk_attr) and e.templates[sk_attr].matches(sk or "")))]
         return found[0] if len(found) == 1 else None
+
+    def __repr__(self) -> str:
+        """A compact summary (keys, indexes, entities, patterns), not the 40-line dataclass dump."""
+        return spec_text(self)
+
+    def _repr_html_(self) -> str:
+        return spec_html(self)
 
     def with_changes(self, **changes: Any) -> "Spec":
         """A copy with fields replaced (the model is mutable, but notebooks prefer copies)."""

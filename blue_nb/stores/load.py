@@ -34,7 +34,6 @@ import os
 import sys
 import time
 import uuid
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Iterable, Iterator
 
@@ -48,29 +47,14 @@ from blue_nb.sizing import item_sizes
 from blue_nb.spec import Spec
 from blue_nb.stores import journal
 from blue_nb.stores.base import KeyConflict, Store
+from blue_nb.stores.load_result import LoadResult, LoadResults
 from blue_nb.stores.lock import load_lock
 
-__all__ = ["LoadInterrupted", "LoadResult", "PAUSE_ENV", "load_items"]
+__all__ = ["LoadInterrupted", "LoadResult", "LoadResults", "PAUSE_ENV", "load_items"]
 
 PAUSE_ENV = "BLUE_NB_TEST_PAUSE"
 _SRC_COLUMNS = ["pk", "sk", "entity", "src"]
 _NAMES = {"sqlite": "SQLite", "duckdb": "DuckDB"}
-
-
-@dataclass
-class LoadResult:
-    table: str
-    items_written: int = 0
-    per_entity: dict[str, int] = field(default_factory=dict)
-    items_before: int = 0
-    items_after: int = 0
-    replaced: int = 0           # upsert mode: items that overwrote an item with the same key
-    load_id: str = ""           # the load's id in the stores' journal (blue_nb_loads)
-    notes: list[str] = field(default_factory=list)   # for the user: a folder created, a recovery done
-
-    def __str__(self) -> str:
-        ents = ", ".join(f"{n} {c:,}" for n, c in self.per_entity.items())
-        return f"{self.table}: {self.items_written:,} items written ({ents}); {self.items_after:,} in the table"
 
 
 class LoadInterrupted(KeyboardInterrupt):
@@ -84,7 +68,7 @@ class LoadInterrupted(KeyboardInterrupt):
 
 
 def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple], *, mode: str = "replace",
-               total: int | None = None, progress: bool = True) -> list[LoadResult]:
+               total: int | None = None, progress: bool = True) -> LoadResults:
     """Load ``(entity, item)`` or ``(entity, item, where)`` tuples into one or more stores in one pass.
 
     ``where`` names the source row ("file:line") for messages; without it an item is named by its
@@ -92,17 +76,20 @@ def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple], *, mode:
     in every store (see the module docstring for the phases). ``mode='replace'``: the table then
     mirrors the data exactly; ``'upsert'``: other items are kept and an item with the key of one
     already in the table replaces it. Two items of one load with the same key are a
-    :class:`~blue_nb.errors.SourceError` naming both source rows, whatever the mode.
+    :class:`~blue_nb.errors.SourceError` naming both source rows, whatever the mode. The results
+    (one per store, in the order given) say what the load replaced and how long it took.
     """
     if mode not in ("replace", "upsert"):
         raise StoreError(f"unknown load mode {mode!r}", hint="use 'replace' or 'upsert'")
     if not stores:
-        return []
+        return LoadResults()
+    started = time.perf_counter()
     layout = TableLayout.of(spec)
     load_id = uuid.uuid4().hex
     first = next((s for s in stores if not s.in_memory), stores[0])       # the commit store
     order = [first, *[s for s in stores if s is not first]]
-    results = {id(s): LoadResult(layout.table, load_id=load_id) for s in stores}
+    results = {id(s): LoadResult(layout.table, load_id=load_id, mode=mode, store=s.kind, path=str(s.path))
+               for s in stores}
     with load_lock(order):
         bar = _progress(total, f"load {layout.table} into {', '.join(s.kind for s in stores)}", progress)
         try:
@@ -124,12 +111,13 @@ def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple], *, mode:
         finally:
             bar.close()
         _switch(order, layout.table, load_id)
-    out = []
+    out = LoadResults()
     for store in stores:
         r = results[id(store)]
         r.items_written, r.per_entity = written, dict(per_entity)
-        start = 0 if mode == "replace" else r.items_before
-        r.replaced = written - (r.items_after - start)
+        # replace: every item that was there; upsert: those written again under their key
+        r.replaced = r.items_before if mode == "replace" else written - (r.items_after - r.items_before)
+        r.seconds = time.perf_counter() - started
         out.append(r)
     return out
 

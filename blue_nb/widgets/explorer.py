@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import json
 import time
+from dataclasses import replace
 from typing import Any
 
 import ipywidgets as W
@@ -20,6 +21,7 @@ from blue_nb.app.frames import items_to_frame
 from blue_nb.errors import BlueNbError
 from blue_nb.items import item_to_wire
 from blue_nb.patterns import Plan, WriteResult, plan
+from blue_nb.sizing import PAGE_BYTES
 
 __all__ = ["PatternExplorer"]
 
@@ -33,10 +35,34 @@ def _short(value: Any, width: int = 60) -> Any:
     return text[: width - 1] + "…" if text is not None and len(text) > width else value
 
 
-class PatternExplorer:
-    """``PatternExplorer(session)``; displays itself. ``result`` holds the last answer."""
+def _index_writes(index_wcu: dict[str, int]) -> str:
+    """``gsi1 1 WCU, gsi2 0 WCU`` (``no index`` when the table has none)."""
+    return ", ".join(f"{html.escape(n)} {w:,} WCU" for n, w in index_wcu.items()) or "no index"
 
-    def __init__(self, session, *, max_rows: int = 25):
+
+def _pages_html(result, max_pages: int, limit: int | None) -> str:
+    """One row per call: the items, bytes and read units of its page, and why the next call was (not) made."""
+    rows = "".join(f"<tr><td>{i}</td><td>{p.count:,}</td><td>{p.bytes_read:,}</td><td>{p.rcu:g}</td>"
+                   f"<td>{'yes' if p.has_more else 'no'}</td></tr>" for i, p in enumerate(result.pages, 1))
+    last = result.pages[-1] if result.pages else None
+    n = len(result.pages)
+    calls = f"{n} call{'s' if n != 1 else ''}"
+    if last is not None and last.has_more:
+        why = f"stopped after {calls} (max pages {max_pages}): more items remain, the next call would start after LastEvaluatedKey"
+    else:
+        ends = f"Limit {limit} items or " if limit else ""
+        why = f"{calls}: the read ended (no LastEvaluatedKey); a page ends at {ends}{PAGE_BYTES // 2**20} MB read"
+    return (f"<small>{html.escape(why)}</small><table><tr><th>call</th><th>items</th><th>bytes read</th>"
+            f"<th>RCU</th><th>LastEvaluatedKey</th></tr>{rows}</table>")
+
+
+class PatternExplorer:
+    """``PatternExplorer(session, pattern="list_round", params={"round": "1"})``; displays itself.
+    ``result`` holds the last answer. Give it a session of its own (``session.fork()``) to keep it
+    showing the design of the cell it is in while later cells change the session."""
+
+    def __init__(self, session, *, pattern: str | None = None, params: dict[str, Any] | None = None,
+                 max_rows: int = 25):
         self.session = session
         self.max_rows = max_rows
         self.plan: Plan | None = None      # what the store ran last: its SQL and boto3 request are shown
@@ -45,7 +71,11 @@ class PatternExplorer:
         self.elapsed_ms = 0.0
         self.pattern = W.Dropdown(description="pattern", layout=W.Layout(width="360px"))
         self.backend = W.ToggleButtons(options=list(session.stores), description="backend")
-        self.pages = W.BoundedIntText(value=1, min=1, max=1000, description="pages", layout=W.Layout(width="160px"))
+        self.pages = W.BoundedIntText(value=1, min=1, max=1000, description="max pages",
+                                      layout=W.Layout(width="170px"), style={"description_width": "initial"})
+        self.limit = W.BoundedIntText(value=0, min=0, max=10000, description="page size (0: the pattern's)",
+                                      layout=W.Layout(width="250px"), style={"description_width": "initial"})
+        self.page_table = W.HTML()
         self.params = W.VBox()
         self.sql = W.HTML()
         self.request = W.HTML()
@@ -57,14 +87,24 @@ class PatternExplorer:
         self.sql_title = W.HTML()
         plans = W.HBox([W.VBox([self.sql_title, self.sql], layout=W.Layout(width="50%")),
                         W.VBox([W.HTML("<b>boto3 request</b>"), self.request], layout=W.Layout(width="50%"))])
-        self.widget = W.VBox([W.HBox([self.pattern, self.backend, self.pages]), self.params, plans, self.cost,
-                              self.items, W.HTML("<b>Findings</b>"), self.findings])
+        self.widget = W.VBox([W.HBox([self.pattern, self.backend]), W.HBox([self.limit, self.pages]), self.params,
+                              plans, self.cost, self.page_table, self.items, W.HTML("<b>Findings</b>"), self.findings])
+        for w, name in ((self.pattern, "pattern"), (self.sql, "sql"), (self.request, "request"), (self.items, "items"),
+                        (self.widget, "explorer")):
+            w.add_class(f"blue-nb-{name}")           # stable names for a browser test (and user CSS)
         for w in (self.pattern,):
             w.observe(lambda _: self._pattern_changed(), names="value")
-        for w in (self.backend, self.pages):
+        for w in (self.backend, self.pages, self.limit):
             w.observe(lambda _: self.update(), names="value")
         session.on_change(lambda _: self.refresh())
+        self._quiet = True
         self.refresh()
+        if pattern is not None:
+            self.pattern.value = pattern
+        self._quiet = False
+        self._pattern_changed()
+        if params:
+            self.set_params(**params)
 
     # -- wiring ----------------------------------------------------------------------------
     def refresh(self) -> None:
@@ -106,42 +146,60 @@ class PatternExplorer:
 
     # -- answers ---------------------------------------------------------------------------
     def update(self) -> None:
-        """Plan the chosen pattern with the current parameters, show the plan and run it."""
+        """Plan the chosen pattern with the current parameters, show the plan and run it. On an error
+        every pane of the previous answer is cleared, so nothing stale is left beside it."""
         if self._quiet or self.pattern.value is None:
             return
         start = time.perf_counter()
-        self.plan = None
+        self.plan, self.result, self.error = None, None, ""
         try:
-            self.plan = plan(self.session.spec, self.pattern.value, self.param_values)
-            what = "the read of the item this dry-run write replaces" if not self.plan.is_read else "what the store runs"
-            self.sql_title.value = f"<b>SQL on {self.backend.value}</b> ({what})"
-            self.sql.value = _pre(self.plan.show_sql(self.backend.value))
-            self.request.value = _pre(self.plan.show_boto3())
+            missing = [n for n, v in self.param_values.items() if not str(v).strip()]
+            if missing:
+                boxes = ", ".join(missing)
+                self._show_error(f"pattern {self.pattern.value!r} needs {boxes}",
+                                 f"fill in the {boxes} box{'es' if len(missing) > 1 else ''}: pick a value from "
+                                 "its list (values of the sample) or type one")
+                return
+            self.plan = plan(self.session.spec, self._pattern(), self.param_values)
             self.result = self.session.run_pattern(self.plan, backend=self.backend.value, max_pages=self.pages.value)
-            self.error = ""
         except BlueNbError as e:
-            self.result, self.error = None, str(e)
-            if self.plan is None:                     # nothing was planned: show no stale plan
-                self.sql_title.value = self.sql.value = self.request.value = ""
-            self.cost.value = f"<span style='color:#b00'>{html.escape(self.error)}</span>"
-            self.items.value = ""
+            self.plan = None
+            self._show_error(e.msg, e.hint, e.where)
             return
         finally:
             self.elapsed_ms = (time.perf_counter() - start) * 1000
+        what = "the read of the item this dry-run write replaces" if not self.plan.is_read else "what the store runs"
+        self.sql_title.value = f"<b>SQL on {self.backend.value}</b> ({what})"
+        self.sql.value = _pre(self.plan.show_sql(self.backend.value))
+        self.request.value = _pre(self.plan.show_boto3())
         self._show_result()
+
+    def _pattern(self):
+        """The chosen pattern, with the page size control's Limit when it is set."""
+        p = self.session.spec.pattern(self.pattern.value)
+        return replace(p, limit=self.limit.value) if self.limit.value and p.is_read else p
+
+    def _show_error(self, msg: str, hint: str = "", where: str = "") -> None:
+        """The error in place of the answer; the SQL, request, pages and items of the last answer go."""
+        self.error = msg + (f" ({where})" if where else "") + (f"; {hint}" if hint else "")
+        self.sql_title.value = "<b>SQL</b> <i>(nothing planned: see the error below)</i>"
+        self.sql.value = self.request.value = ""
+        self.cost.value = f"<span style='color:#b00'>{html.escape(self.error)}</span>"
+        self.items.value = self.page_table.value = ""
 
     def _show_result(self) -> None:
         r = self.result
         s = r.summary()
         if isinstance(r, WriteResult):
             self.request.value = _pre(self.plan.show_boto3(r.item))
-            self.cost.value = (f"<b>{s['operation']}</b> (dry run): {s['wcu']} WCU = table {s['table_wcu']} + "
-                               f"indexes {html.escape(str(s['index_wcu']))}; item {s['old_size']} → {s['new_size']} "
-                               f"bytes · {self.elapsed_ms:.0f} ms")
-            self.items.value = ""
+            self.cost.value = (f"<b>{s['operation']}</b> (dry run): <b>{s['wcu']} WCU</b> = table {s['table_wcu']} WCU"
+                               f" + index writes: {_index_writes(s['index_wcu'])}; item {s['old_size'] or 0:,} → "
+                               f"{s['new_size'] or 0:,} bytes · {self.elapsed_ms:.0f} ms")
+            self.items.value = self.page_table.value = ""
             return
         self.cost.value = (f"<b>{s['count']}</b> items · {s['pages']} page(s) · {s['bytes_read']:,} bytes read · "
-                           f"<b>{s['rcu']} RCU</b> ({r.request.read_mode}) · {self.elapsed_ms:.0f} ms")
+                           f"<b>{s['rcu']:g} RCU</b> ({r.request.read_mode}) · {self.elapsed_ms:.0f} ms")
+        self.page_table.value = _pages_html(r, self.pages.value, r.request.limit)
         frame = items_to_frame(r.items[: self.max_rows]).map(_short)
         more = f"<i>first {self.max_rows} of {r.count}</i>" if r.count > self.max_rows else ""
         self.items.value = frame.to_html(index=False, escape=True) + more

@@ -29,6 +29,13 @@ __all__ = ["HeatExplorer", "top_keys_html"]
 
 METRICS = ("rcu", "wcu", "ctu")
 SKEW_MAX = 3.0
+DECADES_BELOW, DECADES_ABOVE = 1, 2   # a rate slider spans a decade below the spec's rate to two above
+DPI, FIGSIZE = 110, (8.0, 4.5)    # an 880 x 495 px picture shown at its own size: it fits a notebook cell
+
+
+def rate_label(rate: float) -> str:
+    """A rate in plain numbers, as the label beside its slider reads it: ``1,000``, ``363``, ``2.5``, ``0.05``."""
+    return f"{rate:,.0f}" if rate >= 10 else f"{rate:.2g}"
 
 
 def _rate_model(source: Any) -> RateModel:
@@ -77,9 +84,10 @@ class HeatExplorer:
     time of the last redraw (evaluation, both pictures and the findings) and ``timings`` its parts."""
 
     def __init__(self, report_or_model: Any, *, index: str = "table", metric: str = "rcu", top: int = 20,
-                 dpi: int = 72, continuous_update: bool = False):
+                 dpi: int = DPI, figsize: tuple[float, float] = FIGSIZE, continuous_update: bool = True,
+                 rates: dict[str, float] | None = None):
         self.model = _rate_model(report_or_model)
-        self.top, self.dpi = top, dpi
+        self.top, self.dpi, self.figsize = top, dpi, figsize
         self.result: RateResult | None = None
         self.last_ms = 0.0
         self.timings: dict[str, float] = {}
@@ -87,6 +95,7 @@ class HeatExplorer:
         self.skews: dict[str, float] = {}          # the patterns whose skew slider moved (the others keep their spec's)
         self._quiet = False
         self.rate_sliders: dict[str, W.FloatLogSlider] = {}
+        self.rate_labels: dict[str, W.HTML] = {}
         self.skew_sliders: dict[str, W.FloatSlider] = {}
         self.distribution_labels: dict[str, W.HTML] = {}
         rows = [self._pattern_row(name, continuous_update) for name in self.model.patterns]
@@ -94,32 +103,49 @@ class HeatExplorer:
                                 else self.model.indexes[0], description="index")
         self.metric = W.Dropdown(options=METRICS, value=metric, description="metric")
         self.status = W.HTML()
-        self.heatmap = W.Image(format="png", layout=W.Layout(max_width="100%"))
+        self.heatmap = W.Image(format="png", layout=W.Layout(max_width="100%", height="auto"))
         self.top_table = W.HTML()
         self.findings_html = W.HTML()
         self.index.observe(lambda _: self._redraw_heatmap(), names="value")
         self.metric.observe(lambda _: self._redraw_heatmap(), names="value")
-        self.widget = W.VBox([W.HTML("<b>calls/s and skew (Zipf s; 0 = uniform) per access pattern</b>"), *rows,
-                              W.HBox([self.index, self.metric]), self.status, self.heatmap, self.top_table,
-                              W.HTML("<b>Findings</b>"), self.findings_html])
-        self.redraw()
+        self.widget = W.VBox([W.HTML("<b>calls/s (a logarithmic slider) and skew (Zipf s; 0 = uniform) "
+                                     "per access pattern</b>"), *rows, W.HBox([self.index, self.metric]), self.status,
+                              self.heatmap, self.top_table, W.HTML("<b>Findings</b>"), self.findings_html])
+        for w, css in ((self.status, "status"), (self.top_table, "top"), (self.heatmap, "heatmap"),
+                       (self.widget, "heat-explorer")):
+            w.add_class(f"blue-nb-{css}")             # stable names for a browser test (and user CSS)
+        if rates:
+            self.move(rates=rates)
+        else:
+            self.redraw()
 
     def _pattern_row(self, name: str, continuous_update: bool) -> W.HBox:
-        rate = self.model.base_rates[name]
+        rate = float(self.model.base_rates[name])
         decade = math.floor(math.log10(rate)) if rate > 0 else 0
         kind, s = self.model.base_distributions[name]
-        r = W.FloatLogSlider(value=rate, base=10, min=decade - 2, max=decade + 3, step=0.01, readout_format=".3g",
-                             description="calls/s", continuous_update=continuous_update)
+        # logarithmic, but read in plain numbers: the readout is off and a label says the rate, updated first
+        r = W.FloatLogSlider(value=rate, base=10, min=decade - DECADES_BELOW, max=decade + DECADES_ABOVE + 1,
+                             step=0.01, readout=False, description="calls/s", continuous_update=continuous_update,
+                             layout=W.Layout(width="340px"))
+        shown = W.HTML(f"<b>{rate_label(rate)}</b>", layout=W.Layout(width="70px"))
+        self.rate_labels[name] = shown
         k = W.FloatSlider(value=min(s, SKEW_MAX) if kind == "zipf" else 0.0, min=0.0, max=SKEW_MAX, step=0.05,
                           description="skew s", continuous_update=continuous_update,
                           disabled=self.model.spec.pattern(name).operation == "scan")
         label = W.HTML()
-        r.observe(lambda _: self.redraw(), names="value")
+        r.observe(lambda change, n=name: self._rate_moved(n, change["new"]), names="value")
         k.observe(lambda change, n=name: self._skew_moved(n, change["new"]), names="value")
         self.rate_sliders[name], self.skew_sliders[name], self.distribution_labels[name] = r, k, label
-        return W.HBox([W.HTML(f"<code>{html.escape(name)}</code>", layout=W.Layout(width="190px")), r, k, label])
+        r.add_class("blue-nb-rate")
+        shown.add_class("blue-nb-rate-value")
+        return W.HBox([W.HTML(f"<code>{html.escape(name)}</code>", layout=W.Layout(width="190px")), r, shown, k,
+                       label])
 
     # -- wiring ----------------------------------------------------------------------------
+    def _rate_moved(self, name: str, value: float) -> None:
+        self.rate_labels[name].value = f"<b>{rate_label(value)}</b>"      # sent before the redraw: read while dragging
+        self.redraw()
+
     def _skew_moved(self, name: str, value: float) -> None:
         self.skews[name] = float(value)
         self.redraw()
@@ -150,6 +176,7 @@ class HeatExplorer:
                     slider.max = max(slider.max, math.ceil(math.log10(rate)))
                     slider.min = min(slider.min, math.floor(math.log10(rate)))
                 slider.value = rate
+                self.rate_labels[name].value = f"<b>{rate_label(slider.value)}</b>"
             for name, s in (skews or {}).items():
                 self.skew_sliders[name].value = s
                 self.skews[name] = float(self.skew_sliders[name].value)
@@ -164,6 +191,7 @@ class HeatExplorer:
         try:
             for name, rate in self.model.base_rates.items():
                 self.rate_sliders[name].value = rate
+                self.rate_labels[name].value = f"<b>{rate_label(rate)}</b>"
             for name, (kind, s) in self.model.base_distributions.items():
                 self.skew_sliders[name].value = min(s, SKEW_MAX) if kind == "zipf" else 0.0
             self.skews.clear()
@@ -174,21 +202,25 @@ class HeatExplorer:
 
     # -- answers ---------------------------------------------------------------------------
     def redraw(self) -> None:
+        """Evaluate the model for the sliders; show the cheap answers first (the status line, the hottest
+        keys, the findings: the browser gets them while the heat map is drawn), then the heat map."""
         if self._quiet:
             return
         start = time.perf_counter()
         self.result = self.model.evaluate(self.rates, self.skews)
         evaluated = time.perf_counter()
-        self._redraw_heatmap(timed=False)
-        drawn = time.perf_counter()
         self.top_table.value = top_keys_html(top_keys(self.result.partitions, self.top))
         charted = time.perf_counter()
         self.findings_html.value = self.result.findings._repr_html_()
         for name, label in self.distribution_labels.items():
             label.value = f"<small>{html.escape(self.result.distributions[name])}</small>"
+        found = time.perf_counter()
+        self.timings = {"evaluate_ms": (evaluated - start) * 1000}
+        self._status(drawing=True)
+        self._redraw_heatmap(timed=False)
         end = time.perf_counter()
-        self.timings = {"evaluate_ms": (evaluated - start) * 1000, "heatmap_ms": (drawn - evaluated) * 1000,
-                        "top_keys_ms": (charted - drawn) * 1000, "findings_ms": (end - charted) * 1000}
+        self.timings = {"evaluate_ms": (evaluated - start) * 1000, "top_keys_ms": (charted - evaluated) * 1000,
+                        "findings_ms": (found - charted) * 1000, "heatmap_ms": (end - found) * 1000}
         self.last_ms = (end - start) * 1000
         self._status()
 
@@ -198,7 +230,7 @@ class HeatExplorer:
         start = time.perf_counter()
         key = (self.index.value, self.metric.value)
         if key not in self._maps:
-            self._maps[key] = LiveHeatmap(*key, dpi=self.dpi)
+            self._maps[key] = LiveHeatmap(*key, dpi=self.dpi, figsize=self.figsize)
         parts = self.result.partitions           # the timeline holds the keys that matter, not every key
         keys = int(((parts["index"] == key[0]) & (parts["consumed_throughput_units"] > 0)).sum())
         self.heatmap.value = self._maps[key].png(self.result.timeline, keys_with_traffic=keys)
@@ -207,14 +239,15 @@ class HeatExplorer:
             self.timings = {"heatmap_ms": self.last_ms}
             self._status()
 
-    def _status(self) -> None:
+    def _status(self, drawing: bool = False) -> None:
         p = self.result.partitions
         top = p.iloc[0] if len(p) else None
         hottest = (f"hottest {html.escape(str(top['index']))} <code>{html.escape(str(top['pk']))}</code>: "
                    f"{top['rcu_per_s']:,.0f} RCU/s, {top['wcu_per_s']:,.0f} WCU/s · " if top is not None else "")
         parts = " · ".join(f"{k.removesuffix('_ms')} {v:,.0f} ms" for k, v in self.timings.items())
+        took = "drawing the heat map…" if drawing else f"redraw {self.last_ms:,.0f} ms ({parts})"
         self.status.value = (f"{len(p):,} partitions · {hottest}{html.escape(self.result.findings.summary())} · "
-                             f"redraw {self.last_ms:,.0f} ms ({parts})")
+                             f"{took}")
 
     # -- for tests and notebooks -----------------------------------------------------------
     @property

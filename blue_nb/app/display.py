@@ -1,0 +1,128 @@
+"""Tables sized for a notebook: :class:`Table`, a DataFrame that shows itself compactly.
+
+The frame keeps the real values (Decimals, bytes, maps); only its HTML is shaped for reading:
+text and key columns left-aligned, numbers right-aligned with thousands separators, floats
+rounded, maps and lists on one truncated line (``{title: "x", n: 3}``), binary as
+``<binary 1,234 B>``. Anything computed from a Table (a slice, a sum) is a plain DataFrame.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from typing import Any, Iterable
+
+import pandas as pd
+
+from blue_nb.spec.display import html_table
+
+__all__ = ["StoreComparison", "Table", "compact", "number_text"]
+
+WIDTH = 48          # characters a text, map or list cell shows before it is cut with "…"
+MAX_ROWS = 60       # rows a table shows (then a note says how many were left out)
+
+
+def number_text(v: Any, digits: int = 2, signed: bool = False) -> str:
+    """``3,255,674``, ``2.85``, ``0.5``, ``860.31``: thousands separators, at most ``digits`` decimals."""
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        v = int(v)
+    if signed and v == 0:
+        return "0"
+    sign = "+" if signed else ""
+    if isinstance(v, int):
+        return f"{v:{sign},}"
+    text = f"{v:{sign},.{digits}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "+0", "-", "+") else text
+
+
+def compact(v: Any, width: int = WIDTH) -> str:
+    """One short line for any item value; missing values are empty."""
+    text = _compact(v)
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _compact(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, float) and math.isnan(v):
+        return ""
+    if isinstance(v, (bytes, bytearray)):
+        return f"<binary {len(v):,} B>"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, Decimal):
+        return str(v)
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_inner(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_inner(x) for x in v) + "]"
+    if isinstance(v, (set, frozenset)):
+        return "{" + ", ".join(sorted(_inner(x) for x in v)) + "}"
+    if isinstance(v, (int, float)):
+        return number_text(v)
+    return str(v)
+
+
+def _inner(v: Any) -> str:
+    """A value inside a map or list: strings quoted, so ``"3"`` and ``3`` differ."""
+    return f'"{v}"' if isinstance(v, str) else _compact(v)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and not (isinstance(v, float) and math.isnan(v))
+
+
+class Table(pd.DataFrame):
+    """A DataFrame whose notebook display is compact; ``signed`` columns show ``+``/``-``.
+
+    ``left`` names columns always left-aligned (keys, even when they hold numbers); other columns
+    are right-aligned when every value in them is a number.
+    """
+
+    _metadata = ["left", "signed", "caption"]
+
+    def __init__(self, *args, left: Iterable[str] = (), signed: Iterable[str] = (), caption: str = "", **kw):
+        super().__init__(*args, **kw)
+        self.left, self.signed, self.caption = list(left), list(signed), caption
+
+    @property
+    def _constructor(self):
+        return pd.DataFrame
+
+    def __repr__(self) -> str:
+        """The same compact cells as plain text (a terminal, a test log)."""
+        shown = self.head(MAX_ROWS)
+        text = pd.DataFrame({c: [self._cell(c, v) for v in shown[c].tolist()] for c in shown.columns},
+                            index=[compact(i) for i in shown.index]).to_string()
+        more = len(self) - len(shown)
+        return text + (f"\n({more:,} more rows not shown)" if more > 0 else "")
+
+    def _repr_html_(self) -> str:
+        shown = self.head(MAX_ROWS)
+        columns = list(shown.columns)
+        right = [i for i, c in enumerate(columns) if c not in self.left and len(shown)
+                 and all(_is_number(v) or v is None for v in shown[c].tolist())]
+        rows = [[self._cell(c, v) for c, v in zip(columns, row)] for row in shown.itertuples(index=False)]
+        index = [compact(i) for i in shown.index]
+        more = len(self) - len(shown)
+        note = f"<p><small>{more:,} more rows not shown</small></p>" if more > 0 else ""
+        return html_table([str(c) for c in columns], rows, right=right, index=index, caption=self.caption) + note
+
+    def _cell(self, column: str, v: Any) -> str:
+        if _is_number(v):
+            return number_text(v, signed=column in self.signed)
+        return compact(v)
+
+
+class StoreComparison(dict):
+    """compare_stores' result: a plain dict (its repr too) that shows a short table in a notebook."""
+
+    def _repr_html_(self) -> str:
+        stores = [(k, v) for k, v in self.items() if isinstance(v, dict)]
+        rows = [[k, f"{v['items']:,}", v["sha256"]] for k, v in stores]
+        verdict = ("<b>identical</b>: every store holds the same items, byte for byte" if self.get("identical")
+                   else "<b>NOT identical</b>: the stores differ")
+        return f"<p>{verdict}</p>" + html_table(["store", "items", "sha256 of every item in key order"], rows,
+                                                 right=(1,))
