@@ -12,6 +12,7 @@ Used when Chromium and Playwright are installed (``chromium_path()``); else nbcl
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -31,6 +32,7 @@ except ImportError:                                   # no Playwright: chromium_
 
 from blue_nb.cli.labserver import _lab_env, _stop, _wait_ready, choose_port, lab_argv, write_page_config
 
+ACTIVE: list = []          # the running Lab (its Chromium serves chromium_page too)
 RUN_TIMEOUT = 420          # seconds for Run All of one notebook
 #: headless, and quiet: no connection of Chromium's own leaves the machine
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
@@ -61,6 +63,27 @@ class PageReport:
     images: int = 0
     broken_images: int = 0
     screenshots: list[Path] = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def chromium_page(width: int = 1280, height: int = 900):
+    """A page in headless Chromium: from the running :class:`Lab`'s browser when there is one (Playwright's
+    sync API allows one instance per thread), else from a Chromium started for this page."""
+    if ACTIVE:
+        page = ACTIVE[-1].browser.new_page(viewport={"width": width, "height": height})
+        try:
+            yield page
+        finally:
+            page.close()
+        return
+    from playwright.sync_api import sync_playwright  # deferred: only where Chromium is installed
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        try:
+            yield browser.new_page(viewport={"width": width, "height": height})
+        finally:
+            browser.close()
 
 
 class Lab:
@@ -95,8 +118,11 @@ class Lab:
         self._pw = sync_playwright().start()
         self.browser = self._pw.chromium.launch(executable_path=chromium_path(),
                                                 args=CHROMIUM_ARGS)
+        ACTIVE.append(self)
 
     def close(self) -> None:
+        if self in ACTIVE:
+            ACTIVE.remove(self)
         try:
             self.browser.close()
             self._pw.stop()

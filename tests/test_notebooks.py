@@ -666,7 +666,7 @@ def test_dynamodb_roundtrip(jupyter_env, dialogue_dir, monkeypatch):
     assert summary["ok"] is True and summary["items built"] == summary["items stored"] == built
     assert summary["pattern runs"] == summary["pattern runs matching"] == runs
     rows = html_records(result(nb, "result.frame()")["text/html"])
-    assert len(rows) == runs and {r["match"] for r in rows} == {"True"}
+    assert len(rows) == runs and {r["match"] for r in rows} == {"true"}        # as the text says: match is true
     assert [(r["pattern"], r["case"]) for r in rows] == [(n, c.label) for n, cs in cases.items() for c in cs]
     shown = html_records(result(nb, "result.pages_frame(PATTERN)")["text/html"])
     largest = [r for r in shown if r["case"] == "largest partition"]

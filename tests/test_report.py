@@ -25,7 +25,7 @@ from blue_nb.heat.prices.report import cents
 from blue_nb.patterns import plan, row_values
 from blue_nb.sizing import item_size
 from blue_nb.spec import load_spec
-from tests.browser import CHROMIUM_ARGS, chromium_path
+from tests.browser import chromium_page, chromium_path
 
 ROOT = Path(__file__).resolve().parent.parent
 V1, V2 = ROOT / "data/specs/dialogue.yaml", ROOT / "data/specs/dialogue_v2.yaml"
@@ -295,25 +295,19 @@ def test_the_command_writes_a_report_and_refuses_bad_options_with_exit_2(tmp_pat
 @pytest.mark.slow
 @pytest.mark.skipif(chromium_path() is None, reason="no Chromium installed: the structural tests above stand in")
 def test_the_html_report_renders_in_chromium_with_every_picture(reports):
-    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
     html, _ = reports
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            requests: list[str] = []
-            page.on("request", lambda r: requests.append(r.url))
-            page.goto(html.path.resolve().as_uri())
-            page.wait_for_load_state("load")
-            state = page.evaluate("""() => ({
-                images: document.images.length,
-                broken: Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).length,
-                widths: Array.from(document.images).map(i => i.getBoundingClientRect().width),
-                headings: Array.from(document.querySelectorAll('h2')).map(h => h.id),
-                overflow: document.documentElement.scrollWidth > window.innerWidth + 1,
-            })""")
-        finally:
-            browser.close()
+    with chromium_page() as page:
+        requests: list[str] = []
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(html.path.resolve().as_uri())
+        page.wait_for_load_state("load")
+        state = page.evaluate("""() => ({
+            images: document.images.length,
+            broken: Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).length,
+            widths: Array.from(document.images).map(i => i.getBoundingClientRect().width),
+            headings: Array.from(document.querySelectorAll('h2')).map(h => h.id),
+            overflow: document.documentElement.scrollWidth > window.innerWidth + 1,
+        })""")
     assert state["images"] == len(FIGURES) and state["broken"] == 0
     assert min(state["widths"]) > 300                      # drawn, not collapsed
     assert state["headings"] == SECTIONS

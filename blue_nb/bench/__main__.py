@@ -1,3 +1,3 @@
-from blue_nb.bench.run import main
+from blue_nb.bench.loop import main
 
 main()

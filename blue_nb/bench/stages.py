@@ -1,0 +1,284 @@
+"""The stages of the design loop and their naive baselines, one per child process.
+
+``python -m blue_nb.bench.stages NAME CONTEXT.json`` runs stage ``NAME`` and writes what it measured
+to ``<work>/NAME.json`` (the parent, :mod:`.measure`, adds the child's peak RSS). The context holds
+``spec``, ``data`` (the sample rows), ``work`` (the store files and the answers the baselines are
+checked against), ``scale``, ``requests`` and ``seed``. Each stage times its own work with
+``perf_counter`` (``seconds``); setup that the stage does not measure (opening a store, reading the
+items to size) is reported beside it. The product stages use the product's public entry points:
+
+=================  ===================================================================================
+generate           :func:`blue_nb.sources.generate_sample` (dialogue rows)
+load_sqlite        :func:`blue_nb.app.workflows.load_data` into a SQLite file
+load_duckdb        :func:`blue_nb.app.workflows.load_data` into a DuckDB file
+sizes              :func:`blue_nb.sizing.item_sizes`, chunk by chunk as the loader calls it, over every item
+heat               :func:`blue_nb.heat.partition_heat` on the DuckDB file, ~``requests`` modelled calls
+validate           :func:`blue_nb.app.workflows.validate` with the data
+report             :func:`blue_nb.app.exports.export_spec` ``report-html`` with the data
+latency            p50 / p99 of every read pattern on both store files (:mod:`.latency`)
+interactive        explorer answers and slider redraws at ~100k partition keys (:mod:`.sliders`)
+=================  ===================================================================================
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from blue_nb.app.exports import export_spec
+from blue_nb.app.workflows import load_data, validate
+from blue_nb.bench.baselines import expand_requests, naive_sizes, naive_timeline
+from blue_nb.bench.latency import pattern_latencies
+from blue_nb.bench.run import naive_sqlite_load, same_sqlite_rows
+from blue_nb.bench.sliders import bench_explorer, bench_heat_sliders
+from blue_nb.heat import DEFAULT_SEED, partition_heat
+from blue_nb.heat.duckdb_sql import Scratch, frame
+from blue_nb.heat.model import HeatModel
+from blue_nb.patterns import catalog_name, quote_ident
+from blue_nb.sizing import item_sizes
+from blue_nb.sources import generate_sample
+from blue_nb.spec import Spec, load_spec
+from blue_nb.stores import open_store
+
+__all__ = ["BASELINES", "STAGES", "heat_seconds", "run_stage"]
+
+STAGES: dict[str, Callable[[dict], dict]] = {}
+#: product stage -> its naive baseline stage
+BASELINES = {"load_sqlite": "load_sqlite_naive", "sizes": "sizes_naive", "heat": "heat_naive"}
+
+
+def _stage(name: str):
+    def register(fn):
+        STAGES[name] = fn
+        return fn
+    return register
+
+
+def paths(ctx: dict) -> dict[str, Path]:
+    """The files of one run, all under ``ctx["work"]``."""
+    w = Path(ctx["work"])
+    return {"sqlite": w / "blue.sqlite", "duckdb": w / "blue.duckdb", "naive": w / "naive.sqlite",
+            "sizes": w / "sizes.npy", "timeline": w / "timeline.parquet", "report": w / "dialogue.review.html"}
+
+
+def heat_seconds(spec: Spec, requests: int) -> int:
+    """Seconds of the model's simulation that make about ``requests`` calls at the spec's rates."""
+    rate = sum(p.rate_per_second or 0 for p in spec.access_patterns)
+    return max(1, math.ceil(requests / rate)) if rate else 1
+
+
+def _fresh(*files: Path) -> None:
+    """Remove a store file and its side files, so that a load starts from nothing."""
+    for f in files:
+        for side in (f, f.with_name(f.name + ".wal"), f.with_name(f.name + ".lock"),
+                     f.with_name(f.name + "-wal"), f.with_name(f.name + "-shm")):
+            side.unlink(missing_ok=True)
+
+
+@_stage("generate")
+def generate(ctx: dict) -> dict:
+    t = time.perf_counter()
+    counts = generate_sample("dialogue", scale=ctx["scale"], seed=ctx["seed"], out_dir=ctx["data"])
+    return {"seconds": time.perf_counter() - t, "rows": sum(counts.values())}
+
+
+def _load(ctx: dict, backend: str) -> dict:
+    path = paths(ctx)[backend]
+    _fresh(path)
+    t = time.perf_counter()
+    res = load_data(ctx["spec"], ctx["data"], **{backend: path}, progress=False)[0]
+    return {"seconds": time.perf_counter() - t, "items": res.items_written}
+
+
+@_stage("load_sqlite")
+def load_sqlite(ctx: dict) -> dict:
+    return _load(ctx, "sqlite")
+
+
+@_stage("load_duckdb")
+def load_duckdb(ctx: dict) -> dict:
+    return _load(ctx, "duckdb")
+
+
+@_stage("load_sqlite_naive")
+def load_sqlite_naive(ctx: dict) -> dict:
+    p = paths(ctx)
+    _fresh(p["naive"])
+    t = time.perf_counter()
+    n = naive_sqlite_load(load_spec(ctx["spec"]), ctx["data"], p["naive"])
+    seconds = time.perf_counter() - t
+    return {"seconds": seconds, "items": n, "same": same_sqlite_rows(load_spec(ctx["spec"]), p["sqlite"], p["naive"])}
+
+
+def _sized(ctx: dict, size: Callable[[list], list[int]]) -> tuple[list[int], float, float]:
+    """Every item of the DuckDB file, read chunk by chunk (as the loader sizes them) and sized by
+    ``size``: (sizes in key order, seconds sizing, seconds reading)."""
+    spec = load_spec(ctx["spec"])
+    store = open_store("duckdb", paths(ctx)["duckdb"])
+    out: list[int] = []
+    sizing = 0.0
+    t_all = time.perf_counter()
+    try:
+        chunk: list = []
+        for item in store.iter_items(spec.table_name, batch=store.chunk_size):
+            chunk.append(item)
+            if len(chunk) == store.chunk_size:
+                t = time.perf_counter()
+                out += size(chunk)
+                sizing += time.perf_counter() - t
+                chunk = []
+        t = time.perf_counter()
+        out += size(chunk) if chunk else []
+        sizing += time.perf_counter() - t
+    finally:
+        store.close()
+    return out, sizing, time.perf_counter() - t_all - sizing
+
+
+def catalog_sizes(ctx: dict) -> list[int]:
+    """The sizes the load recorded in the DuckDB catalog, in key order."""
+    spec = load_spec(ctx["spec"])
+    store = open_store("duckdb", paths(ctx)["duckdb"])
+    try:
+        rows = store.execute(f"SELECT size FROM {quote_ident(catalog_name(spec.table_name))} ORDER BY pk, sk")
+    finally:
+        store.close()
+    return [r[0] for r in rows]
+
+
+@_stage("sizes")
+def sizes(ctx: dict) -> dict:
+    got, seconds, reading = _sized(ctx, item_sizes)
+    np.save(paths(ctx)["sizes"], np.asarray(got, dtype=np.int64))
+    return {"seconds": seconds, "read_seconds": reading, "items": len(got), "bytes": int(sum(got)),
+            "same_as_catalog": got == catalog_sizes(ctx)}
+
+
+@_stage("sizes_naive")
+def sizes_naive(ctx: dict) -> dict:
+    got, seconds, reading = _sized(ctx, naive_sizes)
+    product = np.load(paths(ctx)["sizes"]).tolist()
+    return {"seconds": seconds, "read_seconds": reading, "items": len(got), "same": got == product}
+
+
+@_stage("heat")
+def heat(ctx: dict) -> dict:
+    spec = load_spec(ctx["spec"])
+    seconds = heat_seconds(spec, ctx["requests"])
+    store = open_store("duckdb", paths(ctx)["duckdb"])
+    try:
+        t = time.perf_counter()
+        report = partition_heat(spec, store, seconds=seconds, seed=DEFAULT_SEED)
+        took = time.perf_counter() - t
+    finally:
+        store.close()
+    report.timeline.to_parquet(paths(ctx)["timeline"], index=False)
+    return {"seconds": took, "simulated_seconds": seconds, "partitions": len(report.partitions),
+            "timeline_rows": len(report.timeline), "findings": report.findings.summary(),
+            "parts": {k: round(v, 3) for k, v in report.timings.items()}}
+
+
+def modelled_calls(ctx: dict) -> tuple[pd.DataFrame, pd.DataFrame, float]:
+    """The model's calls (second, pid, cid, k) and per-call units (pid, cid, idx, pk, rcu, wcu), drawn as
+    :func:`~blue_nb.heat.partition_heat` draws them (same seconds, same seed), and the seconds the
+    product's own per-second step (``HeatModel.timeline``, in DuckDB) takes on them: the like-for-like
+    counterpart of the naive groupby."""
+    spec = load_spec(ctx["spec"])
+    store = open_store("duckdb", paths(ctx)["duckdb"])
+    scratch = Scratch(store)
+    try:
+        model = HeatModel(scratch, spec)
+        model.add_model_patterns()
+        calls = model.simulate(heat_seconds(spec, ctx["requests"]), DEFAULT_SEED)
+        calls_df = frame(store, f"SELECT second, pid, cid, k FROM {calls}", ["second", "pid", "cid", "k"])
+        effects = frame(store, f"SELECT pid, cid, idx, pk, rcu, wcu FROM {model.costs.effects}",
+                        ["pid", "cid", "idx", "pk", "rcu", "wcu"])
+        t = time.perf_counter()
+        model.timeline(calls)
+        product_step = time.perf_counter() - t
+    finally:
+        scratch.close()
+        store.close()
+    return calls_df, effects, product_step
+
+
+def same_timeline(a: pd.DataFrame, b: pd.DataFrame) -> bool:
+    """Two timelines hold the same units per (second, index, key), row order aside."""
+    keys = ["second", "index", "pk"]
+    a = a.sort_values(keys, ignore_index=True)
+    b = b.sort_values(keys, ignore_index=True)
+    return (len(a) == len(b) and a[keys].astype(str).equals(b[keys].astype(str))
+            and bool(np.array_equal(a[["rcu", "wcu"]].to_numpy(float), b[["rcu", "wcu"]].to_numpy(float))))
+
+
+@_stage("heat_naive")
+def heat_naive(ctx: dict) -> dict:
+    calls, effects, product_step = modelled_calls(ctx)
+    t = time.perf_counter()
+    requests = expand_requests(calls)
+    timeline = naive_timeline(requests, effects)
+    took = time.perf_counter() - t
+    product = pd.read_parquet(paths(ctx)["timeline"])
+    return {"seconds": took, "requests": len(requests), "same": same_timeline(timeline, product),
+            "product_timeline_seconds": product_step}
+
+
+@_stage("validate")
+def validate_stage(ctx: dict) -> dict:
+    t = time.perf_counter()
+    findings = validate(ctx["spec"], ctx["data"])
+    return {"seconds": time.perf_counter() - t, "findings": findings.summary(), "items": findings.items_checked}
+
+
+@_stage("report")
+def report(ctx: dict) -> dict:
+    out = paths(ctx)["report"]
+    t = time.perf_counter()
+    res = export_spec(ctx["spec"], "report-html", data_dir=ctx["data"], out=out)
+    return {"seconds": time.perf_counter() - t, "bytes": out.stat().st_size, "findings": res.findings.summary()}
+
+
+@_stage("latency")
+def latency(ctx: dict) -> dict:
+    """p50 / p99 of every read pattern on both loaded store files (see :mod:`.latency`)."""
+    spec = load_spec(ctx["spec"])
+    p = paths(ctx)
+    sqlite, duck = open_store("sqlite", p["sqlite"]), open_store("duckdb", p["duckdb"])
+    try:
+        t = time.perf_counter()
+        out = pattern_latencies(spec, [sqlite, duck], duck, calls=ctx.get("calls", 1000))
+    finally:
+        sqlite.close()
+        duck.close()
+    return {"seconds": time.perf_counter() - t, "patterns": out}
+
+
+@_stage("interactive")
+def interactive(ctx: dict) -> dict:
+    """The explorer's answers and the heat sliders' redraws at ~``ctx["partitions"]`` partition keys."""
+    t = time.perf_counter()
+    n = ctx.get("partitions", 100_000)
+    return {"explorer": bench_explorer(n), "sliders": bench_heat_sliders(n), "seconds": time.perf_counter() - t}
+
+
+def run_stage(name: str, ctx: dict) -> dict[str, Any]:
+    """Run one stage here (in this process) and return what it measured."""
+    return STAGES[name](ctx)
+
+
+def _main(argv: list[str]) -> None:
+    name, ctx_file = argv
+    ctx = json.loads(Path(ctx_file).read_text())
+    out = run_stage(name, ctx)
+    (Path(ctx["work"]) / f"{name}.json").write_text(json.dumps(out, default=str))
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1:])
