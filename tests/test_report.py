@@ -16,10 +16,11 @@ import pytest
 from click.testing import CliRunner
 
 from blue_nb.app.costs import cost_whatif, design_cost
-from blue_nb.app.exports import export_spec
+from blue_nb.app.exports import export_all, export_spec
 from blue_nb.app.review import review_data
 from blue_nb.app.workflows import spec_items, validate
 from blue_nb.cli import cli
+from blue_nb.errors import BlueNbError
 from blue_nb.export import ReviewData, export
 from blue_nb.heat.prices.report import cents
 from blue_nb.patterns import plan, row_values
@@ -313,3 +314,17 @@ def test_the_html_report_renders_in_chromium_with_every_picture(reports):
     assert state["headings"] == SECTIONS
     assert not state["overflow"]                           # nothing wider than the window
     assert requests == [html.path.resolve().as_uri()]      # the file itself, nothing else
+
+
+@pytest.mark.slow
+def test_export_all_checks_once_and_writes_what_each_export_writes(tmp_path, dialogue_data):
+    results = export_all(V2, tmp_path, data_dir=dialogue_data, now=NOW, formats=["spec-yaml", "workbench", "report-md"])
+    assert {f: r.path.name for f, r in results.items()} == {
+        "spec-yaml": "dialogue.spec.yaml", "workbench": "dialogue.workbench.json",
+        "report-md": "dialogue.review.md"}
+    for fmt in ("spec-yaml", "workbench"):                 # the shared checks give the same files as one export each
+        assert results[fmt].text == export_spec(V2, fmt, data_dir=dialogue_data, now=NOW).text
+    assert {r.findings.summary() for r in results.values()} == {validate(V2, dialogue_data).summary()}
+    assert (tmp_path / "dialogue.review_files" / "top_keys.png").is_file()
+    with pytest.raises(BlueNbError, match="unknown export format 'pdf'"):
+        export_all(V2, tmp_path, formats=["pdf"])

@@ -16,7 +16,7 @@ Layer 3.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import islice
 from pathlib import Path
@@ -133,7 +133,8 @@ def modelled_peaks(spec: Spec, data_dir: str | Path) -> dict[str, tuple[float, f
 
 def export_spec(spec: Spec | str | Path, fmt: str, *, data_dir: str | Path | None = None, force: bool = False,
                 out: str | Path | None = None, now: datetime | str | None = None,
-                against: Spec | str | Path | None = None, prices: Any = None) -> ExportResult:
+                against: Spec | str | Path | None = None, prices: Any = None,
+                checked: tuple[Findings, ReviewData | None] | None = None) -> ExportResult:
     """Check ``spec`` and export it as ``fmt`` (a name of :data:`blue_nb.export.FORMATS`).
 
     ``data_dir``: rows to check the items too, and to give the format sample items or modelled peaks
@@ -142,7 +143,9 @@ def export_spec(spec: Spec | str | Path, fmt: str, *, data_dir: str | Path | Non
     prints ``result.text`` then); ``now``: the export time (ISO 8601 text or datetime; default the clock).
     A spec with errors is refused with :class:`blue_nb.export.ExportRefused` (nothing written), except
     by the review reports (``report-html``, ``report-md``), which show the errors; they take
-    ``against`` (the previous spec: what changed) and ``prices`` (a price file for the cost section)."""
+    ``against`` (the previous spec: what changed) and ``prices`` (a price file for the cost section).
+    ``checked``: ``(findings, review data)`` already computed for this spec and data (``export_all``
+    checks once for every format); the review data may be None for a document format."""
     if fmt not in FORMATS:
         raise BlueNbError(f"unknown export format {fmt!r}", where="--format", hint="use one of: " + ", ".join(FORMATS))
     if fmt not in REPORTS and (against is not None or prices is not None):
@@ -151,8 +154,11 @@ def export_spec(spec: Spec | str | Path, fmt: str, *, data_dir: str | Path | Non
     spec = as_spec(spec)
     when = export_time(now)                                   # a bad --now fails before any work
     if fmt in REPORTS:
-        return _report(spec, fmt, data_dir, out, when, against, prices)
-    findings = validate(spec, data_dir) if data_dir is not None else check_spec(spec)
+        review = checked if checked is not None and checked[1] is not None else None
+        return _report(spec, fmt, data_dir, out, when, review or review_data(spec, data_dir, against=against,
+                                                                             prices=prices))
+    findings = (checked[0] if checked is not None else
+                validate(spec, data_dir) if data_dir is not None else check_spec(spec))
     data: Any = None
     notes: list[str] = []
     capacity = ""
@@ -186,20 +192,26 @@ def export_all(spec: Spec | str | Path, out_dir: str | Path, *, data_dir: str | 
     spec = as_spec(spec)
     out = Path(out_dir)
     chosen = list(FORMATS) if formats is None else list(formats)
-    names = {fmt: FILE_NAMES.get(fmt, "{domain}." + fmt + FORMATS[fmt].suffix if fmt in FORMATS else fmt)
-             for fmt in chosen}
-    return {fmt: export_spec(spec, fmt, data_dir=data_dir, force=force, now=now,
-                             out=out / names[fmt].format(domain=spec.domain),
+    unknown = [f for f in chosen if f not in FORMATS]
+    if unknown:
+        raise BlueNbError(f"unknown export format {unknown[0]!r}", where="formats", hint="use: " + ", ".join(FORMATS))
+    if any(f in REPORTS for f in chosen):            # the review's checks are validate's: one run serves all
+        checked: tuple = review_data(spec, data_dir, against=against)
+    else:
+        checked = (validate(spec, data_dir) if data_dir is not None else check_spec(spec), None)
+    return {fmt: export_spec(spec, fmt, data_dir=data_dir, force=force, now=now, checked=checked,
+                             out=out / FILE_NAMES.get(fmt, "{domain}." + fmt + FORMATS[fmt].suffix).format(
+                                 domain=spec.domain),
                              against=against if fmt in REPORTS else None)
             for fmt in chosen}
 
 
 def _report(spec: Spec, fmt: str, data_dir: str | Path | None, out: str | Path | None, when: datetime,
-            against: Any, prices: Any) -> ExportResult:
-    findings, data = review_data(spec, data_dir, against=against, prices=prices)
+            review: tuple[Findings, ReviewData]) -> ExportResult:
+    findings, data = review
     pictures = Path(out).with_name(Path(out).stem + "_files") if out not in (None, "-") else None
     if fmt == "report-md" and pictures is not None and data.figures:
-        data.figure_dir = pictures.name
+        data = replace(data, figure_dir=pictures.name)
     text = export(spec, fmt, findings=findings, data=data, now=when)
     path = _write(text, out)
     files = _pictures(data, pictures) if fmt == "report-md" and data.figure_dir else []
