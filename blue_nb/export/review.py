@@ -13,7 +13,6 @@ without it the report is the spec's alone and says which sections need ``--data`
 
 from __future__ import annotations
 
-import json
 import shlex
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -35,14 +34,12 @@ from blue_nb.export.review_render import (
     to_markdown,
 )
 from blue_nb.patterns import plan
-from blue_nb.rules import SEVERITIES
+from blue_nb.rules import SEVERITIES, SEVERITY_TITLES
 from blue_nb.sizing import MAX_ITEM_BYTES, PARTITION_RCU, PARTITION_WCU
 from blue_nb.spec import Spec
 from blue_nb.spec.display import pattern_condition_text
 
 __all__ = ["ReviewData", "example_request", "render_report_html", "render_report_md", "report_blocks"]
-
-_TITLES = {"error": "Errors", "warning": "Warnings", "info": "Notes"}
 
 
 @dataclass
@@ -99,36 +96,10 @@ def example_request(spec: Spec, pattern: str, params: dict[str, Any] | None = No
     tries = [params] if params else [{n: f"<{n}>" for n in p.parameters}, {n: "1" for n in p.parameters}]
     for values in tries:
         try:
-            method, kwargs = plan(spec, p, values).boto3_for(item)
+            return plan(spec, p, values).show_boto3(item)
         except BlueNbError as e:
             problem = e.msg
-            continue
-        return f"client.{method}(\n" + ",\n".join(f"    {k}={_compact(v, 4)}" for k, v in kwargs.items()) + ",\n)"
     return f"# no request: {problem}"
-
-
-def _flat(v: Any) -> str:
-    """``v`` as a one-line Python literal (True, None; strings as JSON writes them, which Python reads)."""
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{_flat(k)}: {_flat(x)}" for k, x in v.items()) + "}"
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_flat(x) for x in v) + "]"
-    if isinstance(v, bool) or v is None:
-        return repr(v)
-    return json.dumps(v, ensure_ascii=False)
-
-
-def _compact(v: Any, indent: int, width: int = 88) -> str:
-    """A Python literal that keeps small values on one line (``{"S": "x"}``) and breaks large ones per key."""
-    flat = _flat(v)
-    if len(flat) + indent <= width or not isinstance(v, (dict, list)) or not v:
-        return flat
-    pad = " " * (indent + 4)
-    if isinstance(v, dict):
-        inner = [f"{pad}{_flat(k)}: {_compact(x, indent + 4, width)}" for k, x in v.items()]
-        return "{\n" + ",\n".join(inner) + ",\n" + " " * indent + "}"
-    inner = [f"{pad}{_compact(x, indent + 4, width)}" for x in v]
-    return "[\n" + ",\n".join(inner) + ",\n" + " " * indent + "]"
 
 
 def _verdict(spec: Spec, ctx: ExportContext, data: ReviewData) -> list:
@@ -286,7 +257,7 @@ def _findings(ctx: ExportContext) -> list:
         group = [f for f in ctx.findings if f.severity == severity]
         if not group:
             continue
-        out.append(Heading(3, f"{_TITLES[severity]} ({len(group)})", f"findings-{severity}"))
+        out.append(Heading(3, f"{SEVERITY_TITLES[severity]} ({len(group)})", f"findings-{severity}"))
         for f in group:
             out += [Para(f"**{f.rule}** at `{f.where}`{' (' + f.spec + ')' if f.spec else ''}"),
                     Items([f.message, *([f"Fix: {f.hint}"] if f.hint else [])])]

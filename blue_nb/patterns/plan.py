@@ -27,8 +27,33 @@ BACKENDS = ("sqlite", "duckdb")
 
 
 def show_boto3(method: str, kwargs: Mapping[str, Any]) -> str:
-    """A boto3 client call as a reader sees it."""
-    return f"client.{method}(**{json.dumps(kwargs, indent=1, ensure_ascii=False)})"
+    """A boto3 client call as a reader sees it, and as Python reads it: keyword arguments, small values
+    on one line (``{"S": "x"}``), ``True`` not ``true``."""
+    return f"client.{method}(\n" + ",\n".join(f"    {k}={_compact(v, 4)}" for k, v in kwargs.items()) + ",\n)"
+
+
+def _flat(v: Any) -> str:
+    """``v`` as a one-line Python literal (True, None; strings as JSON writes them, which Python reads)."""
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_flat(k)}: {_flat(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_flat(x) for x in v) + "]"
+    if isinstance(v, bool) or v is None:
+        return repr(v)
+    return json.dumps(v, ensure_ascii=False)
+
+
+def _compact(v: Any, indent: int, width: int = 88) -> str:
+    """A Python literal that keeps small values on one line (``{"S": "x"}``) and breaks large ones per key."""
+    flat = _flat(v)
+    if len(flat) + indent <= width or not isinstance(v, (dict, list)) or not v:
+        return flat
+    pad = " " * (indent + 4)
+    if isinstance(v, dict):
+        inner = [f"{pad}{_flat(k)}: {_compact(x, indent + 4, width)}" for k, x in v.items()]
+        return "{\n" + ",\n".join(inner) + ",\n" + " " * indent + "}"
+    inner = [f"{pad}{_compact(x, indent + 4, width)}" for x in v]
+    return "[\n" + ",\n".join(inner) + ",\n" + " " * indent + "]"
 
 
 @dataclass(frozen=True, eq=False)

@@ -19,12 +19,12 @@ its items. Layer 1: imports only errors, values, spec and sizing of blue_nb, and
 from blue_nb.rules.check import check_spec, check_specs
 from blue_nb.rules import heat_rules  # noqa: F401
 # isort: on
-from blue_nb.rules.findings import SEVERITIES, Finding, Findings
+from blue_nb.rules.findings import SEVERITIES, SEVERITY_TITLES, Finding, Findings
 from blue_nb.rules.registry import RULES, Context, DataCheck, Rule, data_check, define, spec_check
 from blue_nb.rules.reserved import is_reserved, needs_alias, reserved_words
 from blue_nb.rules.spec_rules import single_table_findings
 
 __all__ = [
-    "RULES", "SEVERITIES", "Context", "DataCheck", "Finding", "Findings", "Rule", "check_spec", "check_specs",
+    "RULES", "SEVERITIES", "SEVERITY_TITLES", "Context", "DataCheck", "Finding", "Findings", "Rule", "check_spec", "check_specs",
     "data_check", "define", "is_reserved", "needs_alias", "reserved_words", "single_table_findings", "spec_check",
 ]

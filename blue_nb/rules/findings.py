@@ -10,10 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-__all__ = ["SEVERITIES", "Finding", "Findings", "counted"]
+__all__ = ["SEVERITIES", "SEVERITY_TITLES", "Finding", "Findings", "counted"]
 
 SEVERITIES = ("error", "warning", "info")
-_TITLES = {"error": "Errors", "warning": "Warnings", "info": "Notes"}
+#: severity -> the heading of its findings
+SEVERITY_TITLES = {"error": "Errors", "warning": "Warnings", "info": "Notes"}
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,7 @@ class Findings(Sequence):
         for sev in SEVERITIES:
             group = self.by_severity(sev)
             if group:
-                lines += ["", f"{_TITLES[sev]} ({len(group)})", ""]
+                lines += ["", f"{SEVERITY_TITLES[sev]} ({len(group)})", ""]
                 lines += ["\n".join(_indent(f.to_text(), 2)) + "\n" for f in group]
         return "\n".join(lines).rstrip() + "\n"
 
