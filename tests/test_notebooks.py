@@ -462,7 +462,9 @@ def test_access_patterns(jupyter_env, dialogue_dir):
         explorer.locator(".blue-nb-pattern select").select_option("list_experts")
         page.wait_for_function("""() => {
             const e = document.querySelector('.blue-nb-explorer .blue-nb-request');
-            return e && e.innerText.includes('EXPERT#'); }""", timeout=60_000)
+            const i = document.querySelector('.blue-nb-explorer .blue-nb-items');
+            return e && i && e.innerText.includes('EXPERT#') && i.innerText.includes('EXPERT#'); }""",
+                               timeout=60_000)                       # both panes answered, not just the first
         seen["after"] = explorer.locator(".blue-nb-request").inner_text()
         seen["items"] = explorer.locator(".blue-nb-items").inner_text()
 
