@@ -223,13 +223,12 @@ def test_key_heatmap(timeline, peak, metric, limit, unit):
     assert 5 <= len(ticks) <= 16 and all(len(t) <= plots.base.MAX_KEY_LABEL for t in ticks)
     assert ticks[0] == "CAFÉ#crème" and ticks == sorted(ticks, key=str.encode)      # key order = UTF-8 byte order
     hot = {"rcu": "USER#077777", "wcu": "Москва#7", "ctu": "USER#077777"}[metric]
-    named = [t for c in ax.child_axes for t in c.get_yticklabels()]      # the hottest keys, named on the right
-    assert named[0].get_text().startswith(f"◀ {hot}") and named[0].get_color() == plots.base.WARN
-    assert all(t.get_color() != plots.base.WARN for t in named if "USER#077777" not in t.get_text() and "Москва" not in t.get_text())
-    left = {t.get_text(): t for t in ax.get_yticklabels()}               # ... and on the left, at the same row
-    right_rows = {t.get_text().split("  ")[0][2:]: t.get_position()[1] for t in named}
-    assert set(right_rows) <= set(left) and left[hot].get_color() == plots.base.WARN
-    assert all(left[k].get_position()[1] == y for k, y in right_rows.items())
+    peaks = [t for c in ax.child_axes for t in c.get_yticklabels()]      # the hottest rows' peaks, on the right
+    left = {t.get_position()[1]: t for t in ax.get_yticklabels()}        # ... named on the left, at the same row
+    assert left[peaks[0].get_position()[1]].get_text() == hot
+    assert peaks[0].get_text() == f"◀ {peak[metric]:,.0f}/s" and peaks[0].get_color() == plots.base.WARN
+    assert all(left[t.get_position()[1]].get_color() == t.get_color() == plots.base.WARN for t in peaks
+               if float(t.get_text()[2:-2].replace(",", "")) > limit)
     assert "100,000 keys" in ax.get_ylabel() and "per-second peak" in fig.get_suptitle()
     assert "square-root scale" in bar.get_ylabel() and "busiest second" in bar.get_ylabel()
 
@@ -254,13 +253,31 @@ def test_live_heatmap_redraws_only_what_changes_and_leaves_nothing_behind(timeli
     fresh = plots.key_heatmap(hotter, keys_with_traffic=250_000)        # the same picture drawn from scratch
     assert np.array_equal(live.figure.axes[0].images[0].get_array(), fresh.axes[0].images[0].get_array())
     assert _labels(live.figure) == _labels(fresh) and "250,000 keys with traffic" in _labels(fresh)[3]
-    assert "◀ USER#012345" in " ".join(_labels(live.figure)[1]) and "2 key(s) over" in _labels(live.figure)[2]
+    assert "USER#012345" in _labels(live.figure)[0] and "◀ 5,000/s" in _labels(live.figure)[1]
+    assert _labels(live.figure)[2] == "2 keys over the 3,000/s partition limit (cyan); the hottest is USER#012345"
     assert (_pixels(second) != _pixels(first)).any(axis=2).sum() > 100
     assert np.array_equal(_pixels(live.png(timeline, keys_with_traffic=250_000)), _pixels(first))  # back again: not a pixel of the hot key left
+    kept = dict(live._strips)                                           # the label strips of both states, kept ...
+    assert np.array_equal(_pixels(live.png(hotter, keys_with_traffic=250_000)), _pixels(second)) and live._strips == kept
+    live._strips.clear()                                                # ... and pasted: the same pixels as drawn anew
+    assert np.array_equal(_pixels(live.png(hotter, keys_with_traffic=250_000)), _pixels(second)) and len(live._strips) == 3
     assert live.figure._repr_png_()[:4] == b"\x89PNG"                   # shown in a notebook at another dpi, then
     assert np.array_equal(_pixels(live.png(timeline, keys_with_traffic=250_000)), _pixels(first))  # blitted as before
     rendered(fresh, "key_heatmap_live_fresh")
     (OUT / "key_heatmap_live.png").write_bytes(second)
+
+
+def test_live_heatmap_keeps_the_labels_in_use_and_forgets_the_oldest(timeline):
+    """A slider drag: the peaks change every time, the key names and the title stay; at most STRIPS kept."""
+    live = plots.LiveHeatmap(dpi=40)
+    live.STRIPS = 4
+    hot = timeline["pk"] == "USER#077777"
+    for rate in (4_000.0, 4_100.0, 4_200.0, 4_300.0, 4_400.0):
+        live.png(timeline.assign(rcu=np.where(hot, rate, timeline["rcu"])))
+        assert len(live._strips) <= 4 and f"◀ {rate:,.0f}/s" in _labels(live.figure)[1]
+    kinds = [key[0] for key in live._strips]
+    assert kinds.count("left") == 1 and kinds.count("title") == 1 and kinds[-3:] == ["left", "right", "title"]
+    assert live.layouts == 1
 
 
 def test_live_heatmap_lays_out_again_when_a_label_would_not_fit(timeline):
@@ -269,7 +286,7 @@ def test_live_heatmap_lays_out_again_when_a_label_would_not_fit(timeline):
     wide = "W" * 40
     longer = timeline.assign(pk=timeline["pk"].replace({"USER#077777": wide, "CAFÉ#crème": wide + "#2"}))
     live.png(longer)
-    assert live.layouts == 2 and _labels(live.figure)[1][0].startswith("◀ " + plots.base._short(wide))
+    assert live.layouts == 2 and plots.base._short(wide) in _labels(live.figure)[0]
     live.figure.set_layout_engine("none")
     assert_no_overlap(live.figure, live.figure.canvas.get_renderer())
     empty = live.png(timeline, keys_with_traffic=None) and live.png(timeline.iloc[:0])
@@ -288,7 +305,7 @@ def test_quiet_maps_scale_their_colours_to_their_peak_and_say_so():
     assert image.norm.vmax == 20 and image.norm(4.0) == pytest.approx(np.sqrt(4 / 20))      # square root, to 20
     assert "square-root scale" in bar.get_ylabel() and "scale ends at 20; the limit, 1,000, is far above" in bar.get_ylabel()
     assert [t.get_text() for t in bar.get_yticklabels()] == ["0", "1", "5", "10", "15", "20"]
-    assert "peaks at 16/s" in ax.get_title()
+    assert ax.get_title() == "no key over the 1,000/s partition limit; the hottest is a"
     live = plots.LiveHeatmap(metric="wcu", dpi=40)
     first = live.png(quiet)
     live.png(quiet.assign(wcu=quiet["wcu"] * 100))                   # 1,600/s: the scale ends at the limit
@@ -305,7 +322,7 @@ def test_key_heatmap_marks_the_hot_key_and_keeps_key_order():
     grid = ax.get_images()[0].get_array()
     assert grid.tolist() == [[0, 3_500, 7], [10, 0, 0], [0, 5, 0]]             # rows a, b, é; columns seconds 0..2
     assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b", "é"]
-    assert "1 key(s) over" in ax.get_title() and fig.get_suptitle() == "tiny"
+    assert "1 key over" in ax.get_title() and fig.get_suptitle() == "tiny"
     other = plots.key_heatmap(frame, index="GSI9")
     assert [t.get_text() for t in other.axes[0].texts] == ["no data for index 'GSI9' (the timeline has table)"]
 

@@ -48,8 +48,8 @@ EXAMPLE_KEYS = 3
 FIGURE_CAPTIONS = {
     "heat_": ("Partition heat", "Each row is a partition key (in key order), each column a simulated second; the colour "
                                 "is the units the key took in that second, on a square-root scale that ends at the "
-                                "per-partition limit when the load comes near it. The busiest keys are named with "
-                                "their peaks."),
+                                "per-partition limit when the load comes near it. The busiest keys are named on the "
+                                "left, their peaks (units in their busiest second) are on the right."),
     "top_keys": ("Hottest keys", "The partition keys taking the most capacity, ranked by 3 x WCU + RCU, with their "
                                  "mean read and write units per second."),
     "partition_sizes": ("Item collection sizes", "Bytes per partition key against the 10 GB an item collection "

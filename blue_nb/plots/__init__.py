@@ -2,7 +2,7 @@
 
 :mod:`~blue_nb.plots.base` holds what they share, :mod:`~blue_nb.plots.fonts` chooses fonts by the
 glyphs they have (keys in any script are drawn as written, never as escapes), :mod:`~blue_nb.plots.heat`
-the heat pictures, :mod:`~blue_nb.plots.sizes` the pictures of bytes. Figures are 110 dpi.
+the heat pictures and :mod:`~blue_nb.plots.live` the heat map for sliders, :mod:`~blue_nb.plots.sizes` the pictures of bytes. Figures are 110 dpi.
 
 No pyplot and no global state: figures are ``matplotlib.figure.Figure`` objects built directly,
 so they render headless and show themselves in Jupyter (``_repr_png_``) without ``plt.show()``.
@@ -20,7 +20,8 @@ Bytes are binary (1 KB = 1024 bytes); the limits come from :mod:`blue_nb.sizing`
 """
 
 from blue_nb.plots.base import PlotFigure, human_bytes
-from blue_nb.plots.heat import LiveHeatmap, key_heatmap, top_keys_chart
+from blue_nb.plots.heat import key_heatmap, top_keys_chart
+from blue_nb.plots.live import LiveHeatmap
 from blue_nb.plots.sizes import attribute_sizes, capacity_waste, index_entry_sizes, item_size_distribution, partition_sizes
 
 __all__ = ["LiveHeatmap", "PlotFigure", "attribute_sizes", "capacity_waste", "human_bytes", "index_entry_sizes",

@@ -93,12 +93,13 @@ def _short(text: str, width: int = MAX_KEY_LABEL) -> str:
     return "".join(kept) + "…"
 
 
-def _finish(fig: PlotFigure) -> PlotFigure:
-    """Give every text of ``fig`` the font chain its own characters need (DejaVu Sans, then installed fonts
-    that cover CJK or other scripts): matplotlib falls back glyph by glyph along the chain. Per text, since
-    a chain of several fonts makes every glyph of a text several times dearer to draw (a redraw of the
-    live heat map with CJK keys took twice as long when all its texts carried the CJK chain)."""
-    for text in fig.findobj(Text):
+def _finish(fig: PlotFigure, texts=None) -> PlotFigure:
+    """Give every text of ``fig`` (or only ``texts``, those just changed) the font chain its own characters
+    need (DejaVu Sans, then installed fonts that cover CJK or other scripts): matplotlib falls back glyph by
+    glyph along the chain. Per text, since a chain of several fonts makes every glyph of a text several
+    times dearer to draw (a redraw of the live heat map with CJK keys took twice as long when all its texts
+    carried the CJK chain)."""
+    for text in fig.findobj(Text) if texts is None else texts:
         text.set_fontfamily(font_chain(text.get_text()))
     return fig
 

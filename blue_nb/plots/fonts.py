@@ -166,11 +166,16 @@ def font_chain(text: str) -> list[str]:
     ``font_chain("東京-launch") == ["DejaVu Sans", "Noto Sans CJK JP"]`` where Noto Sans CJK is
     installed. Characters no installed font has raise one :class:`MissingGlyphWarning` naming the
     package to install. Only text with characters DejaVu Sans lacks makes the fonts be scanned."""
+    return list(_text_chain(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _text_chain(text: str) -> tuple[str, ...]:      # a live picture asks for the same labels on every redraw
     cps = {ord(ch) for ch in set(text) if _drawable(ch)}
     if not cps:
-        return [LATIN]
+        return (LATIN,)
     needed = frozenset(cps - _latin().covers(cps))
-    return list(_chain(needed)) if needed else [LATIN]
+    return _chain(needed) if needed else (LATIN,)
 
 
 def clear_cache() -> None:
@@ -178,4 +183,5 @@ def clear_cache() -> None:
     installed_faces.cache_clear()
     _latin.cache_clear()
     _chain.cache_clear()
+    _text_chain.cache_clear()
     _warned.clear()

@@ -1,29 +1,24 @@
 """Pictures of partition heat: the key-space heat map (Google Cloud's Key Visualizer is the model) and the
 hottest keys against DynamoDB's per-partition limits (3,000 RCU/s, 1,000 WCU/s).
 
-:class:`LiveHeatmap` is the heat map for sliders: laid out once, then only the cells, the key labels
-and the title are drawn again onto the saved rest of the picture (matplotlib blitting on the Agg
-canvas), so a redraw at 100k partitions costs a fraction of a new figure.
+The same heat map for sliders, re-drawn fast, is :class:`blue_nb.plots.live.LiveHeatmap`.
 """
 
 from __future__ import annotations
 
-import io
 
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import PowerNorm
 from matplotlib.ticker import FuncFormatter, MaxNLocator
-from PIL import Image
 
 from blue_nb.errors import BlueNbError
 from blue_nb.plots.base import (BASE, DPI, OVER, WARN, PlotFigure, _check, _count, _figure, _finish, _marks,
                                 _no_data, _short)
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 
-__all__ = ["LiveHeatmap", "key_heatmap", "top_keys_chart"]
+__all__ = ["key_heatmap", "top_keys_chart"]
 
 METRICS = {"rcu": ("read units/s", PARTITION_RCU), "wcu": ("write units/s", PARTITION_WCU),  # unit, partition limit
            "ctu": ("consumed throughput units/s (3×WCU + RCU)", PARTITION_RCU)}
@@ -104,13 +99,13 @@ class _HeatAxes:
         return [self.im, *self.ax.spines.values(), self.ax.yaxis, self.ax.title, self.right]  # spines over the cells
 
     def reserve(self, slack: int = 4) -> None:
-        """Labels ``slack`` digits wider than the widest now (the hot-key names at least 12 characters, the
+        """Labels ``slack`` digits wider than the widest now (the peaks as wide as '000,000/s' at least, the
         colour scale's labels as wide as 'limit 000,000'), so a layout made with them still holds the labels
         of the next few timelines."""
         pad = "0" * slack
         ticks, texts = self.ax.get_yticks(), [t.get_text() for t in self.ax.get_yticklabels()]
         self.ax.set_yticks(ticks, [max(texts, key=len, default="") + pad] * len(ticks))
-        names = [t.get_text() for t in self.right.get_yticklabels()] or ["◀ " + "0" * 12 + "  000,000/s"]
+        names = [t.get_text() for t in self.right.get_yticklabels()] or ["◀ 000,000/s"]
         self.right.set_yticks([0.5], [max(names, key=len) + pad])
         bar_ticks = self.bar.ax.get_yticks()
         self.bar.set_ticks(bar_ticks, labels=[f"limit {self.limit:,.0f}"] * len(bar_ticks))
@@ -120,8 +115,8 @@ class _HeatAxes:
 
     def paint(self, df: pd.DataFrame, metric: str, max_rows: int, max_cols: int,
               keys_with_traffic: int | None = None) -> None:
-        """Cells, colour scale, key labels (the hottest rows named on both sides, key-order landmarks or every
-        row on the left) and title."""
+        """Cells, colour scale, key labels (the hottest rows named on the left with their peak on the right,
+        key-order landmarks or every row on the left) and title."""
         ax, limit = self.ax, self.limit
         grid, cell, keys, seconds = _heat_grid(df, metric, max_rows, max_cols)
         (n_rows, _), n_keys = grid.shape, len(keys)
@@ -134,16 +129,17 @@ class _HeatAxes:
         gap = max(1, -(-n_rows // self.fit))
         hot = _hot_rows(peaks.nlargest(40), n_keys, n_rows, gap)
         _label_rows(ax, hot, keys, n_keys, n_rows, gap, limit)
-        _name_hot_rows(self.right, hot, keys, limit)
+        _peaks_of_hot_rows(self.right, hot, limit)
         ax.set_ylabel(_key_axis_label(n_keys, n_rows, keys_with_traffic, every=gap == 1))
-        over = cell[cell.to_numpy() > limit]
-        n_hot = over.index.get_level_values("key").nunique()
-        top_key = keys[peaks.idxmax()] if len(peaks) else ""
-        ax.set_title(f"{n_hot:,} key(s) over the {limit:,.0f}/s partition limit, for {len(over):,} key-second(s)"
-                     if n_hot else f"no key over the {limit:,.0f}/s partition limit; the hottest, "
-                                   f"{_short(top_key)}, peaks at {grid.max():,.0f}/s in its busiest second",
+        n_hot = int((peaks.to_numpy() > limit).sum())
+        top_key = _short(keys[peaks.idxmax()]) if len(peaks) else ""
+        # no number that moves with a slider: the peaks are at the right edge, and a title that stays is not drawn again
+        ax.set_title(f"{n_hot:,} key{'s' if n_hot > 1 else ''} over the {limit:,.0f}/s partition limit (cyan); "
+                     f"the hottest is {top_key}" if n_hot else
+                     f"no key over the {limit:,.0f}/s partition limit; the hottest is {top_key}",
                      color=WARN if n_hot else "0.2", fontsize=10)
-        _finish(self.fig)
+        _finish(self.fig, [*ax.get_yticklabels(), *self.right.get_yticklabels(), ax.title, ax.yaxis.label,
+                           *self.bar.ax.get_yticklabels(), self.bar.ax.yaxis.label])
 
     def _colour_scale(self, peak: float) -> None:
         """Square-root colours from 0 to the limit, or to a round number above a quiet map's peak."""
@@ -206,9 +202,10 @@ def _key_axis_label(n_keys: int, n_rows: int, keys_with_traffic: int | None, eve
     return f"partition key in key order\n{counts}\n{named}"
 
 
-def _name_hot_rows(right, hot, keys: np.ndarray, limit: float) -> None:
-    """Name, on the right edge, the hottest keys and their peak (red when over the limit)."""
-    right.set_yticks([r + 0.5 for r, _, _ in hot], [f"◀ {_short(keys[k])}  {p:,.0f}/s" for _, k, p in hot], fontsize=8)
+def _peaks_of_hot_rows(right, hot, limit: float) -> None:
+    """On the right edge, at the rows of the hottest keys (named on the left), their peak (red when over the
+    limit)."""
+    right.set_yticks([r + 0.5 for r, _, _ in hot], [f"◀ {p:,.0f}/s" for _, _, p in hot], fontsize=8)
     for label, (_, _, peak) in zip(right.get_yticklabels(), hot):
         label.set_color(WARN if peak > limit else "0.3")
 
@@ -233,8 +230,8 @@ def key_heatmap(timeline: pd.DataFrame, *, index: str = "table", metric: str = "
     ``max_rows`` contiguous key ranges (colour = the hottest key of the range, so a hot key stays visible);
     cells over the per-partition ``limit`` (3,000 RCU/s, 1,000 WCU/s) are cyan. A cell's number is a per-second
     peak; colours follow a square-root scale from 0 to the limit, or to a round number above the peak when the
-    peak is under a quarter of the limit. The hottest keys are named on both sides at their rows (with their
-    peak on the right); every row is named when the rows fit.
+    peak is under a quarter of the limit. The hottest keys are named on the left at their rows, their peak
+    on the right; every row is named when the rows fit.
     ``keys_with_traffic``: when the timeline holds only the keys that matter, how many keys have traffic in all.
     ``figsize`` (inches; default 11 wide, 6.5 to 9.5 tall) and ``dpi`` (default 110) size the figure.
     """
@@ -247,103 +244,6 @@ def key_heatmap(timeline: pd.DataFrame, *, index: str = "table", metric: str = "
                      _size(n_rows, figsize), dpi)
     heat.paint(df, metric, max_rows, max_cols, keys_with_traffic)
     return heat.fig
-
-
-class LiveHeatmap:
-    """:func:`key_heatmap` for a timeline that keeps changing (sliders): ``png(timeline)`` returns the PNG bytes.
-
-    The first call lays the figure out (constrained layout) and saves everything that does not depend on
-    the data; later calls with the same time span draw only the cells, the key labels and the title over
-    that saved background. A label that would not fit the saved layout makes it lay out again, so
-    nothing overlaps. ``figure`` is the current Figure; ``layouts`` counts the full draws. ``dpi`` and
-    ``figsize`` (inches) set the PNG's size: a widget showing it at its natural width gives it its own dpi."""
-
-    def __init__(self, index: str = "table", metric: str = "rcu", *, limit: float | None = None,
-                 title: str | None = None, dpi: int = 72, max_rows: int = 200, max_cols: int = 600,
-                 figsize: tuple[float, float] = (11.0, 6.5)):
-        if metric not in METRICS:
-            raise BlueNbError(f"unknown metric {metric!r}", where="LiveHeatmap", hint=f"use one of {list(METRICS)}")
-        self.index, self.metric, self.dpi = index, metric, dpi
-        self.limit, self.title = float(limit or METRICS[metric][1]), _title(index, metric, title)
-        self.max_rows, self.max_cols, self.figsize = max_rows, max_cols, figsize
-        self.figure: PlotFigure | None = None
-        self.layouts = 0
-        self._heat: _HeatAxes | None = None
-        self._canvas = self._backgrounds = self._room = None
-
-    def png(self, timeline: pd.DataFrame, *, keys_with_traffic: int | None = None) -> bytes:
-        df = _rows_of(timeline, self.index, self.metric)
-        if df.empty:
-            self._heat, self.figure = None, _empty(timeline, self.index, self.title)
-            buf = io.BytesIO()
-            self.figure.savefig(buf, format="png", dpi=self.dpi)
-            return buf.getvalue()
-        seconds = int(df["second"].max()) + 1
-        if self._heat is None or self._heat.seconds != seconds:
-            self._heat = _HeatAxes(self.index, self.metric, self.limit, self.title, seconds, self.max_cols,
-                                   self.figsize, self.dpi)
-            self.figure, self._canvas = self._heat.fig, FigureCanvasAgg(self._heat.fig)
-            self._backgrounds = None
-        def paint():
-            self._heat.paint(df, self.metric, self.max_rows, self.max_cols, keys_with_traffic)
-        paint()
-        if self._backgrounds is not None and self._heat.top not in self._backgrounds and not self._snapshot():
-            self._backgrounds = None                          # its labels need more room than laid out
-        if self._backgrounds is None or not self._blit():
-            self._layout(paint)
-        rgba = Image.frombuffer("RGBA", self._canvas.get_width_height(), self._canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
-        buf = io.BytesIO()
-        rgba.convert("RGB").save(buf, format="png", compress_level=1)
-        return buf.getvalue()
-
-    def _layout(self, paint) -> None:
-        """Lay the whole figure out with room for the widest labels (so dragging a slider does not move the
-        picture), then ``paint``, save the background and blit."""
-        fig = self.figure
-        self._heat.reserve()
-        fig.set_layout_engine("constrained")
-        self._canvas.draw()
-        self._room, self._title_at = self._extents(), self._heat.ax.title.get_position()
-        fig.set_layout_engine("none")                  # keep these positions for the blits
-        self._backgrounds = {}
-        paint()
-        self._snapshot()
-        self._blit()                                   # the same drawing as every later call: same pixels
-        self.layouts += 1
-
-    def _snapshot(self) -> bool:
-        """Save the picture without the changing artists as the background of the current colour scale (the
-        scale and its labels are part of it: a few backgrounds, one per scale, instead of drawing it each time).
-        False when the scale's labels reach past the room laid out for them."""
-        changing = self._heat.changing
-        if len(self._backgrounds) >= 12:
-            self._backgrounds.clear()
-        for artist in changing:
-            artist.set_visible(False)
-        self._canvas.draw()
-        self._backgrounds[self._heat.top] = self._canvas.copy_from_bbox(self.figure.bbox)
-        for artist in changing:
-            artist.set_visible(True)
-        return self._extents()[2] <= self._room[2] + 1
-
-    def _blit(self) -> bool:
-        """Draw the changing artists over the background; False when a label needs more room than laid out."""
-        self._canvas.restore_region(self._backgrounds[self._heat.top])
-        self._heat.ax.title.set_position(self._title_at)   # a full draw (hidden artists, another dpi) moves it
-        for artist in self._heat.changing:
-            self.figure.draw_artist(artist)
-        left, right, _ = self._extents()
-        return left >= self._room[0] - 1 and right <= self._room[1] + 1
-
-    def _extents(self) -> tuple[float, float, float]:
-        """(left edge of the key labels and axis label, right edge of the hot-key names, right edge of the
-        colour scale's labels), in pixels, as last drawn (the scale's: valid right after a full draw)."""
-        ax, right, bar = self._heat.ax, self._heat.right, self._heat.bar.ax
-        left = [t.get_window_extent() for t in (*ax.yaxis.get_ticklabels(), ax.yaxis.label) if t.get_text()]
-        names = [t.get_window_extent() for t in right.yaxis.get_ticklabels() if t.get_text()]
-        scale = [t.get_window_extent() for t in bar.yaxis.get_ticklabels() if t.get_text()]
-        return (min((b.x0 for b in left), default=np.inf), max((b.x1 for b in names), default=-np.inf),
-                max((b.x1 for b in scale), default=-np.inf))
 
 
 def top_keys_chart(top: pd.DataFrame, title: str | None = None, *, figsize: tuple[float, float] | None = None,

@@ -1,0 +1,168 @@
+"""The key-space heat map for sliders: laid out once, then only the cells and the frame are drawn again
+onto the saved rest of the picture (matplotlib blitting on the Agg canvas), and the labels are pasted
+from pixels kept by what they say, so a redraw at 100k partitions costs a fraction of a new figure."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.transforms import Bbox
+from PIL import Image
+
+from blue_nb.errors import BlueNbError
+from blue_nb.plots.base import PlotFigure
+from blue_nb.plots.heat import METRICS, _empty, _HeatAxes, _rows_of, _title
+
+__all__ = ["LiveHeatmap"]
+
+
+class LiveHeatmap:
+    """:func:`key_heatmap` for a timeline that keeps changing (sliders): ``png(timeline)`` returns the PNG bytes.
+
+    The first call lays the figure out (constrained layout) and saves everything that does not depend on
+    the data; later calls with the same time span draw only the cells and the frame over that saved
+    background. The key labels on the left, the peaks on the right and the title are pixels kept by what
+    they say: while a slider moves the same keys stay hottest, and their labels are pasted, not drawn (text
+    is the dear part of a matplotlib picture). A label that would not fit the saved layout makes it lay out
+    again, so nothing overlaps. ``figure`` is the current Figure; ``layouts`` counts the full draws.
+    ``dpi`` and ``figsize`` (inches) set the PNG's size: a widget showing it at its natural width gives it
+    its own dpi."""
+
+    STRIPS = 48                    # label strips and titles kept per layout (a strip is a few hundred KB at most)
+
+    def __init__(self, index: str = "table", metric: str = "rcu", *, limit: float | None = None,
+                 title: str | None = None, dpi: int = 72, max_rows: int = 200, max_cols: int = 600,
+                 figsize: tuple[float, float] = (11.0, 6.5)):
+        if metric not in METRICS:
+            raise BlueNbError(f"unknown metric {metric!r}", where="LiveHeatmap", hint=f"use one of {list(METRICS)}")
+        self.index, self.metric, self.dpi = index, metric, dpi
+        self.limit, self.title = float(limit or METRICS[metric][1]), _title(index, metric, title)
+        self.max_rows, self.max_cols, self.figsize = max_rows, max_cols, figsize
+        self.figure: PlotFigure | None = None
+        self.layouts = 0
+        self._heat: _HeatAxes | None = None
+        self._canvas = self._backgrounds = self._room = None
+        self._strips: dict = {}
+        self._boxes: dict[str, Bbox] = {}
+
+    def png(self, timeline: pd.DataFrame, *, keys_with_traffic: int | None = None) -> bytes:
+        df = _rows_of(timeline, self.index, self.metric)
+        if df.empty:
+            self._heat, self.figure = None, _empty(timeline, self.index, self.title)
+            buf = io.BytesIO()
+            self.figure.savefig(buf, format="png", dpi=self.dpi)
+            return buf.getvalue()
+        seconds = int(df["second"].max()) + 1
+        if self._heat is None or self._heat.seconds != seconds:
+            self._heat = _HeatAxes(self.index, self.metric, self.limit, self.title, seconds, self.max_cols,
+                                   self.figsize, self.dpi)
+            self.figure, self._canvas = self._heat.fig, FigureCanvasAgg(self._heat.fig)
+            self._backgrounds = None
+        def paint():
+            self._heat.paint(df, self.metric, self.max_rows, self.max_cols, keys_with_traffic)
+        paint()
+        if self._backgrounds is not None and self._heat.top not in self._backgrounds and not self._snapshot():
+            self._backgrounds = None                          # its labels need more room than laid out
+        if self._backgrounds is None or not self._blit():
+            self._layout(paint)
+        rgba = Image.frombuffer("RGBA", self._canvas.get_width_height(), self._canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+        buf = io.BytesIO()
+        rgba.convert("RGB").save(buf, format="png", compress_level=1)
+        return buf.getvalue()
+
+    def _layout(self, paint) -> None:
+        """Lay the whole figure out with room for the widest labels (so dragging a slider does not move the
+        picture), then ``paint``, save the background and blit."""
+        fig, heat = self.figure, self._heat
+        heat.reserve()
+        fig.set_layout_engine("constrained")
+        self._canvas.draw()
+        self._room, self._title_at = self._extents(), heat.ax.title.get_position()
+        fig.set_layout_engine("none")                  # keep these positions for the blits
+        height = self._canvas.get_width_height()[1]
+        ax, bar = heat.ax.get_window_extent(), heat.bar.ax.get_window_extent()
+        self._boxes = {"left": Bbox([[0, 0], [np.ceil(ax.x0), height]]),          # key labels, tick marks, axis label
+                       "right": Bbox([[np.floor(ax.x1), 0], [np.floor(bar.x0), height]])}   # the hot rows' peaks
+        self._backgrounds, self._strips = {}, {}
+        paint()
+        self._snapshot()
+        self._blit()                                   # the same drawing as every later call: same pixels
+        self.layouts += 1
+
+    def _snapshot(self) -> bool:
+        """Save the picture without the changing artists as the background of the current colour scale (the
+        scale and its labels are part of it: a few backgrounds, one per scale, instead of drawing it each time).
+        False when the scale's labels reach past the room laid out for them."""
+        changing = self._heat.changing
+        if len(self._backgrounds) >= 12:
+            self._backgrounds.clear()
+        for artist in changing:
+            artist.set_visible(False)
+        self._canvas.draw()
+        self._backgrounds[self._heat.top] = self._canvas.copy_from_bbox(self.figure.bbox)
+        for artist in changing:
+            artist.set_visible(True)
+        return self._extents()[2] <= self._room[2] + 1
+
+    def _kept(self, key) -> bool:
+        """Whether the pixels of ``key`` are kept (then they become the newest); makes room for them if not."""
+        if key in self._strips:
+            self._strips[key] = self._strips.pop(key)
+            return True
+        while len(self._strips) >= self.STRIPS:
+            self._strips.pop(next(iter(self._strips)))             # the least recently used
+        return False
+
+    def _strip(self, side: str, artist, axis) -> tuple:
+        """(pixels, edge) of the labels of ``axis`` drawn alone on the background, within the ``side`` strip:
+        kept by what the labels say and where, drawn only the first time. ``edge``: their outer x in pixels."""
+        key = (side, self._heat.top, tuple(axis.get_ticklocs()), axis.label.get_text(),
+               tuple((t.get_text(), t.get_color(), t.get_fontsize(), tuple(t.get_fontfamily()))
+                     for t in axis.get_ticklabels()))
+        if not self._kept(key):
+            self._canvas.restore_region(self._backgrounds[self._heat.top])
+            self.figure.draw_artist(artist)
+            texts = [t.get_window_extent() for t in (*axis.get_ticklabels(), axis.label) if t.get_text()]
+            edge = (min((b.x0 for b in texts), default=np.inf) if side == "left"
+                    else max((b.x1 for b in texts), default=-np.inf))
+            self._strips[key] = (self._canvas.copy_from_bbox(self._boxes[side]), edge)
+        return self._strips[key]
+
+    def _title(self):
+        """The title's pixels (its own box on the background), kept by its text like a strip."""
+        title = self._heat.ax.title
+        title.set_position(self._title_at)           # a full draw (hidden artists, another dpi) moves it
+        key = ("title", self._heat.top, title.get_text(), title.get_color())
+        if not self._kept(key):
+            self._canvas.restore_region(self._backgrounds[self._heat.top])
+            self.figure.draw_artist(title)
+            box = Bbox.intersection(title.get_window_extent().expanded(1, 1).padded(2), self.figure.bbox)
+            self._strips[key] = self._canvas.copy_from_bbox(Bbox([np.floor(box.min), np.ceil(box.max)]))
+        return self._strips[key]
+
+    def _blit(self) -> bool:
+        """The background, the label strips and the title, then the cells and the frame; False when a label
+        needs more room than laid out."""
+        heat = self._heat
+        (left, left_edge), (right, right_edge) = (self._strip("left", heat.ax.yaxis, heat.ax.yaxis),
+                                                  self._strip("right", heat.right, heat.right.yaxis))
+        title = self._title()
+        self._canvas.restore_region(self._backgrounds[heat.top])
+        for region in (left, right, title):
+            self._canvas.restore_region(region)
+        for artist in (heat.im, *heat.ax.spines.values()):   # spines over the cells
+            self.figure.draw_artist(artist)
+        return left_edge >= self._room[0] - 1 and right_edge <= self._room[1] + 1
+
+    def _extents(self) -> tuple[float, float, float]:
+        """(left edge of the key labels and axis label, right edge of the peaks, right edge of the colour
+        scale's labels), in pixels, as last drawn (valid right after a full draw)."""
+        ax, right, bar = self._heat.ax, self._heat.right, self._heat.bar.ax
+        left = [t.get_window_extent() for t in (*ax.yaxis.get_ticklabels(), ax.yaxis.label) if t.get_text()]
+        names = [t.get_window_extent() for t in right.yaxis.get_ticklabels() if t.get_text()]
+        scale = [t.get_window_extent() for t in bar.yaxis.get_ticklabels() if t.get_text()]
+        return (min((b.x0 for b in left), default=np.inf), max((b.x1 for b in names), default=-np.inf),
+                max((b.x1 for b in scale), default=-np.inf))
