@@ -190,7 +190,10 @@ class Lab:
             page.screenshot(path=shot)
             report.screenshots.append(shot)
             n += 1
-            if n >= 40:
+            last_shown = page.evaluate(f"(() => {{ const cells = document.querySelectorAll('.jp-Notebook .jp-Cell');"
+                                       f" const last = cells[cells.length - 1]; return !!last && last.getBoundingClientRect()"
+                                       f".bottom <= {scroller}.getBoundingClientRect().bottom; }})()")
+            if n >= 40 or last_shown:                  # the space JupyterLab leaves past the end is not a page
                 break
 
 
