@@ -62,3 +62,30 @@ def test_pictures_are_written_at_110_dpi(heat_run):
             assert round(im.info["dpi"][0]) == 110, png.name
     with Image.open(out / "heat_table_rcu.png") as im:
         assert im.size[0] == 11 * 110
+
+
+def test_every_item_is_built_once_per_spec_whatever_checks_it(monkeypatch, tmp_path):
+    """validate --data, heat and the review report (with --against: each version) build each item of the rows
+    once: it is loaded and checked from that one build, never made again from the source files."""
+    from blue_nb.app import review, workflows
+    from blue_nb.app.reports import heat_report
+    from blue_nb.items import ItemBuilder
+
+    built = []
+    real = ItemBuilder.located
+
+    def counted(self, entity, rows):
+        for located in real(self, entity, rows):
+            built.append(entity.name)
+            yield located
+    monkeypatch.setattr(ItemBuilder, "located", counted)
+    spec, data = ROOT / "data/specs/dialogue.yaml", ROOT / "data/sample/dialogue"
+    findings = workflows.validate(spec, data)
+    items = findings.items_checked
+    assert items > 1000 and len(built) == items and findings.by_rule("HEAT-MODEL") == []
+    built.clear()
+    summary = heat_report(spec, data, tmp_path, seconds=5, progress=False, figures=False)
+    assert len(built) == items and summary["validate_counts"] == findings.counts
+    built.clear()
+    found, measured = review.review_data(ROOT / "data/specs/dialogue_v2.yaml", data, against=spec, figures=False)
+    assert len(built) == 2 * items and measured.items == items and measured.changes.costs   # v2, then v1 for the costs

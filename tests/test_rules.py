@@ -496,3 +496,38 @@ def test_cli_v2_exits_0():
 def test_cli_bad_input_exits_2_without_traceback(args, message):
     r = run(*args)
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+
+
+def _pair_by_scan(values: list[str]) -> tuple | None:
+    """KEY-SORT-ORDER's evidence pair found the plain way: each new value against every earlier kept one."""
+    from blue_nb.rules.data_keys import GROUP_VALUES, _number
+    kept: dict[str, str] = {}
+    for v in values:
+        if v in kept:
+            continue
+        n = _number(v)
+        for other, other_key in kept.items():
+            m = _number(other)
+            (a, ka, b, kb) = (other, other_key, v, f"K{v}") if m < n else (v, f"K{v}", other, other_key)
+            if _number(a) < _number(b) and a > b:
+                return (a, ka, b, kb)
+        if len(kept) < GROUP_VALUES:
+            kept[v] = f"K{v}"
+    return None
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_sort_order_evidence_pair_is_the_one_a_full_scan_finds(seed):
+    """The sorted-by-number search answers like comparing each value with every kept one (the same first pair)."""
+    import random
+
+    from blue_nb.rules.data_keys import _Values
+    rng = random.Random(seed)
+    pad, fixed = rng.choice([0, 0, 2, 3]), seed % 3 == 0           # a third padded to one width: no pair
+    values = [f"{rng.randrange(0, 99_999):05d}" if fixed else
+              f"{'0' * rng.choice([0, pad])}{rng.randrange(0, rng.choice([9, 99, 999, 50_000]))}"
+              for _ in range(rng.randrange(1, 400))]
+    v = _Values()
+    for x in values:
+        v.add(x, f"K{x}", "HEAD#")
+    assert v.pair == _pair_by_scan(values) and (v.pair is None) == fixed

@@ -16,14 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from blue_nb.app.reports import heat_figures
-from blue_nb.app.workflows import (
-    as_spec,
-    heat_failed,
-    load_data,
-    spec_items,
-    validate,
-    with_heat_findings,
-)
+from blue_nb.app.workflows import as_spec, heat_failed, load_checked, validate_into, with_heat_findings
 from blue_nb.errors import BlueNbError
 from blue_nb.export import (
     Changes,
@@ -124,10 +117,11 @@ def _busiest(report: HeatReport) -> dict[str, dict[str, Any]]:
 
 def _measured(spec: Spec, data_dir: str | Path, store: Store, prices: Any, utilisation: float,
               figures: bool) -> tuple[Findings, ReviewData]:
-    load_data(spec, data_dir, stores=[store], progress=False)
-    findings = check_spec(spec, spec_items(spec, data_dir))
+    findings, failed = load_checked(spec, data_dir, store)         # each item built once: loaded and checked
     data = ReviewData(source=str(data_dir), items=findings.items_checked)
     try:
+        if failed:
+            raise failed
         report = partition_heat(spec, store)
     except BlueNbError as e:
         return with_heat_findings(findings, [heat_failed(e)]), data
@@ -171,21 +165,27 @@ def _cost_rows(old: dict | None, new: dict | None) -> list[dict[str, Any]]:
 def _changes(old_spec: Spec, findings: Findings, data: ReviewData, data_dir: str | Path | None,
              prices: Any, utilisation: float, spec: Spec) -> Changes:
     label = old_spec.source_path or old_spec.domain
-    old_findings = validate(old_spec, data_dir) if data_dir is not None else check_spec(old_spec)
+    old_cost, note = None, "Costs are compared when the report is made with --data."
+    if data_dir is None:
+        old_findings = check_spec(old_spec)
+    else:                                  # the previous version on the same rows: one load, checked as it is built
+        store = open_store("duckdb")
+        try:
+            old_findings, failed = validate_into(old_spec, data_dir, store)
+            if not failed:
+                try:
+                    old_cost = monthly_cost(old_spec, store, prices=prices, utilisation=utilisation).summary()
+                except BlueNbError as e:
+                    failed = e
+        finally:
+            store.close()
+        if failed:
+            note = f"The previous version's cost was not computed: {failed.msg}"
     new, gone = findings_changes(old_findings, findings)
     ch = Changes(label, spec_changes(old_spec, spec), new, gone)
-    if data_dir is None or data.cost is None:
-        ch.costs_note = "Costs are compared when the report is made with --data."
+    if old_cost is None or data.cost is None:
+        ch.costs_note = note
         return ch
-    store = open_store("duckdb")
-    try:
-        load_data(old_spec, data_dir, stores=[store], progress=False)
-        old_cost = monthly_cost(old_spec, store, prices=prices, utilisation=utilisation).summary()
-    except BlueNbError as e:
-        ch.costs_note = f"The previous version's cost was not computed: {e.msg}"
-        return ch
-    finally:
-        store.close()
     ch.costs = _cost_rows(old_cost, data.cost)
     return ch
 

@@ -17,14 +17,14 @@ from blue_nb.errors import BlueNbError, SourceError
 from blue_nb.heat import heat_findings
 from blue_nb.items import ItemBuilder, dumps_wire
 from blue_nb.patterns import ReadResult, WriteResult, plan, row_values
-from blue_nb.rules import RULES, Findings, check_spec
+from blue_nb.rules import RULES, Findings, ItemChecks, check_spec
 from blue_nb.sources.files import count_rows, find_source, iter_rows
 from blue_nb.spec import Spec, load_spec
 from blue_nb.stores import LoadResults, Store, load_items, open_store
 
 __all__ = ["as_spec", "compare_stores", "entity_summary", "largest_items", "largest_partitions", "load_data",
-           "located_items", "open_stores", "parameter_values", "run_pattern", "sample_items", "source_files",
-           "spec_items", "validate", "with_heat_findings", "heat_failed"]
+           "load_checked", "located_items", "open_stores", "parameter_values", "run_pattern", "sample_items", "source_files",
+           "spec_items", "validate", "validate_into", "with_heat_findings", "heat_failed"]
 
 
 def as_spec(spec: Spec | str | Path) -> Spec:
@@ -63,6 +63,11 @@ def located_items(spec: Spec, data_dir: str | Path) -> Iterator[tuple[str, dict[
             yield name, item, where
 
 
+def _total(files: dict[str, Path], progress: bool) -> int | None:
+    """The rows to load, for a progress bar (a full read of the files: not without one)."""
+    return sum(count_rows(p) for p in files.values()) if progress else None
+
+
 def open_stores(sqlite: str | Path | None = None, duckdb: str | Path | None = None) -> list[Store]:
     """Open the store files given (SQLite first), each recovered from an interrupted load; all or none."""
     stores: list[Store] = []
@@ -90,8 +95,7 @@ def load_data(spec: Spec | str | Path, data_dir: str | Path, *, stores: list[Sto
     in a notebook: items before, written and after, what the load replaced, seconds.
     """
     spec = as_spec(spec)
-    files = source_files(spec, data_dir)
-    total = sum(count_rows(p) for p in files.values())
+    total = _total(source_files(spec, data_dir), progress)   # every missing file is named before a store opens
     opened = open_stores(sqlite, duckdb)
     targets = list(stores or []) + opened
     if not targets:
@@ -184,25 +188,48 @@ def parameter_values(store: Store, spec: Spec | str | Path, pattern: str, *, lim
 
 
 def validate(spec_or_path: Spec | str | Path, data_dir: str | Path | None = None):
-    """Check a spec against ADR 0018 and DynamoDB's limits; with ``data_dir``, stream the items
-    built from its rows through the item checks too. Returns :class:`blue_nb.rules.Findings`."""
+    """Check a spec against ADR 0018 and DynamoDB's limits; with ``data_dir``, the items built from its
+    rows too (loaded into an in-memory DuckDB store and checked as they are built, once) and the heat
+    model's findings on them. Returns :class:`blue_nb.rules.Findings`."""
     spec = as_spec(spec_or_path)
-    findings = check_spec(spec, spec_items(spec, data_dir) if data_dir is not None else None)
-    return findings if data_dir is None else _with_heat(spec, data_dir, findings)
-
-
-def _with_heat(spec: Spec, data_dir: str | Path, findings):
-    """Add the heat model's findings (HOT-PARTITION, PARTITION-SIZE, ...) computed on an in-memory
-    DuckDB copy of the items."""
+    if data_dir is None:
+        return check_spec(spec)
     store = open_store("duckdb")
     try:
-        load_data(spec, data_dir, stores=[store], progress=False)
-        extra = heat_findings(spec, store)
-    except BlueNbError as e:
-        extra = [heat_failed(e)]
+        return validate_into(spec, data_dir, store)[0]
     finally:
         store.close()
-    return with_heat_findings(findings, extra)
+
+
+def validate_into(spec: Spec, data_dir: str | Path, store: Store) -> tuple[Findings, BlueNbError | None]:
+    """:func:`validate` with data, into ``store`` (a DuckDB store), where the items stay for more (cost,
+    pictures): (the findings, the load's error or None)."""
+    findings, failed = load_checked(spec, data_dir, store)
+    try:
+        extra = [heat_failed(failed)] if failed else heat_findings(spec, store)
+    except BlueNbError as e:
+        extra = [heat_failed(e)]
+    return with_heat_findings(findings, extra), failed
+
+
+def load_checked(spec: Spec, data_dir: str | Path, store: Store, *,
+                 progress: bool = False) -> tuple[Findings, BlueNbError | None]:
+    """Load the items of the rows under ``data_dir`` into ``store`` and run the item checks on them as they
+    are built: each item is built once for both. Returns (the spec and item findings, the load's error or
+    None). A load that fails (two rows with one key, say) leaves the store as it was, and the checks still
+    see every item, so they can say what is wrong with the data; a bad source row raises as in a load."""
+    total = _total(source_files(spec, data_dir), progress)
+    checks = ItemChecks(spec)
+    items = checks.tap(located_items(spec, data_dir))
+    try:
+        load_items([store], spec, items, total=total, progress=progress)
+    except BlueNbError as e:
+        if checks.source_failed:
+            raise
+        for _ in items:                      # the rest of the items, for the checks
+            pass
+        return checks.findings(), e
+    return checks.findings(), None
 
 
 def heat_failed(e: BlueNbError):

@@ -17,7 +17,7 @@ from blue_nb.rules import RULES, Finding, Findings
 from blue_nb.spec import Spec
 from blue_nb.stores import Store
 
-__all__ = ["heat", "heat_findings", "rate_model", "DEFAULT_SECONDS", "DEFAULT_SEED"]
+__all__ = ["DEFAULT_SECONDS", "DEFAULT_SEED", "heat_findings", "partition_heat", "rate_model"]
 
 DEFAULT_SECONDS = 60
 DEFAULT_SEED = 18

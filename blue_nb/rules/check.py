@@ -4,7 +4,7 @@ check; item findings replace the spec-only guesses they confirm or refute at the
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 # importing the rule modules registers their rules, in this order (the report's order within a severity)
 # isort: off
@@ -16,7 +16,7 @@ from blue_nb.rules.keyspace import key_string
 from blue_nb.rules.registry import DATA_CHECKS, RULES, SPEC_CHECKS, Context, define
 from blue_nb.spec import Spec, load_spec
 
-__all__ = ["check_spec", "check_specs"]
+__all__ = ["ItemChecks", "check_spec", "check_specs"]
 
 UNMATCHED = define("UNMATCHED-ITEM", "warning", "an item whose keys match no entity of the spec")
 
@@ -36,42 +36,73 @@ def check_spec(spec: Spec | str | Path, items: Iterable[Any] | None = None) -> F
     ``items`` (optional) is an iterable of ``(entity name, item)`` pairs, or of bare items whose
     entity is found from their table keys; items are Python values (str, Decimal, bytes, bool,
     None, list, dict, set). They are streamed once; only counters, distinct placeholder values
-    and a few sample keys are kept.
+    and a few sample keys are kept. (:class:`ItemChecks` takes them one at a time instead.)
     """
     spec = _as_spec(spec)
-    ctx = Context(spec, with_data=items is not None)
-    static = [f for _, check in SPEC_CHECKS for f in check(ctx)]
     if items is None:
-        return _report(spec, static, None)
-    checks = [cls(ctx) for _, cls in DATA_CHECKS]
-    n, unmatched = _stream(spec, items, checks)
-    found = [f for c in checks for f in c.findings()] + unmatched
-    confirmed = {(f.rule, f.where) for f in found}
-    return _report(spec, [f for f in static if (f.rule, f.where) not in confirmed] + found, n)
-
-
-def _stream(spec: Spec, items: Iterable[Any], checks: list) -> tuple[int, list[Finding]]:
-    n, unmatched, samples = 0, 0, []
-    t = spec.table
+        return _report(spec, _static(Context(spec, with_data=False)), None)
+    checks = ItemChecks(spec)
     for entry in items:
         entity, item = (None, entry) if isinstance(entry, dict) else entry
+        checks.add(entity, item)
+    return checks.findings()
+
+
+def _static(ctx: Context) -> list[Finding]:
+    return [f for _, check in SPEC_CHECKS for f in check(ctx)]
+
+
+class ItemChecks:
+    """Every check of a spec, fed its items one at a time: what :func:`check_spec` does with an iterable,
+    for a caller that makes the items for something else too (a loader: each item built once, loaded
+    and checked). ``add(entity, item)`` (entity None: found from the table keys), then ``findings()``;
+    ``tap(entries)`` adds each ``(entity, item, ...)`` tuple of a stream and passes it on."""
+
+    def __init__(self, spec: Spec | str | Path):
+        self.spec = _as_spec(spec)
+        self.ctx = Context(self.spec, with_data=True)
+        self.static = _static(self.ctx)          # before the items, as they are meant to be
+        self.checks = [cls(self.ctx) for _, cls in DATA_CHECKS]
+        self.items, self.unmatched, self.samples = 0, 0, []
+        self.source_failed = False             # tap: the stream itself raised (not what it was passed to)
+
+    def add(self, entity: str | None, item: dict[str, Any]) -> None:
+        spec, t = self.spec, self.spec.table
         if entity not in spec.entities:
             entity = spec.entity_for_key(key_string(item.get(t.partition_key)) or "",
                                          key_string(item.get(t.sort_key)) if t.sort_key else None)
-        n += 1
+        self.items += 1
         if entity is None:
-            unmatched += 1
-            if len(samples) < SAMPLES:
-                samples.append(item_label(spec, item))
-            continue
-        for c in checks:
+            self.unmatched += 1
+            if len(self.samples) < SAMPLES:
+                self.samples.append(item_label(spec, item))
+            return
+        for c in self.checks:
             c.add(entity, item)
-    if not unmatched:
-        return n, []
-    message = (f"{counted(unmatched, 'item')} matching no entity's key templates (or several); "
-               "they were left out of the item checks")
-    return n, [UNMATCHED.finding("entities", message, evidence=samples,
-                                 hint="add the entity these items belong to, or fix its key templates")]
+
+    def tap(self, entries: Iterable[tuple]) -> Iterator[tuple]:
+        it = iter(entries)
+        while True:
+            try:
+                entry = next(it)
+            except StopIteration:
+                return
+            except BaseException:
+                self.source_failed = True
+                raise
+            self.add(entry[0], entry[1])
+            yield entry
+
+    def findings(self) -> Findings:
+        found = [f for c in self.checks for f in c.findings()]
+        if self.unmatched:
+            message = (f"{counted(self.unmatched, 'item')} matching no entity's key templates (or several); "
+                       "they were left out of the item checks")
+            found.append(UNMATCHED.finding("entities", message, evidence=self.samples,
+                                           hint="add the entity these items belong to, or fix its key templates"))
+        confirmed = {(f.rule, f.where) for f in found}
+        return _report(self.spec, [f for f in self.static if (f.rule, f.where) not in confirmed] + found,
+                       self.items)
 
 
 def check_specs(specs: Iterable[Spec | str | Path]) -> Findings:

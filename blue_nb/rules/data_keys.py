@@ -4,8 +4,10 @@ placeholder values (capped), never by the items."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter, defaultdict
+from itertools import accumulate
 from typing import Any, Iterable
 
 from blue_nb.rules.data_rules import SAMPLES, short
@@ -28,6 +30,35 @@ def _number(value: str) -> int:
     return int(_NUMBERED.match(value).group(2))
 
 
+class _Group:
+    """The values kept for one key head (value -> its key, in the order seen), and what answers "does a new
+    value sort against its number order with any of them" without a loop over them: the kept values by
+    number, with the largest text among the smaller numbers and the smallest among the larger ones."""
+
+    __slots__ = ("keys", "numbers", "texts", "max_below", "min_above")
+
+    def __init__(self):
+        self.keys: dict[str, str] = {}
+        self.numbers: list[int] = []
+        self.texts: list[str] = []
+        self.max_below: list[str] = []     # max(texts[:i + 1])
+        self.min_above: list[str] = []     # min(texts[i:])
+
+    def keep(self, value: str, n: int, key: str) -> None:
+        self.keys[value] = key
+        i = bisect.bisect_right(self.numbers, n)
+        self.numbers.insert(i, n)
+        self.texts.insert(i, value)
+        self.max_below = list(accumulate(self.texts, max))
+        self.min_above = list(accumulate(reversed(self.texts), min))[::-1]
+
+    def pairs_with(self, value: str, n: int) -> bool:
+        """A kept value with a smaller number and a larger text, or a larger number and a smaller text."""
+        i = bisect.bisect_left(self.numbers, n)
+        j = bisect.bisect_right(self.numbers, n)
+        return (i > 0 and self.max_below[i - 1] > value) or (j < len(self.numbers) and self.min_above[j] < value)
+
+
 class _Values:
     """What one placeholder's values look like (numbers, or NAME+number, and their digit counts),
     and the first pair of keys with the same text before the value that sort out of number order."""
@@ -39,7 +70,7 @@ class _Values:
         self.heads: set[str] = set()
         self.lens: Counter = Counter()
         self.low = self.high = None
-        self.groups: dict[str, dict[str, str]] = {}    # text before the value -> value -> key
+        self.groups: dict[str, _Group] = {}            # text before the value -> the values kept for it
         self.pair: tuple[str, str, str, str] | None = None   # a, key of a, b, key of b: a < b, key b first
 
     def add(self, value: str, key: str, head: str) -> None:
@@ -62,17 +93,18 @@ class _Values:
         if group is None:
             if len(self.groups) >= MAX_GROUPS:
                 return
-            group = self.groups[head] = {}
-        if value in group:
+            group = self.groups[head] = _Group()
+        if value in group.keys:
             return
-        for other, other_key in group.items():
-            m = _number(other)
-            (a, ka, b, kb) = (other, other_key, value, key) if m < n else (value, key, other, other_key)
-            if _number(a) < _number(b) and a > b:
-                self.pair, self.groups = (a, ka, b, kb), {}
-                return
-        if len(group) < GROUP_VALUES:
-            group[value] = key
+        if group.pairs_with(value, n):     # rare (then the groups are dropped): the first such value, as kept
+            for other, other_key in group.keys.items():
+                m = _number(other)
+                (a, ka, b, kb) = (other, other_key, value, key) if m < n else (value, key, other, other_key)
+                if _number(a) < _number(b) and a > b:
+                    self.pair, self.groups = (a, ka, b, kb), {}
+                    return
+        if len(group.keys) < GROUP_VALUES:
+            group.keep(value, n, key)
 
     @property
     def varies(self) -> bool:
@@ -99,7 +131,10 @@ class SortOrderCheck(DataCheck):
             if parsed is None:
                 continue
             for name in names:
-                self.values.setdefault((where, name), _Values()).add(parsed[name], key, _head(t, name, parsed))
+                v = self.values.get((where, name))
+                if v is None:
+                    v = self.values[(where, name)] = _Values()
+                v.add(parsed[name], key, _head(t, name, parsed))
 
     def findings(self) -> Iterable[Finding]:
         for entity, targets in self.targets.items():

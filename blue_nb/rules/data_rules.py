@@ -1,5 +1,6 @@
 """Item checks that need only one item at a time: item size, key size, keys that do not parse
-back. Each keeps counters and a few sample keys, never the items."""
+back. Each keeps counters and a few sample keys, never the items (the size check, a batch of them
+while it sizes them together)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from blue_nb.rules.findings import Finding, counted
 from blue_nb.rules.key_rules import KEY_SIZE, SEPARATOR_RULE
 from blue_nb.rules.keyspace import key_string
 from blue_nb.rules.registry import DataCheck, data_check, define
-from blue_nb.sizing import MAX_ITEM_BYTES, PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES, item_size
+from blue_nb.sizing import MAX_ITEM_BYTES, PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES, item_size, item_sizes
 from blue_nb.spec import SEPARATOR
 
 __all__ = ["NEAR_LIMIT_FRACTION", "NEAR_LIMIT_BYTES", "ItemSizeCheck", "KeySizeCheck", "KeyParseCheck",
@@ -47,6 +48,8 @@ def item_label(spec, item: dict[str, Any]) -> str:
 class ItemSizeCheck(DataCheck):
     """Per entity: items over the limit, items near it; the largest few of each as evidence."""
 
+    BATCH = 2_000                  # items sized together (item_sizes: several times faster than one by one)
+
     def __init__(self, ctx):
         super().__init__(ctx)
         self.over: dict[str, list] = defaultdict(list)      # entity -> heap of (size, n, label)
@@ -54,13 +57,29 @@ class ItemSizeCheck(DataCheck):
         self.counts: dict[tuple[str, str], int] = defaultdict(int)
         self.invalid: dict[str, list[str]] = defaultdict(list)
         self.n = 0
+        self.batch: list[tuple[str, dict[str, Any]]] = []
 
     def add(self, entity: str, item: dict[str, Any]) -> None:
+        self.batch.append((entity, item))
+        if len(self.batch) >= self.BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        batch, self.batch = self.batch, []
         try:
-            size = item_size(item)
-        except BlueNbError as e:
-            self.invalid[entity].append(f"{item_label(self.spec, item)}: {e.msg}")
-            return
+            sizes = item_sizes([item for _, item in batch])
+        except BlueNbError:                   # an invalid item in the batch: one by one, to name it
+            sizes = None
+        for k, (entity, item) in enumerate(batch):
+            if sizes is not None:
+                self._sized(entity, item, sizes[k])
+                continue
+            try:
+                self._sized(entity, item, item_size(item))
+            except BlueNbError as e:
+                self.invalid[entity].append(f"{item_label(self.spec, item)}: {e.msg}")
+
+    def _sized(self, entity: str, item: dict[str, Any], size: int) -> None:
         if size >= NEAR_LIMIT_BYTES:
             kind = "over" if size > MAX_ITEM_BYTES else "near"
             self.counts[(entity, kind)] += 1
@@ -73,6 +92,7 @@ class ItemSizeCheck(DataCheck):
                 heapq.heappushpop(heap, entry)
 
     def findings(self) -> Iterable[Finding]:
+        self._flush()
         for entity, heap in self.over.items():
             yield self._finding(entity, heap, "over")
         for entity, heap in self.near.items():

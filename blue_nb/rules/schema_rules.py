@@ -133,7 +133,6 @@ def _alias(name: str) -> str:
 
 
 def _attribute_names(ctx: Context):
-    t = ctx.spec.table
     for where, name in _key_names(ctx):
         if ".projection[" not in where:
             yield where, name

@@ -172,7 +172,7 @@ class _RealmWriter:
         return self._links(realm, docs, n_links)
 
     def _document(self, realm: str, doc_type: str, number: str, date: int) -> None:
-        rng, text = self.rng, self.text
+        rng = self.rng
         kind = self.special.get(self.doc_index)
         self.doc_index += 1
         if kind == "near":

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+import weakref
 from pathlib import Path
 
 import duckdb
@@ -14,17 +18,31 @@ from blue_nb.stores.base import KeyConflict, Store
 __all__ = ["DuckDBStore"]
 
 
+#: the memory DuckDB may hold (its buffer pool: table pages, hash tables, sorts); beyond it, it writes to a
+#: temporary folder. Bounded so that a million items, in memory or in a file, keep the process under 1 GB.
+#: ``BLUE_NB_DUCKDB_MEMORY`` (DuckDB's own notation: ``2GB``, ``512MB``) changes it.
+MEMORY_LIMIT = "400MB"
+
+
 class DuckDBStore(Store):
     kind = "duckdb"
     chunk_size = 20_000
 
     def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False):
         self.path = str(path) if str(path) == ":memory:" else str(Path(path).absolute())
+        self._spill = tempfile.mkdtemp(prefix="blue-nb-duckdb-") if self.path == ":memory:" else None
+        if self._spill:                                # removed on close, or when the store is forgotten
+            weakref.finalize(self, shutil.rmtree, self._spill, True)
+        config = {"memory_limit": os.environ.get("BLUE_NB_DUCKDB_MEMORY", MEMORY_LIMIT)}
+        if self._spill:
+            config["temp_directory"] = self._spill     # in memory: spill to a folder of our own, not ./.tmp
         try:
-            self.con = duckdb.connect(self.path, read_only=read_only)
+            self.con = duckdb.connect(self.path, read_only=read_only, config=config)
         except duckdb.Error as e:
+            self._remove_spill()
             raise StoreError(f"cannot open DuckDB database: {e}", where=self.path,
-                             hint="check the path, and that no other process holds the file open", cause=e) from e
+                             hint="check the path, that no other process holds the file open, and that "
+                                  "BLUE_NB_DUCKDB_MEMORY (if set) reads like 512MB", cause=e) from e
 
     def execute(self, sql, params=()):
         try:
@@ -88,4 +106,11 @@ class DuckDBStore(Store):
             pass  # no transaction was open
 
     def close(self):
-        self.con.close()
+        try:
+            self.con.close()
+        finally:
+            self._remove_spill()
+
+    def _remove_spill(self):
+        if self._spill:
+            shutil.rmtree(self._spill, ignore_errors=True)

