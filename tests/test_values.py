@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from blue_nb.errors import ItemError
 from blue_nb.items.values import (
+    dumps_item,
     dumps_wire,
     from_wire,
     item_from_wire,
@@ -330,6 +331,26 @@ def test_round_trip_through_json_text(item):
     text = dumps_wire(item_to_wire(item))
     assert strict_equal(item_from_wire(loads_wire(text)), item)
     assert strict_equal(item_from_wire(parse_item_line(json.dumps({"Item": json.loads(text)}))), item)
+
+
+_anything = st.one_of(st.integers(min_value=-10**40, max_value=10**40), st.floats(allow_nan=True), st.text(max_size=4),
+                      st.sampled_from(["\ud800", "x\udfff", 1.5, object(), {1: "x"}, set(), ["\ud800"]]))
+
+
+@settings(deadline=None, max_examples=300)
+@given(st.one_of(items, st.dictionaries(st.one_of(st.text(max_size=3), st.sampled_from(["", 7, "\ud800", "k" * 65_537])),
+                                        st.one_of(_anything, st.sampled_from([True, False, None, Decimal("1E+130")])),
+                                        max_size=4)))
+def test_the_loader_writes_an_item_as_the_wire_codec_does(item):
+    """dumps_item (the loader's fast writer) = dumps_wire(item_to_wire(...)): the same text, or the same error."""
+    try:
+        want = dumps_wire(item_to_wire(item))
+    except ItemError as e:
+        with pytest.raises(ItemError) as got:
+            dumps_item(item)
+        assert str(got.value) == str(e)
+        return
+    assert dumps_item(item) == want
 
 
 @settings(deadline=None)

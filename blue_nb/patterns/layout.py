@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from blue_nb.errors import StoreError
-from blue_nb.items.values import dumps_wire, item_to_wire
+from blue_nb.items.values import dumps_item
 from blue_nb.spec import Spec
 
 __all__ = ["LOADS_TABLE", "MAIN_COLUMNS", "TableLayout", "catalog_name", "catalog_table_sql", "index_column",
@@ -136,7 +136,7 @@ class TableLayout:
         """(main row, catalog row) of one item of ``size`` bytes."""
         pk = stored_key(item[self.pk])
         sk = stored_key(item.get(self.sk)) if self.sk else ""
-        data = dumps_wire(item_to_wire(item))
+        data = dumps_item(item)
         made = item.get("created_at") if isinstance(item.get("created_at"), str) else created
         cat = [pk, sk, entity, size]
         for ipk, isk in self.indexes.values():
