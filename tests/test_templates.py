@@ -104,3 +104,24 @@ def test_fixed_width_detection():
     assert not KeyTemplate("{score:.2f}").parts[0].is_fixed_width
     assert not KeyTemplate("{n:<8}").parts[0].is_fixed_width            # "2       " sorts after "10      "
     assert KeyTemplate("{n:08.3f}").parts[0].is_fixed_width
+
+
+@pytest.mark.parametrize("text", ["DIALOGUE#{dialogue_id}", "ROUND#{round}#PERSPECTIVE#{perspective_id}", "META",
+                                  "{a}{b}#{a}", "ROUND#{round:03d}#X", "T#{t:>5}"])
+@pytest.mark.parametrize("row", [{"dialogue_id": "d1", "round": "7", "perspective_id": "p#2", "a": "é", "b": "東京",
+                                  "t": "x"},
+                                 {"dialogue_id": "", "round": None, "perspective_id": 3, "a": Decimal("1"), "b": True,
+                                  "t": "y"},
+                                 {}])
+def test_the_plain_render_is_render_where_it_answers(text, row):
+    """The loader's fast path gives the key render gives, and leaves every other row (formats, numbers, empty or
+    missing values) to render and its errors."""
+    t = KeyTemplate(text)
+    fast = t.render_plain(row)
+    try:
+        slow = t.render(row)
+    except TemplateError:
+        slow = None
+    plain = all(isinstance(row.get(n), str) and row.get(n) for n in t.placeholders) and ":" not in text
+    assert fast == (slow if plain else None)
+    assert (fast is not None) == plain

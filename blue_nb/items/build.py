@@ -284,7 +284,10 @@ class ItemBuilder:
         item: dict[str, Any] = {}
         try:
             for attr, template in entity.templates.items():
-                if attr in self._table_keys:
+                rendered = template.render_plain(row)              # the common row: the key, fast
+                if rendered is not None:
+                    item[attr] = self._key_value(attr, rendered, where)
+                elif attr in self._table_keys:
                     self._key_inputs(entity, attr, row, where)
                     item[attr] = self._key_value(attr, template.render(row, where), where)
                 else:
