@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 
 from blue_nb.heat.duckdb_sql import Scratch, ident
@@ -86,19 +87,24 @@ def monotonic_patterns(spec: Spec) -> dict[tuple[str, str], str]:
     return out
 
 
-def _split_case(spec: Spec, index: str, row, hot: pd.DataFrame, drivers: pd.DataFrame,
+def _by_key(df: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
+    """(index, pk) -> its rows of ``df``, in their order (one pass, not a filter per key)."""
+    return {key: g for key, g in df.groupby(["index", "pk"], sort=False)} if len(df) else {}
+
+
+def _split_case(spec: Spec, index: str, row, hot_first: dict, drivers_by: dict,
                 mono: dict) -> tuple[str, str]:
-    """(case, sentence): why the key can or cannot get more than one partition's throughput."""
+    """(case, sentence): why the key can or cannot get more than one partition's throughput. ``hot_first``:
+    (index, pk) -> the key's hottest item; ``drivers_by``: (index, pk) -> its rows of the drivers."""
     pk = row.pk
-    top = hot[(hot["index"] == index) & (hot["pk"] == pk)]
-    if len(top):
-        item = top.iloc[0]
+    item = hot_first.get((index, pk))
+    if item is not None:
         if item.rcu_per_s > PARTITION_RCU or item.wcu_per_s > PARTITION_WCU:
-            return "item", (f"one item, {item['item']!r}, alone takes {_num(item.rcu_per_s)} RCU/s and "
+            return "item", (f"one item, {item.item!r}, alone takes {_num(item.rcu_per_s)} RCU/s and "
                             f"{_num(item.wcu_per_s)} WCU/s: a single item never gets more than {PARTITION_RCU:,} RCU/s "
                             f"or {PARTITION_WCU:,} WCU/s, so no split can help")
-    d = drivers[(drivers["index"] == index) & (drivers["pk"] == pk)]
-    floor = float(d["floor_rcu_per_s"].sum()) if len(d) else 0.0
+    d = drivers_by.get((index, pk))
+    floor = float(d["floor_rcu_per_s"].sum()) if d is not None else 0.0
     if floor > PARTITION_RCU:
         return "calls", (f"its read calls alone cost {_num(floor)} RCU/s at the minimum charge per call, which every "
                          "partition a call touches pays, so no split by sort-key range can bring it under "
@@ -106,7 +112,7 @@ def _split_case(spec: Spec, index: str, row, hot: pd.DataFrame, drivers: pd.Data
     if index == "table" and any(i.type == "local" for i in spec.table.indexes.values()):
         return "lsi", "the table has an LSI, so adaptive capacity cannot split this item collection"
     writes_bound = row.wcu_per_s / PARTITION_WCU >= row.rcu_per_s / PARTITION_RCU
-    mono_w = d[[(n, index) in mono for n in d["pattern"]]]["wcu_per_s"].sum() if len(d) else 0.0
+    mono_w = d[[(n, index) in mono for n in d["pattern"]]]["wcu_per_s"].sum() if d is not None else 0.0
     if writes_bound and mono_w >= 0.5 * row.wcu_per_s > 0:
         return "monotonic", ("its writes follow an ever-growing sort key, so a split by sort-key range would leave "
                              "every new write on the last range")
@@ -129,14 +135,19 @@ _HINTS = {
 
 
 def throttle_findings(spec: Spec, partitions: pd.DataFrame, timeline: pd.DataFrame, hot: pd.DataFrame,
-                      drivers: pd.DataFrame, seconds: int) -> list[Finding]:
-    """HOT-PARTITION (table keys) and HOT-INDEX-PARTITION (GSI keys), one finding per index and severity."""
-    peaks = per_key_peaks(timeline)
+                      drivers: pd.DataFrame, seconds: int, peaks: pd.DataFrame | None = None) -> list[Finding]:
+    """HOT-PARTITION (table keys) and HOT-INDEX-PARTITION (GSI keys), one finding per index and severity.
+    ``peaks``: :func:`per_key_peaks` of the timeline when the caller has it already."""
+    peaks = per_key_peaks(timeline) if peaks is None else peaks
     df = partitions.merge(peaks, on=["index", "pk"], how="left").fillna(
         {"peak_rcu": 0.0, "peak_wcu": 0.0, "throttled_seconds": 0})
-    df["mean_util"] = (df["rcu_per_s"] / PARTITION_RCU).combine(df["wcu_per_s"] / PARTITION_WCU, max)
-    df["peak_util"] = (df["peak_rcu"] / PARTITION_RCU).combine(df["peak_wcu"] / PARTITION_WCU, max)
+    df["mean_util"] = np.maximum(df["rcu_per_s"] / PARTITION_RCU, df["wcu_per_s"] / PARTITION_WCU)
+    df["peak_util"] = np.maximum(df["peak_rcu"] / PARTITION_RCU, df["peak_wcu"] / PARTITION_WCU)
     mono = monotonic_patterns(spec)
+    hot_first = {}
+    for key, item in zip(zip(hot["index"], hot["pk"]), hot.itertuples(index=False)):   # hottest first
+        hot_first.setdefault(key, item)
+    drivers_by = _by_key(drivers)
     out = []
     for index, group in df.groupby("index", sort=False):
         few = index != "table" and len(group) <= FEW_KEYS
@@ -145,7 +156,7 @@ def throttle_findings(spec: Spec, partitions: pd.DataFrame, timeline: pd.DataFra
         if flagged.empty:
             continue
         flagged = flagged.sort_values(["mean_util", "peak_util"], ascending=False)
-        rows = [(r, *_split_case(spec, index, r, hot, drivers, mono)) for r in flagged.itertuples()]
+        rows = [(r, *_split_case(spec, index, r, hot_first, drivers_by, mono)) for r in flagged.itertuples()]
         # the severity rises with the overload: over a limit is an error when no split helps, and past
         # ERROR_OVERLOAD times a limit whatever adaptive capacity might do (a split takes sustained throttling)
         errors = [x for x in rows if x[0].mean_util > ERROR_OVERLOAD or (x[0].mean_util > 1 and x[1] != "split")]
