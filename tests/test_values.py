@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blue_nb.errors import ItemError
+from blue_nb.items.item_json import dumps_item
 from blue_nb.items.values import (
-    dumps_item,
     dumps_wire,
     from_wire,
     item_from_wire,

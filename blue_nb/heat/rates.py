@@ -35,7 +35,7 @@ import pandas as pd
 from blue_nb.errors import QueryError
 from blue_nb.heat.model import PARTITION_COLUMNS, TIMELINE_COLUMNS, HeatModel
 from blue_nb.heat.result import hottest_text
-from blue_nb.heat.throttle import (FEW_KEYS, FEW_KEYS_FRACTION, monotonic_findings, monotonic_patterns,
+from blue_nb.heat.throttle import (FEW_KEYS, FEW_KEYS_FRACTION, monotonic_findings, monotonic_patterns, peaks_of,
                                    table_capacity, throttle_findings)
 from blue_nb.heat.workload import parse_distribution
 from blue_nb.rules import RULES, Finding, Findings
@@ -346,26 +346,13 @@ class RateModel:
             parts = pd.DataFrame({"index": self._idx_name[keep], "pk": self._pk[keep], "items": self._items[keep],
                                   "bytes": self._bytes[keep], "rcu_per_s": rcu[keep], "wcu_per_s": wcu[keep]})
             found = throttle_findings(self.spec, parts, timeline, hot, drivers, self.seconds,
-                                      peaks=self._peaks(timeline, rows, flag))
+                                      peaks=peaks_of(timeline, rows, flag, self._idx_name, self._pk))
         found += monotonic_findings(self.spec, self._pattern_peaks(m))
         t = slice(self._istart[0], self._istart[1]) if self.indexes[:1] == ["table"] else slice(0, 0)
         tr, tw = (self._draw(np.array([mean[u][t].sum()]), np.array([var[u][t].sum()]), rng)[0] for u in ("rcu", "wcu"))
         totals = pd.DataFrame({"second": np.arange(self.seconds), "index": "table", "pk": "", "rcu": tr, "wcu": tw})
         table, capacity = table_capacity(self.spec, totals, self.seconds)
         return found + capacity + self.static_findings, table, hot, drivers
-
-    def _peaks(self, timeline: pd.DataFrame, rows: np.ndarray, flag: np.ndarray) -> pd.DataFrame:
-        """:func:`~blue_nb.heat.throttle.per_key_peaks` of the flagged keys' rows, from the arrays (each timeline
-        row's partition is known): no groupby on the key strings."""
-        sel = np.isin(rows, flag)
-        r, w = timeline["rcu"].to_numpy()[sel], timeline["wcu"].to_numpy()[sel]
-        keys, at = np.unique(rows[sel], return_inverse=True)
-        peak_r, peak_w = np.zeros(len(keys)), np.zeros(len(keys))
-        np.maximum.at(peak_r, at, r)
-        np.maximum.at(peak_w, at, w)
-        over = np.bincount(at, (r > PARTITION_RCU) | (w > PARTITION_WCU), len(keys)).astype(np.int64)
-        return pd.DataFrame({"index": self._idx_name[keys], "pk": self._pk[keys], "peak_rcu": peak_r,
-                             "peak_wcu": peak_w, "throttled_seconds": over})
 
     def _hot_items(self, flag: np.ndarray, calls: np.ndarray) -> pd.DataFrame:
         """index, pk, item, rcu_per_s, wcu_per_s of the items of the flagged keys, hottest first."""

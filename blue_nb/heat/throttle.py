@@ -28,7 +28,8 @@ from blue_nb.sizing import (MAX_ITEM_BYTES, PARTITION_BYTES, PARTITION_RCU, PART
 from blue_nb.spec import Placeholder, Spec
 
 __all__ = ["BURST_SECONDS", "ERROR_OVERLOAD", "WARN_FRACTION", "FEW_KEYS", "MONOTONIC_FRACTION", "NEAR_LIMIT_BYTES",
-           "throttle_findings", "monotonic_findings", "size_findings", "per_key_peaks", "table_capacity", "is_time_like"]
+           "throttle_findings", "monotonic_findings", "size_findings", "per_key_peaks", "peaks_of", "table_capacity",
+           "is_time_like"]
 
 BURST_SECONDS = 300
 WARN_FRACTION = 0.8            # a key at >= 80% of a limit on average has no headroom left
@@ -67,6 +68,21 @@ def per_key_peaks(timeline: pd.DataFrame) -> pd.DataFrame:
     t = timeline.assign(over=(timeline["rcu"] > PARTITION_RCU) | (timeline["wcu"] > PARTITION_WCU))
     return t.groupby(["index", "pk"], as_index=False).agg(peak_rcu=("rcu", "max"), peak_wcu=("wcu", "max"),
                                                           throttled_seconds=("over", "sum"))
+
+
+def peaks_of(timeline: pd.DataFrame, rows: np.ndarray, keys: np.ndarray, index_names: np.ndarray,
+             pks: np.ndarray) -> pd.DataFrame:
+    """:func:`per_key_peaks` of the ``keys`` (partition numbers) when each timeline row's partition is known
+    (``rows``; ``index_names`` and ``pks`` by partition number): arrays, no groupby on the key strings."""
+    sel = np.isin(rows, keys)
+    r, w = timeline["rcu"].to_numpy()[sel], timeline["wcu"].to_numpy()[sel]
+    found, at = np.unique(rows[sel], return_inverse=True)
+    peak_r, peak_w = np.zeros(len(found)), np.zeros(len(found))
+    np.maximum.at(peak_r, at, r)
+    np.maximum.at(peak_w, at, w)
+    over = np.bincount(at, (r > PARTITION_RCU) | (w > PARTITION_WCU), len(found)).astype(np.int64)
+    return pd.DataFrame({"index": index_names[found], "pk": pks[found], "peak_rcu": peak_r, "peak_wcu": peak_w,
+                         "throttled_seconds": over})
 
 
 def monotonic_patterns(spec: Spec) -> dict[tuple[str, str], str]:

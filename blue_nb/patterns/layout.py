@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from blue_nb.errors import StoreError
-from blue_nb.items.values import dumps_item
+from blue_nb.items.item_json import dumps_item
 from blue_nb.spec import Spec
 
 __all__ = ["LOADS_TABLE", "MAIN_COLUMNS", "TableLayout", "catalog_name", "catalog_table_sql", "index_column",
