@@ -137,7 +137,10 @@ class Store:
             old = item_from_wire(loads_wire(found[0][0])) if found else None
             new = new_item if new_item is not None else (old or self._typical_item(plan))
             return write_cost(plan, old, new)
-        rows = ((item_from_wire(loads_wire(d)), size) for d, size in self.rows(sql, args))
+        # a page of Limit items needs Limit + 1 rows at most (the last says whether the range goes on): fetch
+        # that many at a time, not 500 (at 1M items, 500 rows of a GSI query took 5 ms for a 50-item page)
+        batch = min(req.limit + 1, 500) if req.limit else 500
+        rows = ((item_from_wire(loads_wire(d)), size) for d, size in self.rows(sql, args, batch=batch))
         return paginate(plan, key_order(req, rows), max_pages, follow=follow)
 
     def _typical_item(self, plan: Plan) -> dict[str, Any] | None:
