@@ -236,3 +236,22 @@ def test_spec_items_streams_the_sample(dialogue_spec, dialogue_data):
     first = list(islice(spec_items(dialogue_spec, dialogue_data), 3))
     assert [e for e, _ in first] == ["Dialogue"] * 3
     assert all(i["sk"] == "META" and i["gsi1pk"].startswith("STATUS#") for _, i in first)
+
+
+def test_duckdb_memory_is_bounded_and_spills_to_a_folder_of_its_own(monkeypatch):
+    """400 MB unless BLUE_NB_DUCKDB_MEMORY says otherwise; an in-memory store spills to its own folder, removed on
+    close; a size DuckDB cannot read is refused by name before anything opens."""
+    import os
+    store = open_store("duckdb")
+    limit, spill = store.execute("SELECT current_setting('memory_limit'), current_setting('temp_directory')")[0]
+    assert limit == "381.4 MiB" and os.path.isdir(spill) and os.path.basename(spill).startswith("blue-nb-duckdb-")
+    store.close()
+    assert not os.path.exists(spill)
+    monkeypatch.setenv("BLUE_NB_DUCKDB_MEMORY", "1GB")
+    store = open_store("duckdb")
+    assert store.execute("SELECT current_setting('memory_limit')")[0][0] == "953.6 MiB"
+    store.close()
+    monkeypatch.setenv("BLUE_NB_DUCKDB_MEMORY", "lots")
+    with pytest.raises(StoreError, match="BLUE_NB_DUCKDB_MEMORY='lots' is not a memory size") as e:
+        open_store("duckdb")
+    assert "512MB" in e.value.hint

@@ -6,7 +6,6 @@ The same heat map for sliders, re-drawn fast, is :class:`blue_nb.plots.live.Live
 
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps

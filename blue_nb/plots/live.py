@@ -116,40 +116,28 @@ class LiveHeatmap:
             self._strips.pop(next(iter(self._strips)))             # the least recently used
         return False
 
-    def _strip(self, side: str, artist, axis) -> tuple:
-        """(pixels, edge) of the labels of ``axis`` drawn alone on the background, within the ``side`` strip:
-        kept by what the labels say and where, drawn only the first time. ``edge``: their outer x in pixels."""
-        key = (side, self._heat.top, tuple(axis.get_ticklocs()), axis.label.get_text(),
-               tuple((t.get_text(), t.get_color(), t.get_fontsize(), tuple(t.get_fontfamily()))
-                     for t in axis.get_ticklabels()))
+    def _pasted(self, kind: str, artist, texts: list, box) -> tuple:
+        """(pixels, outer edge) of ``artist`` drawn alone on the background, within ``box`` (a Bbox, or a
+        function of the drawn texts giving one): kept by what ``texts`` say and where, drawn only the first
+        time. The edge is the outer x of the texts in pixels (left: the smallest, else the largest)."""
+        key = (kind, self._heat.top, tuple((t.get_text(), t.get_color(), t.get_fontsize(), tuple(t.get_fontfamily()),
+                                            t.get_position()) for t in texts))
         if not self._kept(key):
             self._canvas.restore_region(self._backgrounds[self._heat.top])
             self.figure.draw_artist(artist)
-            texts = [t.get_window_extent() for t in (*axis.get_ticklabels(), axis.label) if t.get_text()]
-            edge = (min((b.x0 for b in texts), default=np.inf) if side == "left"
-                    else max((b.x1 for b in texts), default=-np.inf))
-            self._strips[key] = (self._canvas.copy_from_bbox(self._boxes[side]), edge)
-        return self._strips[key]
-
-    def _title(self):
-        """The title's pixels (its own box on the background), kept by its text like a strip."""
-        title = self._heat.ax.title
-        title.set_position(self._title_at)           # a full draw (hidden artists, another dpi) moves it
-        key = ("title", self._heat.top, title.get_text(), title.get_color())
-        if not self._kept(key):
-            self._canvas.restore_region(self._backgrounds[self._heat.top])
-            self.figure.draw_artist(title)
-            box = Bbox.intersection(title.get_window_extent().expanded(1, 1).padded(2), self.figure.bbox)
-            self._strips[key] = self._canvas.copy_from_bbox(Bbox([np.floor(box.min), np.ceil(box.max)]))
+            self._strips[key] = (self._canvas.copy_from_bbox(box if isinstance(box, Bbox) else box(texts)),
+                                 _edge(texts, kind == "left"))
         return self._strips[key]
 
     def _blit(self) -> bool:
         """The background, the label strips and the title, then the cells and the frame; False when a label
         needs more room than laid out."""
-        heat = self._heat
-        (left, left_edge), (right, right_edge) = (self._strip("left", heat.ax.yaxis, heat.ax.yaxis),
-                                                  self._strip("right", heat.right, heat.right.yaxis))
-        title = self._title()
+        heat, ax = self._heat, self._heat.ax
+        ax.title.set_position(self._title_at)        # a full draw (hidden artists, another dpi) moves it
+        left, left_edge = self._pasted("left", ax.yaxis, [*ax.yaxis.get_ticklabels(), ax.yaxis.label],
+                                       self._boxes["left"])
+        right, right_edge = self._pasted("right", heat.right, heat.right.yaxis.get_ticklabels(), self._boxes["right"])
+        title, _ = self._pasted("title", ax.title, [ax.title], self._box_of)
         self._canvas.restore_region(self._backgrounds[heat.top])
         for region in (left, right, title):
             self._canvas.restore_region(region)
@@ -157,12 +145,21 @@ class LiveHeatmap:
             self.figure.draw_artist(artist)
         return left_edge >= self._room[0] - 1 and right_edge <= self._room[1] + 1
 
+    def _box_of(self, texts: list) -> Bbox:
+        """The pixels around ``texts`` as drawn (a pixel of anti-aliasing and two of margin), inside the figure."""
+        box = Bbox.union([t.get_window_extent() for t in texts]).expanded(1, 1).padded(2)
+        box = Bbox.intersection(box, self.figure.bbox)
+        return Bbox([np.floor(box.min), np.ceil(box.max)])
+
     def _extents(self) -> tuple[float, float, float]:
         """(left edge of the key labels and axis label, right edge of the peaks, right edge of the colour
         scale's labels), in pixels, as last drawn (valid right after a full draw)."""
         ax, right, bar = self._heat.ax, self._heat.right, self._heat.bar.ax
-        left = [t.get_window_extent() for t in (*ax.yaxis.get_ticklabels(), ax.yaxis.label) if t.get_text()]
-        names = [t.get_window_extent() for t in right.yaxis.get_ticklabels() if t.get_text()]
-        scale = [t.get_window_extent() for t in bar.yaxis.get_ticklabels() if t.get_text()]
-        return (min((b.x0 for b in left), default=np.inf), max((b.x1 for b in names), default=-np.inf),
-                max((b.x1 for b in scale), default=-np.inf))
+        return (_edge([*ax.yaxis.get_ticklabels(), ax.yaxis.label], left=True), _edge(right.yaxis.get_ticklabels()),
+                _edge(bar.yaxis.get_ticklabels()))
+
+
+def _edge(texts: list, left: bool = False) -> float:
+    """The outer x, in pixels, of the texts that say something: the leftmost left edge or the rightmost right."""
+    boxes = [t.get_window_extent() for t in texts if t.get_text()]
+    return min((b.x0 for b in boxes), default=np.inf) if left else max((b.x1 for b in boxes), default=-np.inf)

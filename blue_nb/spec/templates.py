@@ -59,14 +59,6 @@ class Placeholder:
         return "{" + self.name + (":" + self.fmt if self.fmt else "") + "}"
 
 
-class _Name(str):
-    """A placeholder's name among the literal parts of :attr:`KeyTemplate._plain_parts` (not a ``str``
-    by class, so it is looked up in the row)."""
-
-
-_NOT_PLAIN = _Name("\x00not plain")        # never a column: a template with a format spec renders no row plainly
-
-
 def _plain(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -174,27 +166,27 @@ class KeyTemplate:
         return "".join(p if isinstance(p, str) else p.format(row[p.name], where or self.where) for p in self.parts)
 
     def render_plain(self, row: Mapping[str, Any]) -> str | None:
-        """:meth:`render` for the common row, where every placeholder without a format spec holds a
-        non-empty str (text read from CSV or JSON): the same key, faster. None for any other row; then
+        """:meth:`render` for the common row, where every placeholder holds a non-empty str and has no
+        format spec (text read from CSV or JSON): the same key, faster. None for any other row; then
         :meth:`render` gives the key or the error."""
+        if self._plain_parts is None:
+            return None
         out = []
-        for p in self._plain_parts:
-            if p.__class__ is str:
-                out.append(p)
-                continue
-            v = row.get(p)
-            if v.__class__ is not str or not v:
-                return None
-            out.append(v)
+        for text, is_name in self._plain_parts:
+            if is_name:
+                text = row.get(text)
+                if text.__class__ is not str or not text:
+                    return None
+            out.append(text)
         return "".join(out)
 
     @cached_property
-    def _plain_parts(self) -> tuple:
-        """Literal text as ``str``; each placeholder as a ``_Name`` (its name), or the whole tuple empty of
-        names when a placeholder has a format spec (then no row is plain)."""
+    def _plain_parts(self) -> tuple[tuple[str, bool], ...] | None:
+        """(literal text, False) and (placeholder name, True) in order; None when a placeholder has a format
+        spec (no row renders plainly then)."""
         if any(not isinstance(p, str) and p.fmt for p in self.parts):
-            return (_NOT_PLAIN,)
-        return tuple(p if isinstance(p, str) else _Name(p.name) for p in self.parts)
+            return None
+        return tuple((p, False) if isinstance(p, str) else (p.name, True) for p in self.parts)
 
     def render_optional(self, row: Mapping[str, Any], where: str = "") -> str | None:
         """Like :meth:`render`, but ``None`` when a placeholder has no value (sparse index keys)."""

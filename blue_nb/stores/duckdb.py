@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import weakref
@@ -22,6 +23,7 @@ __all__ = ["DuckDBStore"]
 #: temporary folder. Bounded so that a million items, in memory or in a file, keep the process under 1 GB.
 #: ``BLUE_NB_DUCKDB_MEMORY`` (DuckDB's own notation: ``2GB``, ``512MB``) changes it.
 MEMORY_LIMIT = "400MB"
+_SIZE = re.compile(r"\s*\d+(\.\d+)?\s*([KMGT]i?B|B|bytes)\s*", re.IGNORECASE)
 
 
 class DuckDBStore(Store):
@@ -30,10 +32,14 @@ class DuckDBStore(Store):
 
     def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False):
         self.path = str(path) if str(path) == ":memory:" else str(Path(path).absolute())
+        limit = os.environ.get("BLUE_NB_DUCKDB_MEMORY", MEMORY_LIMIT)
+        if not _SIZE.fullmatch(limit):
+            raise StoreError(f"BLUE_NB_DUCKDB_MEMORY={limit!r} is not a memory size", where="environment",
+                             hint=f"write it as DuckDB does, e.g. 512MB or 2GB, or unset it for {MEMORY_LIMIT}")
         self._spill = tempfile.mkdtemp(prefix="blue-nb-duckdb-") if self.path == ":memory:" else None
         if self._spill:                                # removed on close, or when the store is forgotten
             weakref.finalize(self, shutil.rmtree, self._spill, True)
-        config = {"memory_limit": os.environ.get("BLUE_NB_DUCKDB_MEMORY", MEMORY_LIMIT)}
+        config = {"memory_limit": limit}
         if self._spill:
             config["temp_directory"] = self._spill     # in memory: spill to a folder of our own, not ./.tmp
         try:
@@ -41,8 +47,7 @@ class DuckDBStore(Store):
         except duckdb.Error as e:
             self._remove_spill()
             raise StoreError(f"cannot open DuckDB database: {e}", where=self.path,
-                             hint="check the path, that no other process holds the file open, and that "
-                                  "BLUE_NB_DUCKDB_MEMORY (if set) reads like 512MB", cause=e) from e
+                             hint="check the path, and that no other process holds the file open", cause=e) from e
 
     def execute(self, sql, params=()):
         try:
