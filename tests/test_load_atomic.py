@@ -6,13 +6,14 @@ from __future__ import annotations
 import pytest
 
 from blue_nb.errors import SourceError, StoreError
+from blue_nb.patterns.layout import items_digest
 from blue_nb.spec import loads_spec
 from blue_nb.stores import LoadInterrupted, journal, load, load_items, open_store
 from blue_nb.stores.lock import load_lock
 from tests.test_stores import SPEC                       # the same small kitchen spec as the store tests
 
 TABLE = "blue_kitchen"
-STAGING = ("blue_kitchen__next", "blue_kitchen__next__items", "blue_kitchen__next__src")
+STAGING = ("blue_kitchen__next", "blue_kitchen__next__items", "blue_kitchen__next__src", "blue_kitchen__next__spec")
 
 
 def rows(n: int, start: int = 0, v: str = "new"):
@@ -87,6 +88,11 @@ def test_upsert_recomputes_the_catalog_when_the_indexes_changed(store):
     load_items([store], SPEC, rows(1, start=5), mode="upsert", progress=False)
     cat = store.execute('SELECT pk, entity, "by_kind__pk" FROM blue_kitchen__items ORDER BY pk')
     assert cat == [("p0", "Thing", "k"), ("p1", "Thing", "k"), ("p2", "Thing", "k"), ("p5", "Thing", "k")]
+    assert journal.loaded_digest(store, TABLE) is None            # a mix of items of two specs: no spec built them all
+    load_items([store], SPEC, rows(2), progress=False)
+    assert journal.loaded_digest(store, TABLE) == items_digest(SPEC)
+    load_items([store], SPEC, rows(1, start=7), mode="upsert", progress=False)
+    assert journal.loaded_digest(store, TABLE) == items_digest(SPEC)     # an upsert with the same spec keeps it
 
 
 # -- store paths ------------------------------------------------------------------------------
@@ -157,6 +163,8 @@ def test_interrupted_after_the_commit_point_rolls_forward_when_reopened(files, m
         assert any("finished the switch" in n for n in s2.recovered)
         assert content(s1) == content(s2) and s2.count(TABLE) == 5
         assert not any(s2.has_table(t) for t in STAGING)
+        assert journal.loaded_spec(s1, TABLE) == journal.loaded_spec(s2, TABLE)      # the record came with the switch
+        assert journal.loaded_digest(s2, TABLE) == items_digest(SPEC)
         assert s2.execute('SELECT index_name FROM duckdb_indexes() WHERE table_name = ?', (f"{TABLE}__items",)) == [
             (f"{TABLE}__by_kind",)]
     with open_store("duckdb", b) as s2:

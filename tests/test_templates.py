@@ -43,6 +43,18 @@ def test_parse(text, key, values):
     assert KeyTemplate(text).parse(key) == values
 
 
+def test_split_gives_where_each_value_starts_and_parse_a_dict_of_its_own():
+    t = KeyTemplate("PERSP#{round}#{expert}_{seq}#{round}")
+    values, starts = t.split("PERSP#10#ann#x_3#10")
+    assert values == {"round": "10", "expert": "ann#x", "seq": "3"}
+    assert starts == {"round": 6, "expert": 9, "seq": 15}                   # the first occurrence of round
+    assert t.open_values == ("expert",)                                      # followed by "_", not by "#"
+    assert t.split("PERSP#10#ann#x_3#10") == (values, starts) and t.split("PERSP#1#a_3#2") is None
+    mine = t.parse("PERSP#10#ann#x_3#10")
+    mine["round"] = "changed"                                                # the caller's own dict
+    assert t.parse("PERSP#10#ann#x_3#10")["round"] == "10" and values["round"] == "10"
+
+
 @pytest.mark.parametrize("text, placeholders, prefix, type_prefix", [
     ("META", (), "META", "META"),
     ("{dialogue_id}", ("dialogue_id",), "", ""),

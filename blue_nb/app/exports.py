@@ -11,6 +11,9 @@ Without ``data_dir`` the checks are the spec's alone (:func:`blue_nb.rules.check
   per-second RCU and WCU of the table and of each GSI, which become its provisioned throughput
   (rounded up); where the model does not run, the spec's capacities stay, and the result says so.
 
+With ``duckdb`` instead of ``data_dir`` the same comes from the items a ``blue-nb load`` put in that
+DuckDB file, which must have been built with this spec (or a version of it that builds the same items).
+
 Layer 3.
 """
 
@@ -23,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from blue_nb.app.review import review_data
-from blue_nb.app.workflows import as_spec, load_data, source_files, validate
+from blue_nb.app.workflows import as_spec, data_store, load_data, source_files, validate
 from blue_nb.errors import BlueNbError, SourceError
 from blue_nb.export import (
     FORMATS,
@@ -35,10 +38,9 @@ from blue_nb.export import (
 )
 from blue_nb.heat import partition_heat
 from blue_nb.items import ItemBuilder
-from blue_nb.rules import RULES, Findings, check_spec
+from blue_nb.rules import RULES, Findings
 from blue_nb.sources.files import iter_rows
 from blue_nb.spec import Spec
-from blue_nb.stores import open_store
 
 __all__ = ["FILE_NAMES", "ExportResult", "export_all", "export_spec", "modelled_peaks", "sample_items_by_entity"]
 
@@ -106,22 +108,27 @@ class ExportResult:
                 "capacity": self.capacity, "notes": list(self.notes), "files": [str(f) for f in self.files]}
 
 
-def sample_items_by_entity(spec: Spec, data_dir: str | Path, n: int = SAMPLE_ITEMS) -> dict[str, list[dict]]:
-    """Entity -> its first ``n`` items, built from the first rows of its source file."""
+def sample_items_by_entity(spec: Spec, data_dir: str | Path | None, n: int = SAMPLE_ITEMS, *,
+                           duckdb: str | Path | None = None) -> dict[str, list[dict]]:
+    """Entity -> its first ``n`` items, built from the first rows of its source file (or, with ``duckdb``,
+    the first in key order of those a load put in that file)."""
+    if data_dir is None:
+        with data_store(spec, None, duckdb) as store:
+            return {name: list(islice(store.iter_items(spec.table_name, name, batch=n), n)) for name in spec.entities}
     builder = ItemBuilder(spec)
     return {name: list(islice(builder.items(spec.entities[name], iter_rows(path)), n))
             for name, path in source_files(spec, data_dir).items()}
 
 
-def modelled_peaks(spec: Spec, data_dir: str | Path) -> dict[str, tuple[float, float]]:
+def modelled_peaks(spec: Spec, data_dir: str | Path | None, *,
+                   duckdb: str | Path | None = None) -> dict[str, tuple[float, float]]:
     """``{"table": (rcu, wcu), "<gsi>": (rcu, wcu)}``: the highest units per second the heat model
-    gives the table and each GSI on the items of ``data_dir`` (summed over keys, per second)."""
-    store = open_store("duckdb")
-    try:
-        load_data(spec, data_dir, stores=[store], progress=False)
+    gives the table and each GSI on the items of ``data_dir`` (or of the loaded file ``duckdb``),
+    summed over keys, per second."""
+    with data_store(spec, data_dir, duckdb) as store:
+        if data_dir is not None:
+            load_data(spec, data_dir, stores=[store], progress=False)
         report = partition_heat(spec, store)
-    finally:
-        store.close()
     gsis = {n for n, ix in spec.table.indexes.items() if ix.type == "global"}
     timeline = report.timeline
     if not len(timeline):
@@ -131,14 +138,16 @@ def modelled_peaks(spec: Spec, data_dir: str | Path) -> dict[str, tuple[float, f
             if ix == "table" or ix in gsis}
 
 
-def export_spec(spec: Spec | str | Path, fmt: str, *, data_dir: str | Path | None = None, force: bool = False,
+def export_spec(spec: Spec | str | Path, fmt: str, *, data_dir: str | Path | None = None,
+                duckdb: str | Path | None = None, force: bool = False,
                 out: str | Path | None = None, now: datetime | str | None = None,
                 against: Spec | str | Path | None = None, prices: Any = None,
                 checked: tuple[Findings, ReviewData | None] | None = None) -> ExportResult:
     """Check ``spec`` and export it as ``fmt`` (a name of :data:`blue_nb.export.FORMATS`).
 
     ``data_dir``: rows to check the items too, and to give the format sample items or modelled peaks
-    (module docstring); ``force``: export a spec with errors, the file saying it is NOT validated;
+    (module docstring); ``duckdb``: instead of the rows, a DuckDB file a load filled with them;
+    ``force``: export a spec with errors, the file saying it is NOT validated;
     ``out``: the file to write (parent folders are created), ``"-"`` or None to write none (the CLI
     prints ``result.text`` then); ``now``: the export time (ISO 8601 text or datetime; default the clock).
     A spec with errors is refused with :class:`blue_nb.export.ExportRefused` (nothing written), except
@@ -155,20 +164,20 @@ def export_spec(spec: Spec | str | Path, fmt: str, *, data_dir: str | Path | Non
     when = export_time(now)                                   # a bad --now fails before any work
     if fmt in REPORTS:
         review = checked if checked is not None and checked[1] is not None else None
-        return _report(spec, fmt, data_dir, out, when, review or review_data(spec, data_dir, against=against,
-                                                                             prices=prices))
-    findings = (checked[0] if checked is not None else
-                validate(spec, data_dir) if data_dir is not None else check_spec(spec))
+        return _report(spec, fmt, out, when, review or review_data(spec, data_dir, duckdb=duckdb, against=against,
+                                                                   prices=prices))
+    with_data = data_dir is not None or duckdb is not None
+    findings = checked[0] if checked is not None else validate(spec, data_dir, duckdb=duckdb)
     data: Any = None
     notes: list[str] = []
     capacity = ""
     provisioned = fmt in _CFN and spec.table.billing_mode == "PROVISIONED"
-    if data_dir is not None and provisioned:
-        data, capacity = _peaks(spec, data_dir, notes)
+    if with_data and provisioned:
+        data, capacity = _peaks(spec, data_dir, duckdb, notes)
         if data:
             findings = _without_table_capacity(findings, notes)
-    if data_dir is not None and fmt == "workbench" and not (findings.has_errors and not force):
-        data = sample_items_by_entity(spec, data_dir)
+    if with_data and fmt == "workbench" and not (findings.has_errors and not force):
+        data = sample_items_by_entity(spec, data_dir, duckdb=duckdb)
     if provisioned and not capacity:
         capacity = "the spec's read_capacity / write_capacity"
     text = export(spec, fmt, findings=findings, data=data, force=force, now=when)
@@ -185,7 +194,8 @@ FILE_NAMES = {"spec-yaml": "{domain}.spec.yaml", "spec-json": "{domain}.spec.jso
 
 
 def export_all(spec: Spec | str | Path, out_dir: str | Path, *, data_dir: str | Path | None = None,
-               formats: list[str] | None = None, against: Spec | str | Path | None = None, force: bool = False,
+               duckdb: str | Path | None = None, formats: list[str] | None = None,
+               against: Spec | str | Path | None = None, force: bool = False,
                now: datetime | str | None = None) -> dict[str, ExportResult]:
     """Export ``spec`` in every format (or ``formats``) to ``out_dir``, named as :data:`FILE_NAMES`;
     ``against`` goes to the review reports. Format -> its :class:`ExportResult`."""
@@ -196,17 +206,17 @@ def export_all(spec: Spec | str | Path, out_dir: str | Path, *, data_dir: str | 
     if unknown:
         raise BlueNbError(f"unknown export format {unknown[0]!r}", where="formats", hint="use: " + ", ".join(FORMATS))
     if any(f in REPORTS for f in chosen):            # the review's checks are validate's: one run serves all
-        checked: tuple = review_data(spec, data_dir, against=against)
+        checked: tuple = review_data(spec, data_dir, duckdb=duckdb, against=against)
     else:
-        checked = (validate(spec, data_dir) if data_dir is not None else check_spec(spec), None)
-    return {fmt: export_spec(spec, fmt, data_dir=data_dir, force=force, now=now, checked=checked,
+        checked = (validate(spec, data_dir, duckdb=duckdb), None)
+    return {fmt: export_spec(spec, fmt, data_dir=data_dir, duckdb=duckdb, force=force, now=now, checked=checked,
                              out=out / FILE_NAMES.get(fmt, "{domain}." + fmt + FORMATS[fmt].suffix).format(
                                  domain=spec.domain),
                              against=against if fmt in REPORTS else None)
             for fmt in chosen}
 
 
-def _report(spec: Spec, fmt: str, data_dir: str | Path | None, out: str | Path | None, when: datetime,
+def _report(spec: Spec, fmt: str, out: str | Path | None, when: datetime,
             review: tuple[Findings, ReviewData]) -> ExportResult:
     findings, data = review
     pictures = Path(out).with_name(Path(out).stem + "_files") if out not in (None, "-") else None
@@ -233,9 +243,10 @@ def _pictures(data: ReviewData, folder: Path) -> list[Path]:
     return paths
 
 
-def _peaks(spec: Spec, data_dir: str | Path, notes: list[str]) -> tuple[dict | None, str]:
+def _peaks(spec: Spec, data_dir: str | Path | None, duckdb: str | Path | None,
+           notes: list[str]) -> tuple[dict | None, str]:
     try:
-        peaks = modelled_peaks(spec, data_dir)
+        peaks = modelled_peaks(spec, data_dir, duckdb=duckdb)
     except BlueNbError as e:
         notes.append(f"the partition heat model did not run ({e.msg}): the spec's capacities are used")
         return None, ""

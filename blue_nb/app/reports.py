@@ -14,11 +14,10 @@ from typing import Any, Callable
 import pandas as pd
 
 from blue_nb import plots
-from blue_nb.app.workflows import as_spec, load_checked, with_heat_findings
+from blue_nb.app.workflows import as_spec, data_store, load_checked, with_heat_findings
 from blue_nb.heat import DEFAULT_SECONDS, DEFAULT_SEED, HeatReport, partition_heat
 from blue_nb.plots.base import DPI
 from blue_nb.spec import Spec
-from blue_nb.stores import open_store
 
 __all__ = ["heat_report", "write_heat_report", "heat_figures"]
 
@@ -64,27 +63,25 @@ def write_heat_report(report: HeatReport, out_dir: str | Path, *, figures: bool 
     return summary
 
 
-def heat_report(spec: Spec | str | Path, data_dir: str | Path, out_dir: str | Path, *, log: str | Path | None = None,
-                seconds: int = DEFAULT_SECONDS, seed: int = DEFAULT_SEED, progress: bool = True,
-                figures: bool = True) -> dict[str, Any]:
-    """``blue-nb heat``: load the rows under ``data_dir`` into an in-memory DuckDB store, compute the
-    heat (the spec's model, or the recorded ``log``) and write the report to ``out_dir``.
+def heat_report(spec: Spec | str | Path, data_dir: str | Path | None, out_dir: str | Path, *,
+                log: str | Path | None = None, seconds: int = DEFAULT_SECONDS, seed: int = DEFAULT_SEED,
+                progress: bool = True, figures: bool = True, duckdb: str | Path | None = None) -> dict[str, Any]:
+    """``blue-nb heat``: load the rows under ``data_dir`` into an in-memory DuckDB store (or, with
+    ``duckdb`` instead, use the items a load put in that file), compute the heat (the spec's model, or
+    the recorded ``log``) and write the report to ``out_dir``.
 
     ``counts`` in the summary are the heat model's findings (also in ``findings``); ``validate_counts``
     are what ``blue-nb validate SPEC --data DATA_DIR`` finds (spec, items and heat together): the items
     are checked as they are loaded, and the heat findings are this report's."""
     spec = as_spec(spec)
     t0 = time.perf_counter()
-    store = open_store("duckdb")
-    try:
+    with data_store(spec, data_dir, duckdb) as store:
         checked, failed = load_checked(spec, data_dir, store, progress=progress)   # items built once: loaded, checked
         if failed:
             raise failed
         loaded = time.perf_counter()
         report = partition_heat(spec, store, log=log, seconds=seconds, seed=seed)
         computed = time.perf_counter()
-    finally:
-        store.close()
     summary = write_heat_report(report, out_dir, figures=figures)
     written = time.perf_counter()
     summary["validate_counts"] = with_heat_findings(checked, list(report.findings)).counts

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from blue_nb.app.reports import heat_figures
-from blue_nb.app.workflows import as_spec, heat_failed, load_checked, validate_into, with_heat_findings
+from blue_nb.app.workflows import (as_spec, data_store, heat_failed, load_checked, validate_into,
+                                   with_heat_findings)
 from blue_nb.errors import BlueNbError
 from blue_nb.export import (
     Changes,
@@ -28,9 +29,10 @@ from blue_nb.export import (
 )
 from blue_nb.heat import HeatReport, load_prices, monthly_cost, partition_heat
 from blue_nb.patterns import row_values
+from blue_nb.patterns.layout import items_digest
 from blue_nb.rules import Findings, check_spec
 from blue_nb.spec import Spec
-from blue_nb.stores import Store, open_store
+from blue_nb.stores import Store
 
 __all__ = ["EXAMPLE_KEYS", "FIGURE_CAPTIONS", "review_data"]
 
@@ -115,10 +117,10 @@ def _busiest(report: HeatReport) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _measured(spec: Spec, data_dir: str | Path, store: Store, prices: Any, utilisation: float,
+def _measured(spec: Spec, data_dir: str | Path | None, store: Store, prices: Any, utilisation: float,
               figures: bool) -> tuple[Findings, ReviewData]:
     findings, failed = load_checked(spec, data_dir, store)         # each item built once: loaded and checked
-    data = ReviewData(source=str(data_dir), items=findings.items_checked)
+    data = ReviewData(source=str(data_dir if data_dir is not None else store.path), items=findings.items_checked)
     try:
         if failed:
             raise failed
@@ -163,13 +165,17 @@ def _cost_rows(old: dict | None, new: dict | None) -> list[dict[str, Any]]:
 
 
 def _changes(old_spec: Spec, findings: Findings, data: ReviewData, data_dir: str | Path | None,
-             prices: Any, utilisation: float, spec: Spec) -> Changes:
+             duckdb: str | Path | None, prices: Any, utilisation: float, spec: Spec) -> Changes:
     label = old_spec.source_path or old_spec.domain
-    old_cost, note = None, "Costs are compared when the report is made with --data."
-    if data_dir is None:
+    old_cost, note = None, "Costs are compared when the report is made with --data or --duckdb."
+    if data_dir is None and duckdb is not None and items_digest(old_spec) != items_digest(spec):
+        duckdb = None                      # the loaded items are the new version's: the old one builds others
+        note = ("The previous version builds other items (its table, keys, indexes or entities differ), so its "
+                "cost needs the rows: make the report with --data to compare costs.")
+    if data_dir is None and duckdb is None:
         old_findings = check_spec(old_spec)
     else:                                  # the previous version on the same rows: one load, checked as it is built
-        store = open_store("duckdb")
+        store = data_store(old_spec, data_dir, duckdb)
         try:
             old_findings, failed = validate_into(old_spec, data_dir, store)
             if not failed:
@@ -190,24 +196,22 @@ def _changes(old_spec: Spec, findings: Findings, data: ReviewData, data_dir: str
     return ch
 
 
-def review_data(spec: Spec | str | Path, data_dir: str | Path | None = None, *,
+def review_data(spec: Spec | str | Path, data_dir: str | Path | None = None, *, duckdb: str | Path | None = None,
                 against: Spec | str | Path | None = None, prices: Any = None, utilisation: float = 0.6,
                 figures: bool = True) -> tuple[Findings, ReviewData]:
     """The findings and the measured :class:`~blue_nb.export.ReviewData` of ``spec`` on the rows under
-    ``data_dir`` (None: the spec alone); ``against``: the previous version of the spec, whose
-    differences (spec, findings and, with data, costs on the same rows) the report lists."""
+    ``data_dir``, or on the items a load put in the DuckDB file ``duckdb`` (neither: the spec alone);
+    ``against``: the previous version of the spec, whose differences (spec, findings and, with data,
+    costs on the same items) the report lists."""
     spec = as_spec(spec)
     old = as_spec(against) if against is not None else None        # a bad --against fails before the work
     prices = load_prices(prices) if not hasattr(prices, "region") else prices
-    if data_dir is None:
+    if data_dir is None and duckdb is None:
         findings, data = check_spec(spec), ReviewData()
     else:
-        store = open_store("duckdb")
-        try:
+        with data_store(spec, data_dir, duckdb) as store:
             findings, data = _measured(spec, data_dir, store, prices, utilisation, figures)
-        finally:
-            store.close()
     if old is not None:
-        data.changes = _changes(old, findings, data, data_dir, prices, utilisation, spec)
+        data.changes = _changes(old, findings, data, data_dir, duckdb, prices, utilisation, spec)
     return findings, data
 

@@ -20,11 +20,13 @@ from blue_nb.patterns import ReadResult, WriteResult, plan, row_values
 from blue_nb.rules import RULES, Findings, ItemChecks, check_spec
 from blue_nb.sources.files import count_rows, find_source, iter_rows
 from blue_nb.spec import Spec, load_spec
-from blue_nb.stores import LoadResults, Store, load_items, open_store
+from blue_nb.patterns.layout import items_digest
+from blue_nb.stores import LoadResults, Store, TableLayout, load_items, loaded_spec, open_store
 
-__all__ = ["as_spec", "compare_stores", "entity_summary", "largest_items", "largest_partitions", "load_data",
-           "load_checked", "located_items", "open_stores", "parameter_values", "run_pattern", "sample_items", "source_files",
-           "spec_items", "validate", "validate_into", "with_heat_findings", "heat_failed"]
+__all__ = ["as_spec", "check_loaded", "compare_stores", "data_store", "entity_summary", "heat_failed", "largest_items",
+           "largest_partitions", "load_checked", "load_data", "located_items", "open_loaded", "open_stores",
+           "parameter_values", "require_items_of", "run_pattern", "sample_items", "source_files", "spec_items", "validate",
+           "validate_into", "with_heat_findings"]
 
 
 def as_spec(spec: Spec | str | Path) -> Spec:
@@ -159,14 +161,55 @@ def run_pattern(spec: Spec | str | Path, pattern: str, params: dict[str, Any] | 
         return store.run_plan(planned, max_pages=max_pages, follow=follow)
     if not backend or not path:
         raise SourceError("no store to run on", hint="give --sqlite FILE or --duckdb FILE")
-    if not Path(path).exists():
-        raise SourceError(f"store file {str(path)!r} does not exist", where=str(path),
-                          hint="create it with: blue-nb load SPEC --data DIR --" + backend + " FILE")
-    with open_store(backend, path) as s:
-        if not s.has_table(spec.table_name):
-            raise SourceError(f"table {spec.table_name!r} is not in {path}", where=str(path),
-                              hint="load it first with blue-nb load")
+    with open_loaded(spec, path, backend) as s:
         return s.run_plan(planned, max_pages=max_pages, follow=follow)
+
+
+def open_loaded(spec: Spec, path: str | Path, backend: str = "duckdb") -> Store:
+    """Open a store file that ``blue-nb load`` filled with ``spec``'s table (it must exist and hold it)."""
+    if not Path(path).is_file():
+        raise SourceError(f"store file {str(path)!r} does not exist", where=str(path),
+                          hint=f"create it with: blue-nb load SPEC --data DIR --{backend} {path}")
+    store = open_store(backend, path)
+    if not store.has_table(spec.table_name):
+        store.close()
+        raise SourceError(f"table {spec.table_name!r} is not in {path}", where=str(path),
+                          hint=f"load it first: blue-nb load SPEC --data DIR --{backend} {path}")
+    return store
+
+
+def check_loaded(spec: Spec, store: Store) -> Findings:
+    """The design checks of the items a load put in ``store``: their keys and the sizes the load recorded,
+    read once from the store's catalog in key order; nothing is built, decoded or sized again. The load
+    must have used ``spec`` or a version of it that builds the same items (same table, keys, indexes and
+    entities: only patterns, rates, capacity or descriptions changed); otherwise the checks would judge
+    other items, and a SourceError says so."""
+    require_items_of(spec, store)
+    checks = ItemChecks(spec, stored=True)
+    for entity, item, size in store.iter_key_items(TableLayout.of(spec)):
+        checks.add(entity, item, size)
+    return checks.findings()
+
+
+def require_items_of(spec: Spec, store: Store) -> None:
+    """Refuse a store whose items of ``spec``'s table were not built with ``spec`` (or a version that builds
+    the same items): a SourceError naming the file, the spec that built them and when."""
+    where = str(store.path)
+    again = f"load it again with this spec: blue-nb load SPEC --data DIR --{store.kind} {where}"
+    if not store.has_table(spec.table_name):
+        raise SourceError(f"table {spec.table_name!r} is not in {where}", where=where, hint=again)
+    rec = loaded_spec(store, spec.table_name)
+    if rec is None:
+        raise SourceError(f"{where} does not record which spec built its {spec.table_name!r} items (a load by an "
+                          "older blue-nb)", where=where, hint=again)
+    digest, by, at = rec
+    if digest is None:
+        raise SourceError(f"{spec.table_name!r} in {where} holds items built with several specs (an upsert load "
+                          "with another version)", where=where, hint=again)
+    if digest != items_digest(spec):
+        raise SourceError(f"the {spec.table_name!r} items in {where} were built with another version of the spec "
+                          f"({by}, loaded {at}): its table, keys, indexes or entities differ from this one's",
+                          where=where, hint=again)
 
 
 def parameter_values(store: Store, spec: Spec | str | Path, pattern: str, *, limit: int = 50,
@@ -187,23 +230,41 @@ def parameter_values(store: Store, spec: Spec | str | Path, pattern: str, *, lim
     return {name: [v for v, _ in c.most_common(limit)] for name, c in counts.items()}
 
 
-def validate(spec_or_path: Spec | str | Path, data_dir: str | Path | None = None):
+def validate(spec_or_path: Spec | str | Path, data_dir: str | Path | None = None, *,
+             duckdb: str | Path | None = None):
     """Check a spec against ADR 0018 and DynamoDB's limits; with ``data_dir``, the items built from its
     rows too (loaded into an in-memory DuckDB store and checked as they are built, once) and the heat
-    model's findings on them. Returns :class:`blue_nb.rules.Findings`."""
+    model's findings on them; with ``duckdb`` instead, the items a load put in that DuckDB file (see
+    :func:`check_loaded`). Returns :class:`blue_nb.rules.Findings`."""
     spec = as_spec(spec_or_path)
-    if data_dir is None:
+    if data_dir is None and duckdb is None:
         return check_spec(spec)
-    store = open_store("duckdb")
-    try:
+    with data_store(spec, data_dir, duckdb) as store:
         return validate_into(spec, data_dir, store)[0]
-    finally:
+
+
+def data_store(spec: Spec, data_dir: str | Path | None, duckdb: str | Path | None) -> Store:
+    """The DuckDB store that the checks with data work in: the loaded file ``duckdb``, or a new in-memory
+    one for the items of ``data_dir`` (one of the two, not both). The file must hold items built with
+    ``spec`` (:func:`require_items_of`)."""
+    if data_dir is not None and duckdb is not None:
+        raise SourceError("give the rows (--data) or a loaded store (--duckdb), not both",
+                          hint="--duckdb checks the items a blue-nb load put there; --data builds them from the rows")
+    if duckdb is None:
+        return open_store("duckdb")
+    store = open_loaded(spec, duckdb)
+    try:
+        require_items_of(spec, store)
+    except BaseException:
         store.close()
+        raise
+    return store
 
 
-def validate_into(spec: Spec, data_dir: str | Path, store: Store) -> tuple[Findings, BlueNbError | None]:
+def validate_into(spec: Spec, data_dir: str | Path | None, store: Store) -> tuple[Findings, BlueNbError | None]:
     """:func:`validate` with data, into ``store`` (a DuckDB store), where the items stay for more (cost,
-    pictures): (the findings, the load's error or None)."""
+    pictures): (the findings, the load's error or None). ``data_dir`` None: the items already in
+    ``store`` (:func:`check_loaded`)."""
     findings, failed = load_checked(spec, data_dir, store)
     try:
         extra = [heat_failed(failed)] if failed else heat_findings(spec, store)
@@ -212,12 +273,15 @@ def validate_into(spec: Spec, data_dir: str | Path, store: Store) -> tuple[Findi
     return with_heat_findings(findings, extra), failed
 
 
-def load_checked(spec: Spec, data_dir: str | Path, store: Store, *,
+def load_checked(spec: Spec, data_dir: str | Path | None, store: Store, *,
                  progress: bool = False) -> tuple[Findings, BlueNbError | None]:
     """Load the items of the rows under ``data_dir`` into ``store`` and run the item checks on them as they
     are built: each item is built once for both. Returns (the spec and item findings, the load's error or
     None). A load that fails (two rows with one key, say) leaves the store as it was, and the checks still
-    see every item, so they can say what is wrong with the data; a bad source row raises as in a load."""
+    see every item, so they can say what is wrong with the data; a bad source row raises as in a load.
+    ``data_dir`` None: nothing to load, the items already in ``store`` are checked (:func:`check_loaded`)."""
+    if data_dir is None:
+        return check_loaded(spec, store), None
     total = _total(source_files(spec, data_dir), progress)
     checks = ItemChecks(spec)
     items = checks.tap(located_items(spec, data_dir))

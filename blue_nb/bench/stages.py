@@ -13,8 +13,8 @@ load_sqlite        :func:`blue_nb.app.workflows.load_data` into a SQLite file
 load_duckdb        :func:`blue_nb.app.workflows.load_data` into a DuckDB file
 sizes              :func:`blue_nb.sizing.item_sizes`, chunk by chunk as the loader calls it, over every item
 heat               :func:`blue_nb.heat.partition_heat` on the DuckDB file, ~``requests`` modelled calls
-validate           :func:`blue_nb.app.workflows.validate` with the data
-report             :func:`blue_nb.app.exports.export_spec` ``report-html`` with the data
+validate           :func:`blue_nb.app.workflows.validate` on the DuckDB file just loaded (``--duckdb``)
+report             :func:`blue_nb.app.exports.export_spec` ``report-html`` on the DuckDB file just loaded
 latency            p50 / p99 of every read pattern on both store files (:mod:`.latency`)
 interactive        explorer answers and slider redraws at ~100k partition keys (:mod:`.sliders`)
 =================  ===================================================================================
@@ -233,7 +233,7 @@ def heat_naive(ctx: dict) -> dict:
 @_stage("validate")
 def validate_stage(ctx: dict) -> dict:
     t = time.perf_counter()
-    findings = validate(ctx["spec"], ctx["data"])
+    findings = validate(ctx["spec"], duckdb=paths(ctx)["duckdb"])
     return {"seconds": time.perf_counter() - t, "findings": findings.summary(), "items": findings.items_checked}
 
 
@@ -241,7 +241,7 @@ def validate_stage(ctx: dict) -> dict:
 def report(ctx: dict) -> dict:
     out = paths(ctx)["report"]
     t = time.perf_counter()
-    res = export_spec(ctx["spec"], "report-html", data_dir=ctx["data"], out=out)
+    res = export_spec(ctx["spec"], "report-html", duckdb=paths(ctx)["duckdb"], out=out)
     return {"seconds": time.perf_counter() - t, "bytes": out.stat().st_size, "findings": res.findings.summary()}
 
 

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from blue_nb.cli.base import (CliError, cli, data_option, echo_json, endpoint_options,
+from blue_nb.cli.base import (CliError, cli, echo_json, endpoint_options, loaded_option,
                             endpoint_usage, format_option, handles_errors, name_values)
 from blue_nb.patterns import WriteResult
 
@@ -17,16 +17,17 @@ __all__ = ["heat", "query", "validate"]
 @click.argument("spec", type=click.Path(dir_okay=False))
 @click.option("--data", "data_dir", type=click.Path(file_okay=False),
               help="folder with one file per entity source: check the items built from it too")
+@loaded_option
 @format_option
 @handles_errors
-def validate(spec, data_dir, fmt):
-    """Check SPEC against ADR 0018 and DynamoDB's limits (and its items, with --data).
+def validate(spec, data_dir, duckdb, fmt):
+    """Check SPEC against ADR 0018 and DynamoDB's limits (and its items, with --data or --duckdb).
 
     Exit status 1 when there are errors, 0 when there are only warnings and notes.
     """
     from blue_nb.app.workflows import validate as validate_spec  # deferred: keep `blue-nb --help` fast
 
-    findings = validate_spec(spec, data_dir)
+    findings = validate_spec(spec, data_dir, duckdb=duckdb)
     if fmt == "json":
         echo_json({"spec": spec, "findings": findings.to_dicts(), "counts": findings.counts})
     else:
@@ -111,7 +112,9 @@ def query(spec, pattern, params, backend, sqlite, duckdb, max_pages, all_pages, 
 
 @cli.command()
 @click.argument("spec", type=click.Path(dir_okay=False))
-@data_option
+@click.option("--data", "data_dir", type=click.Path(file_okay=False),
+              help="folder with one file per entity source (.csv, .parquet or .jsonl)")
+@loaded_option
 @click.option("--log", "log", type=click.Path(dir_okay=False),
               help="recorded access log (.csv, .parquet or .jsonl) to use instead of the spec's rates")
 @click.option("--out", "out", type=click.Path(file_okay=False), required=True,
@@ -122,12 +125,15 @@ def query(spec, pattern, params, backend, sqlite, duckdb, max_pages, all_pages, 
 @click.option("--progress/--no-progress", default=True, help="show a progress bar while loading")
 @format_option
 @handles_errors
-def heat(spec, data_dir, log, out, seconds, seed, progress, fmt):
-    """Partition heat and item sizes of SPEC's items under --data: per key RCU/s and WCU/s against
-    the per-partition limits, throttle predictions, and PNG plots plus summary.json in --out."""
+def heat(spec, data_dir, duckdb, log, out, seconds, seed, progress, fmt):
+    """Partition heat and item sizes of SPEC's items (built from --data, or loaded in --duckdb): per key
+    RCU/s and WCU/s against the per-partition limits, throttle predictions, and PNG plots plus
+    summary.json in --out."""
     from blue_nb.app.reports import heat_report  # deferred: keep `blue-nb --help` fast
 
-    summary = heat_report(spec, data_dir, out, log=log, seconds=seconds, seed=seed, progress=progress)
+    if data_dir is None and duckdb is None:
+        raise CliError("no items to model: give --data DIR (the rows) or --duckdb FILE (a store blue-nb load filled)")
+    summary = heat_report(spec, data_dir, out, log=log, seconds=seconds, seed=seed, progress=progress, duckdb=duckdb)
     if fmt == "json":
         echo_json(summary)
         return
@@ -140,7 +146,8 @@ def heat(spec, data_dir, log, out, seconds, seed, progress, fmt):
     c, v = summary["counts"], summary["validate_counts"]
     click.echo(f"heat findings (above): {_counts(c)}")
     click.echo(f"blue-nb validate (spec, items and heat): {_counts(v)}"
-               + (f"; see them with: blue-nb validate {spec} --data {data_dir}" if sum(v.values()) > sum(c.values())
+               + (f"; see them with: blue-nb validate {spec} "
+                  + (f"--data {data_dir}" if data_dir else f"--duckdb {duckdb}") if sum(v.values()) > sum(c.values())
                   else ""))
     click.echo(f"{len(summary['files'])} files written to {out}")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from blue_nb.cli.base import cli, handles_errors
+from blue_nb.cli.base import cli, handles_errors, loaded_option
 from blue_nb.export import FORMATS
 
 __all__ = ["export"]
@@ -18,6 +18,7 @@ __all__ = ["export"]
 @click.option("--data", "data_dir", type=click.Path(file_okay=False),
               help="rows to check the items too; workbench: sample items per facet; cloudformation of a "
                    "PROVISIONED table: the modelled peaks as throughput")
+@loaded_option
 @click.option("--force", is_flag=True, help="export a spec with errors; the file says it is NOT validated")
 @click.option("-o", "--out", "out", required=True, help="the file to write, or - for stdout")
 @click.option("--now", help="the export time written into the file (ISO 8601, UTC), for reproducible files")
@@ -27,18 +28,18 @@ __all__ = ["export"]
 @click.option("--prices", type=click.Path(dir_okay=False),
               help="report formats: a price file for the cost section (default: the packaged us-east-1 table)")
 @handles_errors
-def export(spec, export_format, data_dir, force, out, now, against, prices):
+def export(spec, export_format, data_dir, duckdb, force, out, now, against, prices):
     """Export SPEC as --format FMT to the file -o PATH (- for stdout).
 
-    The spec is checked first (with --data, its items too); a spec with errors is refused with exit
+    The spec is checked first (with --data or --duckdb, its items too); a spec with errors is refused with exit
     status 2 unless --force, and then the file itself says it is NOT validated. The review reports
-    (report-html, report-md) are made for a spec with errors too and show them; with --data they
+    (report-html, report-md) are made for a spec with errors too and show them; with data they
     add the heat, the pictures and the monthly cost (report-md writes its pictures to PATH_files/).
     """
     from blue_nb.app.exports import export_spec  # deferred: keep `blue-nb --help` fast
 
-    result = export_spec(spec, export_format, data_dir=data_dir, force=force, out=out, now=now, against=against,
-                         prices=prices)
+    result = export_spec(spec, export_format, data_dir=data_dir, duckdb=duckdb, force=force, out=out, now=now,
+                         against=against, prices=prices)
     if result.path is None:
         click.echo(result.text, nl=False)
     to_stderr = result.path is None                      # stdout carries the document

@@ -11,7 +11,8 @@ For a spec's table ``blue_{domain}`` each store holds:
 While a load runs it writes the next version beside them (see :mod:`blue_nb.stores.load`):
 ``blue_{domain}__next`` and its catalog ``blue_{domain}__next__items`` (same columns, no secondary
 indexes until the switch), ``blue_{domain}__next__src`` (the source row of each key of the load,
-in the first store only), and one journal table per store file, ``blue_nb_loads``.
+in the first store only), ``blue_{domain}__next__spec`` (which spec the items were built with: becomes
+``blue_{domain}__spec`` at the switch), and one journal table per store file, ``blue_nb_loads``.
 
 Pure: the DDL and the row shapes are data; the stores (layer 2) execute them. Every identifier
 written into SQL goes through :func:`quote_ident`.
@@ -20,6 +21,8 @@ written into SQL goes through :func:`quote_ident`.
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +32,8 @@ from blue_nb.items.item_json import dumps_item
 from blue_nb.spec import Spec
 
 __all__ = ["LOADS_TABLE", "MAIN_COLUMNS", "TableLayout", "catalog_name", "catalog_table_sql", "index_column",
-           "main_table_sql", "quote_ident", "source_rows_name", "staging_name", "stored_key"]
+           "items_digest", "main_table_sql", "quote_ident", "source_rows_name", "spec_record_name", "staging_name",
+           "stored_key"]
 
 _IDENT = re.compile(r"^[A-Za-z0-9_.-]{1,255}$")
 MAIN_COLUMNS = ["pk", "sk", "data", "created_at"]
@@ -56,6 +60,24 @@ def staging_name(table: str) -> str:
 def source_rows_name(table: str) -> str:
     """The staging side table of a load: (pk, sk) -> the source row ("file:line") that made the item."""
     return f"{staging_name(table)}__src"
+
+
+def spec_record_name(table: str) -> str:
+    """The side table saying which spec built the items of ``table``: one row (digest, spec, loaded_at)."""
+    return f"{table}__spec"
+
+
+def items_digest(spec: Spec) -> str:
+    """A digest of what shapes a spec's items (the table, its keys and indexes, the entities and their
+    templates, attributes and sources): two specs with the same digest build the same items from the same
+    rows, so items loaded with one can be checked for the other. Access patterns, rates, capacity and
+    descriptions are left out: changing them needs no new load."""
+    t = spec.table
+    shape = {"table": [spec.table_name, t.partition_key, t.sort_key, t.partition_key_type, t.sort_key_type],
+             "indexes": {n: [i.type, i.partition_key, i.sort_key, i.partition_key_type, i.sort_key_type]
+                         for n, i in t.indexes.items()},
+             "entities": {n: [e.key, e.attributes, e.source or n] for n, e in spec.entities.items()}}
+    return hashlib.sha256(json.dumps(shape, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
 
 def index_column(index: str, key: str) -> str:

@@ -10,7 +10,7 @@ from typing import Any, Iterable, Iterator
 # isort: off
 from blue_nb.rules import spec_rules, schema_rules, key_rules, data_rules, data_keys  # noqa: F401
 # isort: on
-from blue_nb.rules.data_rules import SAMPLES, item_label
+from blue_nb.rules.data_rules import SAMPLES, DuplicateKeyCheck, ItemSizeCheck, item_label
 from blue_nb.rules.findings import Finding, Findings, counted
 from blue_nb.rules.keyspace import key_string
 from blue_nb.rules.registry import DATA_CHECKS, RULES, SPEC_CHECKS, Context, define
@@ -55,18 +55,22 @@ def _static(ctx: Context) -> list[Finding]:
 class ItemChecks:
     """Every check of a spec, fed its items one at a time: what :func:`check_spec` does with an iterable,
     for a caller that makes the items for something else too (a loader: each item built once, loaded
-    and checked). ``add(entity, item)`` (entity None: found from the table keys), then ``findings()``;
-    ``tap(entries)`` adds each ``(entity, item, ...)`` tuple of a stream and passes it on."""
+    and checked). ``add(entity, item)`` (entity None: found from the table keys; ``size``: the item's
+    size when known, not computed again), then ``findings()``; ``tap(entries)`` adds each
+    ``(entity, item, ...)`` tuple of a stream and passes it on. ``stored=True``: the items come from a
+    store, whose keys are unique, so the duplicate-key check is left out."""
 
-    def __init__(self, spec: Spec | str | Path):
+    def __init__(self, spec: Spec | str | Path, *, stored: bool = False):
         self.spec = _as_spec(spec)
         self.ctx = Context(self.spec, with_data=True)
         self.static = _static(self.ctx)          # before the items, as they are meant to be
-        self.checks = [cls(self.ctx) for _, cls in DATA_CHECKS]
+        # stored: the items come from a store, whose primary key already makes every key unique
+        self.checks = [cls(self.ctx) for _, cls in DATA_CHECKS if not (stored and cls is DuplicateKeyCheck)]
+        self.sizer = next(c for c in self.checks if isinstance(c, ItemSizeCheck))
         self.items, self.unmatched, self.samples = 0, 0, []
         self.source_failed = False             # tap: the stream itself raised (not what it was passed to)
 
-    def add(self, entity: str | None, item: dict[str, Any]) -> None:
+    def add(self, entity: str | None, item: dict[str, Any], size: int | None = None) -> None:
         spec, t = self.spec, self.spec.table
         if entity not in spec.entities:
             entity = spec.entity_for_key(key_string(item.get(t.partition_key)) or "",
@@ -78,7 +82,10 @@ class ItemChecks:
                 self.samples.append(item_label(spec, item))
             return
         for c in self.checks:
-            c.add(entity, item)
+            if size is not None and c is self.sizer:
+                c.sized(entity, item, size)
+            else:
+                c.add(entity, item)
 
     def tap(self, entries: Iterable[tuple]) -> Iterator[tuple]:
         it = iter(entries)

@@ -63,7 +63,7 @@ class _Values:
     """What one placeholder's values look like (numbers, or NAME+number, and their digit counts),
     and the first pair of keys with the same text before the value that sort out of number order."""
 
-    __slots__ = ("items", "digits", "numbered", "heads", "lens", "low", "high", "groups", "pair")
+    __slots__ = ("items", "digits", "numbered", "heads", "lens", "low", "high", "groups", "pair", "last")
 
     def __init__(self):
         self.items, self.digits, self.numbered = 0, True, True
@@ -72,19 +72,27 @@ class _Values:
         self.low = self.high = None
         self.groups: dict[str, _Group] = {}            # text before the value -> the values kept for it
         self.pair: tuple[str, str, str, str] | None = None   # a, key of a, b, key of b: a < b, key b first
+        self.last: tuple[str, int, int] | None = None  # the last value, its digit count and number
 
     def add(self, value: str, key: str, head: str) -> None:
         self.items += 1
-        m = _NUMBERED.match(value) if self.numbered else None
-        if m is None or len(self.heads) > 20:
-            self.digits = self.numbered = False
-            self.groups = {}
-            return
-        self.digits = self.digits and m.group(1) == ""
-        self.heads.add(m.group(1))
-        self.lens[len(m.group(2))] += 1
-        n = int(m.group(2))
-        self.low, self.high = min(n, self.low if self.low is not None else n), max(n, self.high or 0)
+        last = self.last
+        if last is not None and last[0] == value:     # keys in order repeat a value: all but its count is known
+            self.lens[last[1]] += 1
+            n = last[2]
+        else:
+            m = _NUMBERED.match(value) if self.numbered else None
+            if m is None or len(self.heads) > 20:
+                self.digits = self.numbered = False
+                self.groups, self.last = {}, None
+                return
+            self.digits = self.digits and m.group(1) == ""
+            self.heads.add(m.group(1))
+            digits = m.group(2)
+            self.lens[len(digits)] += 1
+            n = int(digits)
+            self.low, self.high = min(n, self.low if self.low is not None else n), max(n, self.high or 0)
+            self.last = (value, len(digits), n)
         if self.pair is None:
             self._look_for_pair(value, n, key, head)
 
@@ -127,14 +135,15 @@ class SortOrderCheck(DataCheck):
     def add(self, entity: str, item: dict[str, Any]) -> None:
         for space, t, where, names in self.targets.get(entity, ()):
             key = key_string(item.get(space.sk_attr))
-            parsed = t.parse(key) if key is not None else None
-            if parsed is None:
+            got = t.split(key) if key is not None else None
+            if got is None:
                 continue
+            parsed, starts = got
             for name in names:
                 v = self.values.get((where, name))
                 if v is None:
                     v = self.values[(where, name)] = _Values()
-                v.add(parsed[name], key, _head(t, name, parsed))
+                v.add(parsed[name], key, key[:starts[name]])       # the value, its key, the key text before it
 
     def findings(self) -> Iterable[Finding]:
         for entity, targets in self.targets.items():
@@ -183,19 +192,6 @@ def _pair_evidence(name: str, v: _Values) -> list[str]:
         return []
     a, key_a, b, key_b = v.pair
     return [f"{key_b!r} sorts before {key_a!r}, but {name} {b} > {a}"]
-
-
-def _head(t: KeyTemplate, name: str, values: dict[str, str]) -> str:
-    """The key text before the first occurrence of placeholder ``name``."""
-    out = []
-    for p in t.parts:
-        if isinstance(p, str):
-            out.append(p)
-        elif p.name == name:
-            break
-        else:
-            out.append(values[p.name])
-    return "".join(out)
 
 
 @data_check("KEY-PREFIX-COLLISION")
@@ -247,9 +243,10 @@ class _Tracker:
 
     def add(self, item: dict[str, Any]) -> None:
         key = key_string(item.get(self.space.sk_attr))
-        parsed = self.entity_sk.parse(key) if key is not None and self.names else None
-        if parsed is None:
+        got = self.entity_sk.split(key) if key is not None and self.names else None
+        if got is None:
             return
+        parsed = got[0]
         self.items += 1
         context = (key_string(item.get(self.space.pk_attr)) or "",) + tuple(parsed[b] for _, b in self.names[:-1])
         values = self.seen[context]

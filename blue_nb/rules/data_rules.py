@@ -72,14 +72,15 @@ class ItemSizeCheck(DataCheck):
             sizes = None
         for k, (entity, item) in enumerate(batch):
             if sizes is not None:
-                self._sized(entity, item, sizes[k])
+                self.sized(entity, item, sizes[k])
                 continue
             try:
-                self._sized(entity, item, item_size(item))
+                self.sized(entity, item, item_size(item))
             except BlueNbError as e:
                 self.invalid[entity].append(f"{item_label(self.spec, item)}: {e.msg}")
 
-    def _sized(self, entity: str, item: dict[str, Any], size: int) -> None:
+    def sized(self, entity: str, item: dict[str, Any], size: int) -> None:
+        """An item whose size is known already (a loaded item: the size its load recorded)."""
         if size >= NEAR_LIMIT_BYTES:
             kind = "over" if size > MAX_ITEM_BYTES else "near"
             self.counts[(entity, kind)] += 1
@@ -138,7 +139,12 @@ class KeySizeCheck(DataCheck):
     def add(self, entity: str, item: dict[str, Any]) -> None:
         for attr, limit in self.limits.items():
             v = item.get(attr)
-            n = len(v.encode("utf-8")) if isinstance(v, str) else len(v) if isinstance(v, (bytes, bytearray)) else 0
+            if isinstance(v, str):
+                if len(v) * 4 <= limit:            # at most 4 UTF-8 bytes a character: no need to encode it
+                    continue
+                n = len(v.encode("utf-8"))
+            else:
+                n = len(v) if isinstance(v, (bytes, bytearray)) else 0
             if n > limit:
                 rec = self.bad[(entity, attr)]
                 rec[0] += 1
@@ -164,15 +170,16 @@ class KeyParseCheck(DataCheck):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.bad: dict[tuple[str, str], list] = defaultdict(lambda: [0, []])
+        self.targets = {name: [(attr, t, t.open_values) for attr, t in e.templates.items() if not t.is_constant]
+                        for name, e in self.spec.entities.items()}
 
     def add(self, entity: str, item: dict[str, Any]) -> None:
-        e = self.spec.entities.get(entity)
-        for attr, t in (e.templates.items() if e else ()):
+        for attr, t, opened in self.targets.get(entity, ()):
             key = key_string(item.get(attr))
-            if key is None or t.is_constant:
+            if key is None:
                 continue
-            values = t.parse(key)
-            if values is None or any(SEPARATOR in v for v in values.values()):
+            got = t.split(key)
+            if got is None or any(SEPARATOR in got[0][n] for n in opened):
                 rec = self.bad[(entity, attr)]
                 rec[0] += 1
                 if len(rec[1]) < SAMPLES:

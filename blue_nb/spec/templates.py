@@ -105,6 +105,7 @@ class KeyTemplate:
         self.text = text
         self.where = where
         self.parts: tuple[str | Placeholder, ...] = tuple(self._split(text, where))
+        self._last: tuple[str, Any] | None = None             # split's last key and its answer
 
     @staticmethod
     def _split(text: str, where: str):
@@ -197,7 +198,7 @@ class KeyTemplate:
 
     @cached_property
     def _regex(self) -> re.Pattern:
-        out, groups = [], {}
+        out, groups, opened = [], {}, []
         for i, p in enumerate(self.parts):
             if isinstance(p, str):
                 out.append(re.escape(p))
@@ -207,16 +208,36 @@ class KeyTemplate:
                 groups[p.name] = f"g{len(groups)}"
                 nxt = self.parts[i + 1] if i + 1 < len(self.parts) else None
                 bounded = nxt is None or (isinstance(nxt, str) and nxt.startswith(SEPARATOR))
+                if not bounded:
+                    opened.append(p.name)
                 out.append(f"(?P<{groups[p.name]}>{'[^#]*' if bounded else '.*?'})")
-        self._groups = groups
+        self._groups, self._open = groups, tuple(opened)
         return re.compile("".join(out) + r"\Z", re.DOTALL)
 
     def parse(self, key: str) -> dict[str, str] | None:
         """Key -> placeholder values (as the strings in the key), or None when it does not match."""
+        got = self.split(key)
+        return None if got is None else dict(got[0])
+
+    @cached_property
+    def open_values(self) -> tuple[str, ...]:
+        """The placeholders whose parsed value may hold the separator: those not followed by it (or by the
+        end of the key). The others match ``[^#]*``, so a value of theirs never holds one."""
+        self._regex                                          # noqa: B018 - builds self._open
+        return self._open
+
+    def split(self, key: str) -> tuple[dict[str, str], dict[str, int]] | None:
+        """:meth:`parse`, and where each placeholder's value starts in the key (its first occurrence); None
+        when the key does not match. The last key split is remembered, since the checks of one item split
+        its key in turn: the dicts returned are shared, for reading only."""
+        last = self._last
+        if last is not None and last[0] == key:
+            return last[1]
         m = self._regex.match(key)
-        if m is None:
-            return None
-        return {name: m.group(g) for name, g in self._groups.items()}
+        got = None if m is None else ({name: m.group(g) for name, g in self._groups.items()},
+                                      {name: m.start(g) for name, g in self._groups.items()})
+        self._last = (key, got)
+        return got
 
     def round_trips(self, key: str) -> bool:
         """True when ``key`` parses and renders back to itself."""

@@ -5,12 +5,13 @@ table and column names come from :mod:`blue_nb.patterns.layout`.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Iterator
 
 from blue_nb.errors import StoreError
 from blue_nb.items.values import item_from_wire, loads_wire
 from blue_nb.patterns import (MAIN_COLUMNS, Plan, ReadResult, TableLayout, WriteResult, catalog_name,
-                              key_order, paginate, quote_ident, write_cost)
+                              index_column, key_order, paginate, quote_ident, write_cost)
 
 __all__ = ["KeyConflict", "Store"]
 
@@ -96,6 +97,39 @@ class Store:
         sql = f"SELECT c.entity, t.data FROM {t} t JOIN {c} c ON c.pk = t.pk AND c.sk = t.sk ORDER BY t.pk, t.sk"
         for entity, data in self.rows(sql, [], batch):
             yield entity, item_from_wire(loads_wire(data))
+
+    json_text = "json_extract"        # SQL: the text at a JSON path of ``data`` (DuckDB: json_extract_string)
+
+    def iter_key_items(self, layout: TableLayout,
+                       batch: int = 10_000) -> Iterator[tuple[str | None, dict[str, Any], int]]:
+        """(entity, item, size) for every item, in key order: ``item`` holds only the key attributes of the
+        table and its indexes, ``size`` is the size the load recorded. What the design checks of a loaded
+        store need, read from the catalog without decoding the items; the few items with a key value that
+        is not a string (a number, binary) are decoded whole, so every value keeps its DynamoDB type."""
+        cols = {"pk": layout.pk, **({"sk": layout.sk} if layout.sk else {})}       # catalog column -> attribute
+        for ix, (pk, sk) in layout.indexes.items():
+            cols[index_column(ix, "pk")] = pk
+            if sk:
+                cols[index_column(ix, "sk")] = sk
+        others = self._not_strings(layout.table, list(dict.fromkeys(cols.values())))
+        names = list(cols.values())
+        sql = (f"SELECT pk, sk, entity, size, {', '.join(quote_ident(c) for c in cols)} "
+               f"FROM {quote_ident(layout.catalog)} ORDER BY pk, sk")
+        for pk, sk, entity, size, *keys in self.rows(sql, [], batch):
+            if others and (pk, sk) in others:
+                yield entity, self.get_item(layout.table, pk, sk) or {}, size
+            else:
+                yield entity, {a: v for a, v in zip(names, keys) if v is not None}, size
+
+    def _not_strings(self, table: str, attrs: list[str]) -> set[tuple[str, str]]:
+        """The keys of the items where one of ``attrs`` holds something other than a string."""
+        fn, cond, params = self.json_text, [], []
+        for a in attrs:
+            path = "$." + json.dumps(a)
+            cond.append(f"({fn}(data, ?) IS NOT NULL AND {fn}(data, ?) IS NULL)")
+            params += [path, path + ".S"]
+        rows = self.execute(f"SELECT pk, sk FROM {quote_ident(table)} WHERE {' OR '.join(cond)}", params)
+        return {(r[0], r[1]) for r in rows}
 
     def iter_items(self, table: str, entity: str | None = None, *, wire: bool = False,
                    batch: int = 10_000) -> Iterator[dict[str, Any]]:

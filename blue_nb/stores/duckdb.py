@@ -28,6 +28,7 @@ _SIZE = re.compile(r"\s*\d+(\.\d+)?\s*([KMGT]i?B|B|bytes)\s*", re.IGNORECASE)
 
 class DuckDBStore(Store):
     kind = "duckdb"
+    json_text = "json_extract_string"
     chunk_size = 20_000
 
     def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False):

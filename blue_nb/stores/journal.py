@@ -22,7 +22,9 @@ that table refuses to start; one whose file is gone is presumed not to have comm
 
 Swapping is renaming: ``DROP`` the old table and catalog, ``ALTER TABLE ... RENAME`` the staging
 ones, then build the catalog's index-key indexes (DuckDB cannot rename a table that has an index,
-so staging catalogs have none until here).
+so staging catalogs have none until here). The record of which spec built the items
+(:func:`stage_spec_record`, read back by :func:`loaded_spec`) is staged and swapped in the same way,
+so it always describes the items in place.
 """
 
 from __future__ import annotations
@@ -33,12 +35,13 @@ from typing import Callable
 
 from blue_nb.errors import StoreError
 from blue_nb.patterns import catalog_name, catalog_table_sql, quote_ident
-from blue_nb.patterns.layout import LOADS_TABLE, source_rows_name, staging_name
+from blue_nb.patterns.layout import LOADS_TABLE, items_digest, source_rows_name, spec_record_name, staging_name
+from blue_nb.spec import Spec
 from blue_nb.stores.base import Store
 from blue_nb.stores.drivers import open_driver
 
-__all__ = ["ABANDONED", "DONE", "READY", "abandon", "decide", "drop_staging", "ensure_journal", "finish", "pending",
-           "record", "recover", "state_of", "swap_in"]
+__all__ = ["ABANDONED", "DONE", "READY", "abandon", "decide", "drop_staging", "ensure_journal", "finish",
+           "loaded_digest", "loaded_spec", "pending", "record", "recover", "stage_spec_record", "state_of", "swap_in"]
 
 READY, DONE, ABANDONED = "ready", "done", "abandoned"
 _J = quote_ident(LOADS_TABLE)
@@ -76,7 +79,7 @@ def pending(store: Store, table: str | None = None) -> list[tuple[str, str, str]
 def drop_staging(store: Store, table: str) -> None:
     """Drop the staging tables of ``table`` (leftovers of an interrupted load included)."""
     nxt = staging_name(table)
-    for t in (source_rows_name(table), catalog_name(nxt), nxt):
+    for t in (source_rows_name(table), spec_record_name(nxt), catalog_name(nxt), nxt):
         store.execute(f"DROP TABLE IF EXISTS {quote_ident(t)}")
 
 
@@ -100,6 +103,36 @@ def swap_in(store: Store, table: str) -> None:
     for stmt in catalog_table_sql(table, indexes)[1:]:
         store.execute(stmt)
     store.execute(f"DROP TABLE IF EXISTS {quote_ident(source_rows_name(table))}")
+    store.execute(f"DROP TABLE IF EXISTS {quote_ident(spec_record_name(table))}")
+    if store.has_table(spec_record_name(nxt)):          # staged by a load that records its spec
+        store.execute(f"ALTER TABLE {quote_ident(spec_record_name(nxt))} "
+                      f"RENAME TO {quote_ident(spec_record_name(table))}")
+
+
+def stage_spec_record(store: Store, table: str, spec: Spec, *, keep: bool) -> None:
+    """Stage the record of which spec built the items (:func:`items_digest`). An upsert that keeps items
+    built with another spec (or with no record) records no digest: the table then holds a mix."""
+    digest: str | None = items_digest(spec)
+    if keep and loaded_digest(store, table) != digest:
+        digest = None
+    rec = quote_ident(spec_record_name(staging_name(table)))
+    store.execute(f"CREATE TABLE {rec} (digest TEXT, spec TEXT, loaded_at TEXT NOT NULL)")
+    at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    store.execute(f"INSERT INTO {rec} (digest, spec, loaded_at) VALUES (?, ?, ?)", (digest, spec.source_path or spec.domain, at))
+
+
+def loaded_digest(store: Store, table: str) -> str | None:
+    """The :func:`items_digest` of the spec that built the items of ``table`` (None: unknown or mixed)."""
+    return (loaded_spec(store, table) or (None,))[0]
+
+
+def loaded_spec(store: Store, table: str) -> tuple[str | None, str, str] | None:
+    """(digest, spec, loaded at) recorded by the last load of ``table``; None when no load recorded it."""
+    rec = spec_record_name(table)
+    if not store.has_table(rec):
+        return None
+    rows = store.execute(f"SELECT digest, spec, loaded_at FROM {quote_ident(rec)}")
+    return tuple(rows[0]) if rows else None
 
 
 def _transaction(store: Store, work: Callable[[], bool]) -> bool:

@@ -113,7 +113,7 @@ def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple], *, mode:
                 r = results[id(store)]
                 r.notes = [f"created folder {store.created_folder}"] if store.created_folder else []
                 r.notes += list(store.recovered)
-                r.items_before = _prepare(store, layout, mode, r.notes, with_src=store is first)
+                r.items_before = _prepare(store, layout, mode, r.notes, with_src=store is first, spec=spec)
             written, per_entity = _stage(order, layout, items, bar)
             staged = layout.staging().table
             for store in order:
@@ -138,7 +138,7 @@ def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple], *, mode:
     return out
 
 
-def _prepare(store: Store, layout: TableLayout, mode: str, notes: list[str], *, with_src: bool) -> int:
+def _prepare(store: Store, layout: TableLayout, mode: str, notes: list[str], *, with_src: bool, spec: Spec) -> int:
     """Settle any earlier load of the table, then create fresh staging tables; the items before."""
     notes += journal.recover(store, layout.table)
     left = journal.pending(store, layout.table)
@@ -159,6 +159,7 @@ def _prepare(store: Store, layout: TableLayout, mode: str, notes: list[str], *, 
                           "sk TEXT NOT NULL, entity TEXT, src TEXT NOT NULL, PRIMARY KEY (pk, sk))")
         if mode == "upsert" and before:
             _copy_current(store, layout)
+        journal.stage_spec_record(store, layout.table, spec, keep=bool(mode == "upsert" and before))
         store.commit()
     except BaseException:
         store.rollback()

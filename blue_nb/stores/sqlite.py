@@ -14,7 +14,7 @@ from blue_nb.stores.base import KeyConflict, Store
 __all__ = ["SQLiteStore"]
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,255}$")     # the table names the stores can quote
-_INTERNAL = ("__items", "__next", "__src")       # blue_nb's own side tables: catalogs and load staging
+_INTERNAL = ("__items", "__next", "__src", "__spec")   # blue_nb's own side tables: catalogs, staging, spec record
 
 
 class SQLiteStore(Store):
@@ -49,7 +49,7 @@ class SQLiteStore(Store):
 
     def blue_tables(self) -> dict[str, list[str]]:
         """Every ``blue_*`` table of the file (ADR 0018's tables, by name) -> its columns, in name order;
-        blue_nb's own side tables (catalogs, load staging, the load journal) are left out."""
+        blue_nb's own side tables (catalogs, load staging, the spec record, the load journal) are left out."""
         rows = self.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 5) = 'blue_' "
                             "ORDER BY name")
         names = [r[0] for r in rows if _NAME.match(r[0])]
