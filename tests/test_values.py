@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blue_nb.errors import ItemError
-from blue_nb.items.item_json import dumps_item
+from blue_nb.items.item_json import dumps_item, stored_item
 from blue_nb.items.values import (
     dumps_wire,
     from_wire,
@@ -351,6 +351,29 @@ def test_the_loader_writes_an_item_as_the_wire_codec_does(item):
         assert str(got.value) == str(e)
         return
     assert dumps_item(item) == want
+
+
+_wire_values = st.one_of(st.sampled_from([{"S": "x"}, {"S": "caf\u00e9"}, {"S": "\ud800"}, {"S": 5}, {"N": "007"},
+                                          {"N": "-0"}, {"N": "1E+400"}, {"N": "NaN"}, {"N": ""}, {"N": 5},
+                                          {"BOOL": 1}, {"NULL": False}, {"S": "a", "N": "1"}, {}, []]),
+                         st.dictionaries(st.sampled_from(["S", "N", "BOOL", "NULL", "X"]),
+                                         st.one_of(st.text(max_size=4), st.booleans(), st.integers()), max_size=2))
+
+
+@settings(deadline=None, max_examples=300)
+@given(st.one_of(items.map(dumps_item),
+                 st.dictionaries(st.sampled_from(["a", "", "\ud800", "é"]), _wire_values, max_size=3).map(json.dumps),
+                 st.sampled_from(["[]", "{", '{"a": {"S": "x"}', "7", '"x"'])))
+def test_the_stores_read_an_item_as_the_wire_codec_does(text):
+    """stored_item (the stores' fast reader) = item_from_wire(loads_wire(...)): the same item, or the same error."""
+    try:
+        want = item_from_wire(loads_wire(text))
+    except ItemError as e:
+        with pytest.raises(ItemError) as got:
+            stored_item(text)
+        assert str(got.value) == str(e)
+        return
+    assert strict_equal(stored_item(text), want)
 
 
 @settings(deadline=None)

@@ -160,9 +160,13 @@ def throttle_findings(spec: Spec, partitions: pd.DataFrame, timeline: pd.DataFra
     df["mean_util"] = np.maximum(df["rcu_per_s"] / PARTITION_RCU, df["wcu_per_s"] / PARTITION_WCU)
     df["peak_util"] = np.maximum(df["peak_rcu"] / PARTITION_RCU, df["peak_wcu"] / PARTITION_WCU)
     mono = monotonic_patterns(spec)
-    hot_first = {}
-    for key, item in zip(zip(hot["index"], hot["pk"]), hot.itertuples(index=False)):   # hottest first
-        hot_first.setdefault(key, item)
+    # the hottest item of each key that can be flagged (hot is hottest first): keys below both thresholds are
+    # never looked up, so the 100k-key frame is not walked in Python
+    maybe = df[(df["mean_util"] >= min(WARN_FRACTION, FEW_KEYS_FRACTION)) | (df["throttled_seconds"] > 0)]
+    wanted = set(zip(maybe["index"].tolist(), maybe["pk"].tolist()))
+    some = hot[hot["pk"].isin({pk for _, pk in wanted})].drop_duplicates(["index", "pk"]) if wanted else hot.iloc[:0]
+    hot_first = {key: item for key, item in zip(zip(some["index"].tolist(), some["pk"].tolist()),
+                                                some.itertuples(index=False)) if key in wanted}
     drivers_by = _by_key(drivers)
     out = []
     for index, group in df.groupby("index", sort=False):

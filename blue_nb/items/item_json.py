@@ -1,16 +1,21 @@
-"""An item's DynamoDB JSON text written in one pass: what the loader stores for every item."""
+"""An item's DynamoDB JSON text written in one pass (what the loader stores for every item), and read
+back in one pass (what the stores return for every item they read)."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from blue_nb.items.values import (_check_str, _encode, _name, dumps_wire, item_to_wire, number_text,
-                                  validate_number)
+from blue_nb.items.values import (_check_str, _decode, _encode, _name, dumps_wire, item_from_wire, item_to_wire,
+                                  loads_wire, number_text, validate_number)
 
-__all__ = ["dumps_item"]
+__all__ = ["dumps_item", "stored_item"]
+
+_loads = json.JSONDecoder().decode
+_PLAIN_NUMBER = re.compile(r"-?[0-9]{1,18}(?:\.[0-9]{1,18})?")     # Decimal(text) is validate_number(text)
 
 _quoted = json.encoder.encode_basestring          # what json.dumps(ensure_ascii=False) writes a str as (C)
 
@@ -39,3 +44,33 @@ def dumps_item(item: Mapping[str, Any]) -> str:
         else:
             parts.append(f"{_quoted(k)}:{dumps_wire(_encode(v, k, 0))}")
     return "{" + ",".join(parts) + "}"
+
+
+def stored_item(text: str) -> dict[str, Any]:
+    """``item_from_wire(loads_wire(text))`` for the JSON text :func:`dumps_item` wrote into a store: the same
+    item, the same errors, read in one pass. Top-level strings, booleans and short plain numbers are taken
+    as they are (non-ASCII text still checked); anything else goes through the full decoder."""
+    try:
+        wire = _loads(text)
+    except ValueError:
+        wire = None
+    if type(wire) is not dict:
+        return item_from_wire(loads_wire(text))                  # its message names the fault
+    out: dict[str, Any] = {}
+    for k, v in wire.items():
+        if type(v) is dict and len(v) == 1 and k and k.isascii() and len(k) <= 65_536:
+            ((tag, body),) = v.items()
+            if tag == "S" and type(body) is str:
+                out[k] = body if body.isascii() else _check_str(body, k)
+                continue
+            if tag == "N" and type(body) is str and _PLAIN_NUMBER.fullmatch(body):
+                out[k] = Decimal(body)                            # at most 36 digits, well inside the range
+                continue
+            if tag == "BOOL" and type(body) is bool:
+                out[k] = body
+                continue
+            out[k] = _decode(v, k, 0)
+            continue
+        name = _name(k)                                           # the name is checked first, as item_from_wire does
+        out[name] = _decode(v, k, 0)
+    return out

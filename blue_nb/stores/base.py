@@ -9,7 +9,8 @@ import json
 from typing import Any, Iterator
 
 from blue_nb.errors import StoreError
-from blue_nb.items.values import item_from_wire, loads_wire
+from blue_nb.items.item_json import stored_item
+from blue_nb.items.values import loads_wire
 from blue_nb.patterns import (MAIN_COLUMNS, Plan, ReadResult, TableLayout, WriteResult, catalog_name,
                               index_column, key_order, paginate, quote_ident, write_cost)
 
@@ -89,14 +90,14 @@ class Store:
 
     def get_item(self, table: str, pk: str, sk: str = "") -> dict[str, Any] | None:
         rows = self.execute(f"SELECT data FROM {quote_ident(table)} WHERE pk = ? AND sk = ?", (pk, sk))
-        return item_from_wire(loads_wire(rows[0][0])) if rows else None
+        return stored_item(rows[0][0]) if rows else None
 
     def iter_entity_items(self, table: str, batch: int = 10_000) -> Iterator[tuple[str | None, dict[str, Any]]]:
         """(entity, item) for every item, in key order: what the design checks read."""
         t, c = quote_ident(table), quote_ident(catalog_name(table))
         sql = f"SELECT c.entity, t.data FROM {t} t JOIN {c} c ON c.pk = t.pk AND c.sk = t.sk ORDER BY t.pk, t.sk"
         for entity, data in self.rows(sql, [], batch):
-            yield entity, item_from_wire(loads_wire(data))
+            yield entity, stored_item(data)
 
     json_text = "json_extract"        # SQL: the text at a JSON path of ``data`` (DuckDB: json_extract_string)
 
@@ -143,8 +144,7 @@ class Store:
             rows = self.execute(f"SELECT t.pk, t.sk, t.data FROM {t} t JOIN {c} c ON c.pk = t.pk AND c.sk = t.sk "
                                 f"{where} {cond} ORDER BY t.pk, t.sk LIMIT ?", args)
             for _, _, data in rows:
-                w = loads_wire(data)
-                yield w if wire else item_from_wire(w)
+                yield loads_wire(data) if wire else stored_item(data)
             if len(rows) < batch:
                 return
             last = (rows[-1][0], rows[-1][1])
@@ -168,13 +168,13 @@ class Store:
         req = plan.request
         if not req.is_read:
             found = self.execute(sql, args)
-            old = item_from_wire(loads_wire(found[0][0])) if found else None
+            old = stored_item(found[0][0]) if found else None
             new = new_item if new_item is not None else (old or self._typical_item(plan))
             return write_cost(plan, old, new)
         # a page of Limit items needs Limit + 1 rows at most (the last says whether the range goes on): fetch
         # that many at a time, not 500 (at 1M items, 500 rows of a GSI query took 5 ms for a 50-item page)
         batch = min(req.limit + 1, 500) if req.limit else 500
-        rows = ((item_from_wire(loads_wire(d)), size) for d, size in self.rows(sql, args, batch=batch))
+        rows = ((stored_item(d), size) for d, size in self.rows(sql, args, batch=batch))
         return paginate(plan, key_order(req, rows), max_pages, follow=follow)
 
     def _typical_item(self, plan: Plan) -> dict[str, Any] | None:

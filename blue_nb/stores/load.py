@@ -42,7 +42,7 @@ from typing import Iterable, Iterator
 from tqdm.auto import tqdm
 
 from blue_nb.errors import BlueNbError, SourceError, StoreError
-from blue_nb.items.values import item_from_wire, loads_wire
+from blue_nb.items.item_json import stored_item
 from blue_nb.patterns import MAIN_COLUMNS, TableLayout, catalog_table_sql, main_table_sql, quote_ident
 from blue_nb.patterns.layout import source_rows_name
 from blue_nb.sizing import item_sizes
@@ -186,7 +186,7 @@ def _copy_current(store: Store, layout: TableLayout) -> None:
         cond, args = ("WHERE (t.pk > ? OR (t.pk = ? AND t.sk > ?))", [last[0], last[0], last[1]]) if last else ("", [])
         rows = store.execute(f"SELECT t.pk, t.sk, t.data, t.created_at, {entity} FROM {t} t {join} {cond} "
                              "ORDER BY t.pk, t.sk LIMIT ?", [*args, store.chunk_size])
-        found = [item_from_wire(loads_wire(r[2])) for r in rows]
+        found = [stored_item(r[2]) for r in rows]
         cats = [layout.rows(r[4], item, size, r[3])[1] for r, item, size in zip(rows, found, item_sizes(found))]
         store.insert_rows(nxt.catalog, layout.catalog_columns, cats)
         if len(rows) < store.chunk_size:
