@@ -52,7 +52,7 @@ def test_the_explorer_shows_what_the_store_ran_for_every_pattern_and_store(sessi
             assert not rest, f"{pattern.name} ran more than its plan's statement: {rest}"
             shown = Statement(sql, tuple(params)).show()
             assert explorer.sql.value == pre(shown), pattern.name
-            assert explorer.plan.statement(backend) == Statement(sql, tuple(params))
+            assert explorer.plan.paged_statement(backend, explorer.pages.value) == Statement(sql, tuple(params))
             result = explorer.result
             assert result.plan is explorer.plan                      # the result carries the plan that ran
             if pattern.operation in ("get_item", "query", "scan"):
@@ -79,6 +79,31 @@ def test_a_plan_is_the_same_for_every_caller(root):
     assert a.boto3[0] == "query" and a.boto3[1]["KeyConditionExpression"] == "#pk = :pk AND begins_with(#sk, :sk0)"
     with pytest.raises(ValueError, match="no SQL planned for a 'postgres' store"):
         a.statement("postgres")
+
+
+def test_a_call_asks_the_store_for_no_more_rows_than_its_pages_can_use(root):
+    from dataclasses import replace
+
+    from blue_nb.spec import loads_spec
+
+    spec = load_spec(root / "data/specs/dialogue.yaml")
+    by_status = plan(spec, "dialogues_by_status", {"status": "open"})            # Limit 50
+    assert by_status.request.limit == 50 and by_status.rows_needed() == 51
+    assert by_status.rows_needed(max_pages=3) == 151 and by_status.rows_needed(follow=True) is None
+    assert by_status.rows_needed(max_pages=2, follow=True) == 101
+    st = by_status.paged_statement("duckdb")
+    assert st.text == by_status.statement("duckdb").text + " LIMIT ?" and st.params[-1] == 51
+    assert by_status.show_sql("duckdb") == st.show()
+    unlimited = plan(spec, "list_perspectives", {"dialogue_id": "nvidia-dec"})
+    assert unlimited.request.limit is None and unlimited.paged_statement("sqlite") == unlimited.statement("sqlite")
+    limited = plan(spec, replace(spec.pattern("list_perspectives"), limit=7), {"dialogue_id": "nvidia-dec"})
+    assert limited.rows_needed() == 8
+    assert plan(spec, "get_dialogue", {"dialogue_id": "nvidia-dec"}).rows_needed() is None
+    numbered = loads_spec("spec_version: 1\ndomain: n\ntable: {partition_key: pk, sort_key: sk, sort_key_type: N}\n"
+                          "entities: {E: {key: {pk: '{pk}', sk: '{sk}'}}}\n"
+                          "access_patterns: [{name: q, operation: query, entities: [E], limit: 5, "
+                          "key_condition: {pk: '{pk}'}}]\n")
+    assert plan(numbered, "q", {"pk": "a"}).rows_needed() is None        # ordered by number after the SQL
 
 
 def test_put_item_plans_the_read_of_the_item_it_replaces(root):

@@ -74,8 +74,11 @@ def md_table(text: str, heading: str) -> list[dict[str, str]]:
 def reports(dialogue_data, tmp_path_factory):
     """dialogue_v2 against dialogue, on the session's sample, as HTML and Markdown files."""
     out = tmp_path_factory.mktemp("review")
-    html = export_spec(V2, "report-html", data_dir=dialogue_data, against=V1, out=out / "review.html", now=NOW)
-    md = export_spec(V2, "report-md", data_dir=dialogue_data, against=V1, out=out / "review.md", now=NOW)
+    checked = review_data(V2, dialogue_data, against=V1)            # measured once for both, as export_all does
+    html = export_spec(V2, "report-html", data_dir=dialogue_data, against=V1, out=out / "review.html", now=NOW,
+                       checked=checked)
+    md = export_spec(V2, "report-md", data_dir=dialogue_data, against=V1, out=out / "review.md", now=NOW,
+                     checked=checked)
     return html, md
 
 

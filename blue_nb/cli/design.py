@@ -85,7 +85,7 @@ def query(spec, pattern, params, backend, sqlite, duckdb, max_pages, all_pages, 
                              follow=all_pages)
     if show_plan:
         item = result.item if isinstance(result, WriteResult) else None
-        shown = "(sent as the boto3 request below)" if backend == "dynamodb" else result.plan.show_sql(backend)
+        shown = "(sent as the boto3 request below)" if backend == "dynamodb" else result.plan.show_sql(backend, max_pages, all_pages)
         click.echo(f"-- {backend}:\n{shown}\n-- boto3:\n{result.plan.show_boto3(item)}", err=True)
     if isinstance(result, WriteResult):
         summary = result.summary()

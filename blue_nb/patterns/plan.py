@@ -78,8 +78,29 @@ class Plan:
         except KeyError:
             raise ValueError(f"no SQL planned for a {backend!r} store; stores are {', '.join(self.sql)}") from None
 
-    def show_sql(self, backend: str = "sqlite") -> str:
-        return self.statement(backend).show()
+    def rows_needed(self, max_pages: int | None = None, follow: bool = False) -> int | None:
+        """The most rows (in the SQL's order) the pages a call reads can use: ``Limit`` per page, and one
+        more; None when any row may be needed (no Limit, every page followed without a cap, a GetItem or
+        write, or a query whose order is made after the SQL: N and B sort keys, :func:`key_order`).
+        The pages are :func:`~blue_nb.patterns.paginate`'s: one per call with a Limit, ``max_pages`` caps."""
+        req = self.request
+        if req.operation not in ("query", "scan") or req.limit is None:
+            return None
+        if req.operation == "query" and req.sk_attr and req.sk_type != "S":
+            return None
+        pages = max_pages if max_pages is not None else (None if follow else 1)
+        return None if pages is None else req.limit * pages + 1
+
+    def paged_statement(self, backend: str, max_pages: int | None = None, follow: bool = False) -> Statement:
+        """:meth:`statement` with ``LIMIT`` :meth:`rows_needed`: what a store runs for a call that reads
+        these pages (a database sorts or scans less when it knows how few rows are wanted)."""
+        st = self.statement(backend)
+        n = self.rows_needed(max_pages, follow)
+        return st if n is None else Statement(f"{st.text} LIMIT ?", (*st.params, n))
+
+    def show_sql(self, backend: str = "sqlite", max_pages: int | None = None, follow: bool = False) -> str:
+        """The statement a store of kind ``backend`` runs for a call reading these pages, as a reader sees it."""
+        return self.paged_statement(backend, max_pages, follow).show()
 
     def show_boto3(self, item: Mapping[str, Any] | None = None) -> str:
         """The boto3 request; a put or update is shown with ``item`` (the item the dry run priced)."""

@@ -164,7 +164,7 @@ class Store:
         item at the key, which ``new_item`` (or, without one, that item or the median-size item of
         the pattern's entity, re-keyed) replaces.
         """
-        sql, args = plan.statement(self.kind)
+        sql, args = plan.paged_statement(self.kind, max_pages, follow)
         req = plan.request
         if not req.is_read:
             found = self.execute(sql, args)

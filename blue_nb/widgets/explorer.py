@@ -170,7 +170,7 @@ class PatternExplorer:
             self.elapsed_ms = (time.perf_counter() - start) * 1000
         what = "the read of the item this dry-run write replaces" if not self.plan.is_read else "what the store runs"
         self.sql_title.value = f"<b>SQL on {self.backend.value}</b> ({what})"
-        self.sql.value = _pre(self.plan.show_sql(self.backend.value))
+        self.sql.value = _pre(self.plan.show_sql(self.backend.value, self.pages.value))
         self.request.value = _pre(self.plan.show_boto3())
         self._show_result()
 
