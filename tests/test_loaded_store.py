@@ -14,7 +14,7 @@ from blue_nb.app.review import review_data
 from blue_nb.app.workflows import load_data, validate
 from blue_nb.errors import SourceError
 from blue_nb.patterns.layout import items_digest
-from blue_nb.spec import load_spec, loads_spec
+from blue_nb.spec import load_spec, spec_from_dict
 from blue_nb.stores import TableLayout, load_items, loaded_spec, open_store
 from tests.test_cli import blue_nb
 from tests.test_stores import SPEC as KITCHEN
@@ -137,40 +137,12 @@ def test_the_spec_record_is_not_a_table_of_blue(loaded):
 
 
 def test_a_spec_that_only_changes_patterns_builds_the_same_items():
-    other = loads_spec("""
-spec_version: 1
-domain: kitchen
-description: the same items, described
-table:
-  partition_key: pk
-  sort_key: sk
-  billing_mode: PROVISIONED
-  read_capacity: 5
-  write_capacity: 5
-  indexes:
-    by_kind: {type: global, partition_key: kind, sort_key: sk}
-entities:
-  Thing:
-    description: a thing
-    key: {pk: "{pk}", sk: "{sk}", kind: "{kind}"}
-""")
-    assert items_digest(other) == items_digest(KITCHEN)
-    moved = loads_spec(KITCHEN_TEXT.replace('kind: "{kind}"', 'kind: "KIND#{kind}"'))
-    assert items_digest(moved) != items_digest(KITCHEN)
-
-
-KITCHEN_TEXT = """
-spec_version: 1
-domain: kitchen
-table:
-  partition_key: pk
-  sort_key: sk
-  indexes:
-    by_kind: {type: global, partition_key: kind, sort_key: sk}
-entities:
-  Thing:
-    key: {pk: "{pk}", sk: "{sk}", kind: "{kind}"}
-"""
+    d = KITCHEN.to_dict()
+    d["description"], d["entities"]["Thing"]["description"] = "the same items, described", "a thing"
+    d["table"].update(billing_mode="PROVISIONED", read_capacity=5, write_capacity=5)
+    assert items_digest(spec_from_dict(d)) == items_digest(KITCHEN)
+    d["entities"]["Thing"]["key"]["kind"] = "KIND#{kind}"
+    assert items_digest(spec_from_dict(d)) != items_digest(KITCHEN)
 
 
 def test_export_formats_take_the_loaded_store(loaded, dialogue_data, root):
