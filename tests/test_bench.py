@@ -51,6 +51,9 @@ def test_the_loop_runs_every_stage_with_its_baseline(bench):
     assert by["load_duckdb"]["details"]["items"] == by["sizes"]["details"]["items"] == items
     assert by["load_sqlite"]["baseline_details"]["items"] == items
     assert by["sizes"]["details"]["same_as_catalog"] is True
+    heat = by["heat"]                        # like for like: the naive step against the product's step
+    step = heat["baseline_details"]["product_timeline_seconds"]
+    assert step < heat["seconds"] and heat["ratio"] == pytest.approx(heat["baseline_seconds"] / step, rel=0.1, abs=0.1)
     assert by["validate"]["details"]["items"] == items
     assert by["generate"]["details"]["rows"] == items            # one item per dialogue sample row
     assert out["total_seconds"] == pytest.approx(sum(s["seconds"] for s in out["stages"]), abs=0.01)

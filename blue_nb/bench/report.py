@@ -35,8 +35,8 @@ def format_stages(scale: int, run: dict) -> str:
     heat = next((s for s in run["stages"] if s["name"] == "heat" and s.get("baseline_details")), None)
     if heat:
         lines.append(f"{'':<12} heat's baseline is the per-second step alone (expand + groupby of "
-                     f"{heat['baseline_details']['requests']:,} requests); the product's own step on the same calls: "
-                     f"{heat['baseline_details']['product_timeline_seconds']:.2f} s")
+                     f"{heat['baseline_details']['requests']:,} requests), so its ratio is against the product's own "
+                     f"step on the same calls: {heat['baseline_details']['product_timeline_seconds']:.2f} s")
     lines.append(f"{'loop':<12} {_num(run['total_seconds']):>9} {_num(run['peak_mb'], ',.0f'):>8}   "
                  "(sum of the stages' seconds; the highest peak)")
     return "\n".join(lines)
