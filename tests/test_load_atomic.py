@@ -85,6 +85,7 @@ def test_upsert_recomputes_the_catalog_when_the_indexes_changed(store):
     plain = loads_spec("spec_version: 1\ndomain: kitchen\ntable: {partition_key: pk, sort_key: sk}\n"
                        "entities: {Thing: {key: {pk: '{pk}', sk: '{sk}'}}}\n")
     load_items([store], plain, rows(3, v="old"), progress=False)
+    store.chunk_size = 2                                     # the old items are copied in two chunks
     load_items([store], SPEC, rows(1, start=5), mode="upsert", progress=False)
     cat = store.execute('SELECT pk, entity, "by_kind__pk" FROM blue_kitchen__items ORDER BY pk')
     assert cat == [("p0", "Thing", "k"), ("p1", "Thing", "k"), ("p2", "Thing", "k"), ("p5", "Thing", "k")]

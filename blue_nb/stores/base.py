@@ -134,20 +134,22 @@ class Store:
 
     def iter_items(self, table: str, entity: str | None = None, *, wire: bool = False,
                    batch: int = 10_000) -> Iterator[dict[str, Any]]:
-        """Every item (in key order), as Python values or, with ``wire=True``, DynamoDB JSON."""
+        """Every item (in key order), as Python values or, with ``wire=True``, DynamoDB JSON. The first
+        ``batch`` come from a query with that LIMIT (a caller that wants a few does not wait for the whole
+        table to be ordered); the rest, if read, from one more query streamed in batches (not a query per
+        batch: each of those would order the table again)."""
         t, c = quote_ident(table), quote_ident(catalog_name(table))
+        select = f"SELECT t.pk, t.sk, t.data FROM {t} t JOIN {c} c ON c.pk = t.pk AND c.sk = t.sk"
         where, params = ("WHERE c.entity = ?", [entity]) if entity else ("", [])
-        last: tuple[str, str] | None = None
-        while True:
-            cond = ("AND" if where else "WHERE") + " (t.pk > ? OR (t.pk = ? AND t.sk > ?))" if last else ""
-            args = params + ([last[0], last[0], last[1]] if last else []) + [batch]
-            rows = self.execute(f"SELECT t.pk, t.sk, t.data FROM {t} t JOIN {c} c ON c.pk = t.pk AND c.sk = t.sk "
-                                f"{where} {cond} ORDER BY t.pk, t.sk LIMIT ?", args)
-            for _, _, data in rows:
-                yield loads_wire(data) if wire else stored_item(data)
-            if len(rows) < batch:
-                return
-            last = (rows[-1][0], rows[-1][1])
+        rows = self.execute(f"{select} {where} ORDER BY t.pk, t.sk LIMIT ?", params + [batch])
+        for _, _, data in rows:
+            yield loads_wire(data) if wire else stored_item(data)
+        if len(rows) < batch:
+            return
+        pk, sk = rows[-1][0], rows[-1][1]
+        rest = ("AND" if where else "WHERE") + " (t.pk > ? OR (t.pk = ? AND t.sk > ?))"
+        for _, _, data in self.rows(f"{select} {where} {rest} ORDER BY t.pk, t.sk", params + [pk, pk, sk], batch):
+            yield loads_wire(data) if wire else stored_item(data)
 
     def rows(self, sql: str, params: list, batch: int = 500) -> Iterator[tuple]:
         """Stream the rows of a query without fetching them all (a pattern may stop after one page)."""

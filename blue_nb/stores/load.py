@@ -181,17 +181,12 @@ def _copy_current(store: Store, layout: TableLayout) -> None:
     t, c = quote_ident(layout.table), quote_ident(layout.catalog)
     entity = "c.entity" if has_entity else "NULL"
     join = f"LEFT JOIN {c} c ON c.pk = t.pk AND c.sk = t.sk" if has_entity else ""
-    last: tuple[str, str] | None = None
-    while True:
-        cond, args = ("WHERE (t.pk > ? OR (t.pk = ? AND t.sk > ?))", [last[0], last[0], last[1]]) if last else ("", [])
-        rows = store.execute(f"SELECT t.pk, t.sk, t.data, t.created_at, {entity} FROM {t} t {join} {cond} "
-                             "ORDER BY t.pk, t.sk LIMIT ?", [*args, store.chunk_size])
+    # one query streamed in chunks (a query per chunk, ordered and limited, would order the table again each time)
+    stream = store.rows(f"SELECT t.pk, t.sk, t.data, t.created_at, {entity} FROM {t} t {join}", [], store.chunk_size)
+    for rows in _chunks(stream, store.chunk_size):
         found = [stored_item(r[2]) for r in rows]
         cats = [layout.rows(r[4], item, size, r[3])[1] for r, item, size in zip(rows, found, item_sizes(found))]
         store.insert_rows(nxt.catalog, layout.catalog_columns, cats)
-        if len(rows) < store.chunk_size:
-            return
-        last = (rows[-1][0], rows[-1][1])
 
 
 def _stage(order: list[Store], layout: TableLayout, items: Iterable[tuple], bar) -> tuple[int, dict[str, int]]:
