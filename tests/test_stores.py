@@ -118,12 +118,13 @@ def test_every_item_in_key_order_whatever_the_batch(store):
     load_items([store], SPEC, things({"pk": k.split("#")[0], "sk": k, "kind": "k" if i % 3 else "z"}
                                      for i, k in enumerate(keys)), progress=False)
     want = sorted(((k.split("#")[0], k) for k in keys), key=lambda x: (x[0].encode(), x[1].encode()))
-    for batch in (1, 3, 40, 41, 1000):                  # the first batch is limited, the rest streamed
+    for batch in (1, 3, 40, 41, 1000):                  # one query, streamed batch rows at a time
         assert [(i["pk"], i["sk"]) for i in store.iter_items("blue_kitchen", batch=batch)] == want, batch
-    from itertools import islice
-    assert [i["sk"] for i in islice(store.iter_items("blue_kitchen", batch=2), 3)] == [w[1] for w in want[:3]]
+    assert [i["sk"] for i in store.iter_items("blue_kitchen", batch=2, limit=3)] == [w[1] for w in want[:3]]
+    assert list(store.iter_items("blue_kitchen", limit=0)) == []
     kinds = [i["kind"] for i in store.iter_items("blue_kitchen", "Thing", batch=4)]
     assert len(kinds) == 40 and kinds.count("z") == 14
+    assert list(store.iter_items("blue_kitchen", "Other")) == []
 
 
 def test_loading_twice_leaves_one_copy(store, dialogue_spec, dialogue_data):

@@ -114,7 +114,7 @@ def sample_items_by_entity(spec: Spec, data_dir: str | Path | None, n: int = SAM
     the first in key order of those a load put in that file)."""
     if data_dir is None:
         with data_store(spec, None, duckdb) as store:
-            return {name: list(islice(store.iter_items(spec.table_name, name, batch=n), n)) for name in spec.entities}
+            return {name: list(store.iter_items(spec.table_name, name, limit=n)) for name in spec.entities}
     builder = ItemBuilder(spec)
     return {name: list(islice(builder.items(spec.entities[name], iter_rows(path)), n))
             for name, path in source_files(spec, data_dir).items()}

@@ -89,7 +89,7 @@ def _examples(store: Store, spec: Spec) -> tuple[dict[str, list[dict[str, str]]]
     first: dict[str, dict] = {}
     for name, entity in spec.entities.items():
         rows = []
-        for item in store.iter_items(spec.table_name, name, batch=EXAMPLE_KEYS):
+        for item in store.iter_items(spec.table_name, name, limit=EXAMPLE_KEYS):
             first.setdefault(name, item)
             rows.append({k: str(item[k]) for k in entity.key if k in item})
             if len(rows) >= EXAMPLE_KEYS:

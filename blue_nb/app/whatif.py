@@ -6,7 +6,6 @@ Layer 3: reads items from a store, sizes them with :mod:`blue_nb.sizing`.
 
 from __future__ import annotations
 
-from itertools import islice
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -97,7 +96,7 @@ def size_whatif(store: Store, spec: Spec | str | Path, entity: str, *, drop: Seq
     if bad:
         raise SpecError(f"{', '.join(bad)} are key attributes of {entity}", where=f"entities.{entity}.key",
                         hint="key attributes cannot be dropped or renamed here; change the key template instead")
-    items = list(islice(store.iter_items(spec.table_name, entity), limit))
+    items = list(store.iter_items(spec.table_name, entity, limit=limit))
     if not items:
         raise SpecError(f"the store holds no {entity} items", where=f"entities.{entity}",
                         hint="load the data first (load_data / blue-nb load)")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from itertools import islice
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -146,7 +145,7 @@ def sample_items(store: Store, spec: Spec | str | Path, entity: str | None = Non
     spec = as_spec(spec)
     keys = [spec.table.partition_key, spec.table.sort_key,
             *[k for pair in spec.index_key_attributes().values() for k in pair]]
-    items = islice(store.iter_items(spec.table_name, entity, batch=max(n, 1)), n)
+    items = store.iter_items(spec.table_name, entity, limit=n)
     return item_table(items, dict.fromkeys(k for k in keys if k))
 
 
@@ -220,7 +219,7 @@ def parameter_values(store: Store, spec: Spec | str | Path, pattern: str, *, lim
     p = spec.pattern(pattern)
     counts: dict[str, Counter] = {n: Counter() for n in p.parameters}
     for entity in p.entities:
-        for n, item in enumerate(store.iter_items(spec.table_name, entity)):
+        for n, item in enumerate(store.iter_items(spec.table_name, entity, limit=scan)):
             if n >= scan:
                 break
             row = row_values(spec, entity, item)

@@ -132,23 +132,21 @@ class Store:
         rows = self.execute(f"SELECT pk, sk FROM {quote_ident(table)} WHERE {' OR '.join(cond)}", params)
         return {(r[0], r[1]) for r in rows}
 
-    def iter_items(self, table: str, entity: str | None = None, *, wire: bool = False,
-                   batch: int = 10_000) -> Iterator[dict[str, Any]]:
-        """Every item (in key order), as Python values or, with ``wire=True``, DynamoDB JSON. The first
-        ``batch`` come from a query with that LIMIT (a caller that wants a few does not wait for the whole
-        table to be ordered); the rest, if read, from one more query streamed in batches (not a query per
-        batch: each of those would order the table again)."""
+    def iter_items(self, table: str, entity: str | None = None, *, wire: bool = False, batch: int = 10_000,
+                   limit: int | None = None) -> Iterator[dict[str, Any]]:
+        """Every item (or the first ``limit``) of the table or of one entity, in key order, as Python values
+        or, with ``wire=True``, DynamoDB JSON: one query, streamed ``batch`` rows at a time. The table is
+        ordered once (a query per batch would order it again each time); an entity's items are picked
+        by a semi-join on the catalog (a full join of millions of rows runs out of DuckDB's memory)."""
         t, c = quote_ident(table), quote_ident(catalog_name(table))
-        select = f"SELECT t.pk, t.sk, t.data FROM {t} t JOIN {c} c ON c.pk = t.pk AND c.sk = t.sk"
-        where, params = ("WHERE c.entity = ?", [entity]) if entity else ("", [])
-        rows = self.execute(f"{select} {where} ORDER BY t.pk, t.sk LIMIT ?", params + [batch])
-        for _, _, data in rows:
-            yield loads_wire(data) if wire else stored_item(data)
-        if len(rows) < batch:
-            return
-        pk, sk = rows[-1][0], rows[-1][1]
-        rest = ("AND" if where else "WHERE") + " (t.pk > ? OR (t.pk = ? AND t.sk > ?))"
-        for _, _, data in self.rows(f"{select} {where} {rest} ORDER BY t.pk, t.sk", params + [pk, pk, sk], batch):
+        where, params = ("", [])
+        if entity:
+            where = f" WHERE EXISTS (SELECT 1 FROM {c} c WHERE c.pk = t.pk AND c.sk = t.sk AND c.entity = ?)"
+            params = [entity]
+        sql = f"SELECT t.data FROM {t} t{where} ORDER BY t.pk, t.sk"
+        if limit is not None:
+            sql, params = sql + " LIMIT ?", params + [max(limit, 0)]
+        for (data,) in self.rows(sql, params, batch):
             yield loads_wire(data) if wire else stored_item(data)
 
     def rows(self, sql: str, params: list, batch: int = 500) -> Iterator[tuple]:
