@@ -67,7 +67,7 @@ def test_sizes_equal_the_products(bench):
         items = list(store.iter_items(spec.table_name))
     naive = naive_sizes(items)
     assert len(naive) == len(items) == SCALE
-    assert naive == item_sizes(items) == catalog_sizes(ctx) == np.load(paths(ctx)["sizes"]).tolist()
+    assert naive == item_sizes(items) == catalog_sizes(ctx).tolist() == np.load(paths(ctx)["sizes"]).tolist()
 
 
 def test_the_naive_size_walks_boto3_wire_form_exactly():

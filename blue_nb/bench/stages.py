@@ -26,6 +26,7 @@ import json
 import math
 import sys
 import time
+from array import array
 from pathlib import Path
 from typing import Any, Callable
 
@@ -117,12 +118,13 @@ def load_sqlite_naive(ctx: dict) -> dict:
     return {"seconds": seconds, "items": n, "same": same_sqlite_rows(load_spec(ctx["spec"]), p["sqlite"], p["naive"])}
 
 
-def _sized(ctx: dict, size: Callable[[list], list[int]]) -> tuple[list[int], float, float]:
+def _sized(ctx: dict, size: Callable[[list], list[int]]) -> tuple[np.ndarray, float, float]:
     """Every item of the DuckDB file, read chunk by chunk (as the loader sizes them) and sized by
-    ``size``: (sizes in key order, seconds sizing, seconds reading)."""
+    ``size``: (sizes in key order, seconds sizing, seconds reading). The sizes are kept in a numpy array
+    (8 bytes each), not a list of Python ints, so the stage's own bookkeeping stays small at 5M items."""
     spec = load_spec(ctx["spec"])
     store = open_store("duckdb", paths(ctx)["duckdb"])
-    out: list[int] = []
+    out = array("q")
     sizing = 0.0
     t_all = time.perf_counter()
     try:
@@ -131,41 +133,44 @@ def _sized(ctx: dict, size: Callable[[list], list[int]]) -> tuple[list[int], flo
             chunk.append(item)
             if len(chunk) == store.chunk_size:
                 t = time.perf_counter()
-                out += size(chunk)
+                out.extend(size(chunk))
                 sizing += time.perf_counter() - t
                 chunk = []
         t = time.perf_counter()
-        out += size(chunk) if chunk else []
+        out.extend(size(chunk) if chunk else [])
         sizing += time.perf_counter() - t
     finally:
         store.close()
-    return out, sizing, time.perf_counter() - t_all - sizing
+    return np.frombuffer(out, dtype=np.int64), sizing, time.perf_counter() - t_all - sizing
 
 
-def catalog_sizes(ctx: dict) -> list[int]:
+def catalog_sizes(ctx: dict) -> np.ndarray:
     """The sizes the load recorded in the DuckDB catalog, in key order."""
     spec = load_spec(ctx["spec"])
     store = open_store("duckdb", paths(ctx)["duckdb"])
     try:
-        rows = store.execute(f"SELECT size FROM {quote_ident(catalog_name(spec.table_name))} ORDER BY pk, sk")
+        sizes = array("q")
+        for (size,) in store.rows(f"SELECT size FROM {quote_ident(catalog_name(spec.table_name))} ORDER BY pk, sk",
+                                  [], 100_000):
+            sizes.append(size)
     finally:
         store.close()
-    return [r[0] for r in rows]
+    return np.frombuffer(sizes, dtype=np.int64)
 
 
 @_stage("sizes")
 def sizes(ctx: dict) -> dict:
     got, seconds, reading = _sized(ctx, item_sizes)
-    np.save(paths(ctx)["sizes"], np.asarray(got, dtype=np.int64))
-    return {"seconds": seconds, "read_seconds": reading, "items": len(got), "bytes": int(sum(got)),
-            "same_as_catalog": got == catalog_sizes(ctx)}
+    np.save(paths(ctx)["sizes"], got)
+    return {"seconds": seconds, "read_seconds": reading, "items": len(got), "bytes": int(got.sum()),
+            "same_as_catalog": bool(np.array_equal(got, catalog_sizes(ctx)))}
 
 
 @_stage("sizes_naive")
 def sizes_naive(ctx: dict) -> dict:
     got, seconds, reading = _sized(ctx, naive_sizes)
-    product = np.load(paths(ctx)["sizes"]).tolist()
-    return {"seconds": seconds, "read_seconds": reading, "items": len(got), "same": got == product}
+    return {"seconds": seconds, "read_seconds": reading, "items": len(got),
+            "same": bool(np.array_equal(got, np.load(paths(ctx)["sizes"])))}
 
 
 @_stage("heat")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import numpy as np
 import pandas as pd
 
 from blue_nb.heat.costs import entries_table
@@ -26,7 +27,7 @@ ATTR_SAMPLE = 10_000           # items per entity: shares are stable well before
 def size_frames(scratch: Scratch, spec: Spec, *, sample: int = ATTR_SAMPLE, seed: int = 18) -> dict[str, pd.DataFrame]:
     """``sizes``, ``waste``, ``attrs`` and ``entries`` (the plots' data contract)."""
     store, cat = scratch.store, ident(TableLayout.of(spec).catalog)
-    sizes = frame(store, f"SELECT coalesce(entity, '?'), size FROM {cat}", ["entity", "size"])
+    sizes = item_size_frame(store, cat)
     waste = frame(store, f"SELECT coalesce(entity, '?'), count(*), sum(size), "
                          f"sum(greatest(1, ceil(size / {READ_UNIT_BYTES}.0)) * {READ_UNIT_BYTES}), "
                          f"sum(greatest(1, ceil(size / {WRITE_UNIT_BYTES}.0)) * {WRITE_UNIT_BYTES}) "
@@ -39,6 +40,17 @@ def size_frames(scratch: Scratch, spec: Spec, *, sample: int = ATTR_SAMPLE, seed
                else pd.DataFrame(columns=["index", "size"]))
     return {"sizes": sizes, "waste": waste, "attrs": attribute_sizes(scratch, spec, sample=sample, seed=seed),
             "entries": entries}
+
+
+def item_size_frame(store, cat: str) -> pd.DataFrame:
+    """Every item's size with its entity (a categorical column): fetched as one numpy column per entity, so
+    5M items take ~45 MB here, not the ~1 GB of a row tuple and Python objects per item."""
+    names = [r[0] for r in store.execute(f"SELECT DISTINCT coalesce(entity, '?') FROM {cat} ORDER BY 1")]
+    parts = [store.column(f"SELECT size FROM {cat} WHERE coalesce(entity, '?') = ?", [n]).astype(np.int64)
+             for n in names]
+    codes = np.repeat(np.arange(len(names), dtype=np.int32), [len(p) for p in parts])
+    return pd.DataFrame({"entity": pd.Categorical.from_codes(codes, categories=names),
+                         "size": np.concatenate(parts) if parts else np.zeros(0, np.int64)})
 
 
 def attribute_sizes(scratch: Scratch, spec: Spec, *, sample: int = ATTR_SAMPLE, seed: int = 18) -> pd.DataFrame:

@@ -84,7 +84,11 @@ def _ridges(groups, marks, *, title: str, xlabel: str, ylabel: str) -> PlotFigur
 
 def _split(df: pd.DataFrame, by: str, first: tuple[str, ...] = ()):
     """(name, sizes) per value of ``by``, biggest group first (``first`` names before the rest)."""
-    codes, names = pd.factorize(df[by].astype(str))
+    col = df[by]
+    if isinstance(col.dtype, pd.CategoricalDtype):              # millions of items: no string per row
+        codes, names = col.cat.codes.to_numpy(), col.cat.categories.astype(str)
+    else:
+        codes, names = pd.factorize(col.astype(str))
     sizes = df["size"].to_numpy(float)
     counts = np.bincount(codes, minlength=len(names))
     order = sorted(range(len(names)), key=lambda c: (names[c] not in first, -counts[c], names[c]))
