@@ -219,9 +219,7 @@ def parameter_values(store: Store, spec: Spec | str | Path, pattern: str, *, lim
     p = spec.pattern(pattern)
     counts: dict[str, Counter] = {n: Counter() for n in p.parameters}
     for entity in p.entities:
-        for n, item in enumerate(store.iter_items(spec.table_name, entity, limit=scan)):
-            if n >= scan:
-                break
+        for item in store.iter_items(spec.table_name, entity, limit=scan):
             row = row_values(spec, entity, item)
             for name in counts:
                 if name in row:
