@@ -84,7 +84,8 @@ def test_a_store_loaded_with_other_items_is_refused_with_the_reason(loaded, root
     with pytest.raises(SourceError) as e:
         validate(padded, duckdb=loaded[0])
     assert "built with another version of the spec" in e.value.msg and str(loaded[0]) in e.value.where
-    assert "dialogue.yaml, loaded 20" in e.value.msg and "blue-nb load" in e.value.hint
+    assert "dialogue.yaml, loaded 20" in e.value.msg and e.value.msg.endswith(f"differ from those of {padded}")
+    assert f"blue-nb load {padded} --data DIR --duckdb {loaded[0]}" in e.value.hint
     r = blue_nb("validate", padded, "--duckdb", loaded[0])
     assert r.returncode == 2 and "another version of the spec" in r.stderr and "Traceback" not in r.stderr
     for args in (["heat", padded, "--duckdb", loaded[0], "--out", tmp_path / "h"],

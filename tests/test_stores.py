@@ -125,6 +125,12 @@ def test_every_item_in_key_order_whatever_the_batch(store):
     kinds = [i["kind"] for i in store.iter_items("blue_kitchen", "Thing", batch=4)]
     assert len(kinds) == 40 and kinds.count("z") == 14
     assert list(store.iter_items("blue_kitchen", "Other")) == []
+    pairs = list(store.iter_entity_items("blue_kitchen", batch=3))   # the table and its catalog side by side
+    assert [(e, (i["pk"], i["sk"])) for e, i in pairs] == [("Thing", w) for w in want]
+    store.execute('DELETE FROM "blue_kitchen__items" WHERE sk = ?', [want[5][1]])
+    with pytest.raises(StoreError, match="catalog of 'blue_kitchen' does not match the table at key") as e:
+        list(store.iter_entity_items("blue_kitchen"))
+    assert "load the data again" in e.value.hint
 
 
 def test_loading_twice_leaves_one_copy(store, dialogue_spec, dialogue_data):
@@ -269,3 +275,11 @@ def test_duckdb_memory_is_bounded_and_spills_to_a_folder_of_its_own(monkeypatch)
     with pytest.raises(StoreError, match="BLUE_NB_DUCKDB_MEMORY='lots' is not a memory size") as e:
         open_store("duckdb")
     assert "512MB" in e.value.hint
+    monkeypatch.setenv("BLUE_NB_DUCKDB_MEMORY", "20MB")                   # a query that needs more says what to set
+    store = open_store("duckdb")
+    big = "SELECT string_agg(repeat('x', 1000), ',') FROM range(60000) GROUP BY range % 30000 ORDER BY 1"
+    for run in (lambda: store.execute(big), lambda: list(store.rows(big, [], 10))):
+        with pytest.raises(StoreError, match="Out of Memory") as e:
+            run()
+        assert e.value.hint.startswith("DuckDB may hold 20MB here (BLUE_NB_DUCKDB_MEMORY); set it higher")
+    store.close()

@@ -24,8 +24,8 @@ from blue_nb.stores import LoadResults, Store, TableLayout, load_items, loaded_s
 
 __all__ = ["as_spec", "check_loaded", "compare_stores", "data_store", "entity_summary", "heat_failed", "largest_items",
            "largest_partitions", "load_checked", "load_data", "located_items", "open_loaded", "open_stores",
-           "parameter_values", "require_items_of", "run_pattern", "sample_items", "source_files", "spec_items", "validate",
-           "validate_into", "with_heat_findings"]
+           "parameter_values", "require_items_of", "run_pattern", "sample_items", "source_files", "spec_items",
+           "validate", "validate_into", "with_heat_findings"]
 
 
 def as_spec(spec: Spec | str | Path) -> Spec:
@@ -194,7 +194,7 @@ def require_items_of(spec: Spec, store: Store) -> None:
     """Refuse a store whose items of ``spec``'s table were not built with ``spec`` (or a version that builds
     the same items): a SourceError naming the file, the spec that built them and when."""
     where = str(store.path)
-    again = f"load it again with this spec: blue-nb load SPEC --data DIR --{store.kind} {where}"
+    again = f"load it again with this spec: blue-nb load {spec.source_path or 'SPEC'} --data DIR --{store.kind} {where}"
     if not store.has_table(spec.table_name):
         raise SourceError(f"table {spec.table_name!r} is not in {where}", where=where, hint=again)
     rec = loaded_spec(store, spec.table_name)
@@ -207,7 +207,8 @@ def require_items_of(spec: Spec, store: Store) -> None:
                           "with another version)", where=where, hint=again)
     if digest != items_digest(spec):
         raise SourceError(f"the {spec.table_name!r} items in {where} were built with another version of the spec "
-                          f"({by}, loaded {at}): its table, keys, indexes or entities differ from this one's",
+                          f"({by}, loaded {at}): its table, keys, indexes or entities differ from those of "
+                          f"{spec.source_path or spec.domain}",
                           where=where, hint=again)
 
 

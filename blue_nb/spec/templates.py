@@ -96,7 +96,7 @@ def _check_format(field: str, fmt: str, text: str, where: str) -> None:
 
 
 class KeyTemplate:
-    """A parsed key template; immutable."""
+    """A parsed key template; immutable (it only remembers the last key it split, as a cache)."""
 
     def __init__(self, text: str, where: str = ""):
         if not isinstance(text, str) or text == "":

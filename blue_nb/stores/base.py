@@ -6,6 +6,7 @@ table and column names come from :mod:`blue_nb.patterns.layout`.
 from __future__ import annotations
 
 import json
+from itertools import zip_longest
 from typing import Any, Iterator
 
 from blue_nb.errors import StoreError
@@ -93,10 +94,17 @@ class Store:
         return stored_item(rows[0][0]) if rows else None
 
     def iter_entity_items(self, table: str, batch: int = 10_000) -> Iterator[tuple[str | None, dict[str, Any]]]:
-        """(entity, item) for every item, in key order: what the design checks read."""
+        """(entity, item) for every item, in key order: what the design checks read. The table and its catalog
+        are each read in key order and walked side by side (ordering a join of millions of rows runs out of
+        DuckDB's memory); a catalog that does not hold the table's keys is an error."""
         t, c = quote_ident(table), quote_ident(catalog_name(table))
-        sql = f"SELECT c.entity, t.data FROM {t} t JOIN {c} c ON c.pk = t.pk AND c.sk = t.sk ORDER BY t.pk, t.sk"
-        for entity, data in self.rows(sql, [], batch):
+        items = self.rows(f"SELECT pk, sk, data FROM {t} ORDER BY pk, sk", [], batch)
+        entities = self.rows(f"SELECT pk, sk, entity FROM {c} ORDER BY pk, sk", [], batch)
+        for (pk, sk, data), (cpk, csk, entity) in zip_longest(items, entities, fillvalue=(None, None, None)):
+            if (pk, sk) != (cpk, csk):
+                raise StoreError(f"the catalog of {table!r} does not match the table at key {pk or cpk!r} / "
+                                 f"{sk if pk is not None else csk!r}", where=self.path,
+                                 hint="load the data again: a load rebuilds the table and its catalog together")
             yield entity, stored_item(data)
 
     json_text = "json_extract"        # SQL: the text at a JSON path of ``data`` (DuckDB: json_extract_string)

@@ -24,6 +24,7 @@ __all__ = ["DuckDBStore"]
 #: temporary folder. Bounded so that a million items, in memory or in a file, keep the process under 1 GB.
 #: ``BLUE_NB_DUCKDB_MEMORY`` (DuckDB's own notation: ``2GB``, ``512MB``) changes it.
 MEMORY_LIMIT = "400MB"
+MEMORY_ENV = "BLUE_NB_DUCKDB_MEMORY"
 _SIZE = re.compile(r"\s*\d+(\.\d+)?\s*([KMGT]i?B|B|bytes)\s*", re.IGNORECASE)
 
 
@@ -34,9 +35,9 @@ class DuckDBStore(Store):
 
     def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False):
         self.path = str(path) if str(path) == ":memory:" else str(Path(path).absolute())
-        limit = os.environ.get("BLUE_NB_DUCKDB_MEMORY", MEMORY_LIMIT)
+        limit = self.memory_limit = os.environ.get(MEMORY_ENV, MEMORY_LIMIT)
         if not _SIZE.fullmatch(limit):
-            raise StoreError(f"BLUE_NB_DUCKDB_MEMORY={limit!r} is not a memory size", where="environment",
+            raise StoreError(f"{MEMORY_ENV}={limit!r} is not a memory size", where="environment",
                              hint=f"write it as DuckDB does, e.g. 512MB or 2GB, or unset it for {MEMORY_LIMIT}")
         self._spill = tempfile.mkdtemp(prefix="blue-nb-duckdb-") if self.path == ":memory:" else None
         if self._spill:                                # removed on close, or when the store is forgotten
@@ -52,13 +53,16 @@ class DuckDBStore(Store):
                              hint="check the path, and that no other process holds the file open", cause=e) from e
 
     def execute(self, sql, params=()):
+        return self._fetch(sql, params, lambda result: result.fetchall())
+
+    def _fetch(self, sql, params, fetch):
+        """Run one statement and ``fetch`` its result; driver errors become StoreError here, once."""
         try:
-            return self.con.execute(sql, list(params)).fetchall()
+            return fetch(self.con.execute(sql, list(params)))
         except duckdb.InterruptException as e:
             raise KeyboardInterrupt from e           # Ctrl-C inside a statement is an interrupt, not an error
         except duckdb.Error as e:
-            raise StoreError(f"DuckDB: {e}", where=self.path, hint=f"while running: {sql.splitlines()[0][:80]}",
-                             cause=e) from e
+            raise self._error(e, sql) from e
 
     def rows(self, sql, params, batch=500):
         try:
@@ -66,17 +70,23 @@ class DuckDBStore(Store):
             cur.execute(sql, list(params))
             while chunk := cur.fetchmany(batch):
                 yield from chunk
+        except duckdb.InterruptException as e:
+            raise KeyboardInterrupt from e
         except duckdb.Error as e:
-            raise StoreError(f"DuckDB: {e}", where=self.path, cause=e) from e
+            raise self._error(e, sql) from e
+
+    def _error(self, e: Exception, sql: str) -> StoreError:
+        """A DuckDB error as the StoreError that says where and what to do."""
+        hint = f"while running: {sql.splitlines()[0][:80]}"
+        if isinstance(e, duckdb.OutOfMemoryException):
+            hint = (f"DuckDB may hold {self.memory_limit} here ({MEMORY_ENV}); set it higher, e.g. {MEMORY_ENV}=2GB; "
+                    + hint)
+        return StoreError(f"DuckDB: {e}", where=self.path, hint=hint, cause=e)
 
     def column(self, sql: str, params: tuple | list = ()) -> np.ndarray:
         """The first column of a query's rows as one numpy array: no Python object per row (a column of
         millions of item sizes takes 8 bytes a row, not a tuple and an int each)."""
-        try:
-            got = self.con.execute(sql, list(params)).fetchnumpy()
-        except duckdb.Error as e:
-            raise StoreError(f"DuckDB: {e}", where=self.path, hint=f"while running: {sql.splitlines()[0][:80]}",
-                             cause=e) from e
+        got = self._fetch(sql, params, lambda result: result.fetchnumpy())
         return np.asarray(next(iter(got.values())))
 
     def insert_rows(self, table, columns, rows):
