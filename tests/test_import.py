@@ -8,7 +8,6 @@ real SQLite and DuckDB files; the live table is on the session's moto_server."""
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 import sqlite3
 from decimal import Decimal
@@ -19,7 +18,7 @@ import pytest
 from blue_nb.app.imports import import_data
 from blue_nb.app.workflows import compare_stores, load_data, spec_items, validate
 from blue_nb.errors import SourceError
-from blue_nb.items import dumps_wire, item_from_wire, item_to_wire
+from blue_nb.items import dumps_wire, item_to_wire
 from blue_nb.sources import s3_export
 from blue_nb.sources.infer import SpecInferrer
 from blue_nb.sources.infer_keys import KeyInfo

@@ -75,7 +75,7 @@ def test_make_lab_prepares_sample_data_then_runs_blue_nb_lab():
     out = [line for line in out if not line.startswith("make[")]     # "Entering directory" under make test
     prepare = [i for i, line in enumerate(out) if re.search(r"\bblue-nb prepare\b", line)]
     lab = [i for i, line in enumerate(out) if re.search(r"\bblue-nb lab\b", line)]
-    assert prepare and lab, f"make -n lab printed:\n" + "\n".join(out)
+    assert prepare and lab, "make -n lab printed:\n" + "\n".join(out)
     assert prepare[0] < lab[-1], "the sample data is prepared before JupyterLab starts"
     assert lab[-1] == len(out) - 1, "starting JupyterLab is the last step"
     assert "--port" in out[lab[-1]]

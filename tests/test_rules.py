@@ -531,3 +531,32 @@ def test_sort_order_evidence_pair_is_the_one_a_full_scan_finds(seed):
     for x in values:
         v.add(x, f"K{x}", "HEAD#")
     assert v.pair == _pair_by_scan(values) and (v.pair is None) == fixed
+
+
+def test_checks_fed_in_chunks_find_what_item_by_item_finds(dialogue_spec):
+    """ItemChecks.add_chunk (a store's items, with the sizes the load recorded) takes shortcuts (a key that
+    splits cleanly, an item smaller than any key limit): the findings are those of one item at a time."""
+    from blue_nb.items import ItemBuilder
+    from blue_nb.rules import ItemChecks
+    from blue_nb.sizing import item_sizes
+
+    spec, build = dialogue_spec, ItemBuilder(dialogue_spec).build
+    items = [("Dialogue", build(spec.entities["Dialogue"], {"dialogue_id": d, "status": "open", "title": "t",
+                                                             "created_at": "2026-01-01"}))
+             for d in ("d1", "d2", "x" * 2100)]                                     # a partition key over 2,048 bytes
+    for n, (rnd, expert) in enumerate([(1, "ann"), (2, "bob"), (10, "a#b"), (12, "cy"), (9, "dee"), (11, "e#f")]):
+        items.append(("Perspective", build(spec.entities["Perspective"], {
+            "dialogue_id": "d1", "round": str(rnd), "expert": expert, "seq": str(n), "label": "l", "content": "c",
+            "status": "final"})))
+    one = ItemChecks(spec, stored=True)
+    for entity, item in items:
+        one.add(entity, item)
+    sizes = item_sizes([item for _, item in items])
+    chunked = ItemChecks(spec, stored=True)
+    entries = [(e, i, s) for (e, i), s in zip(items, sizes)]
+    chunked.add_chunk(entries[:4])
+    chunked.add_chunk(entries[4:])
+    a, b = one.findings(), chunked.findings()
+    assert {"KEY-SIZE", "KEY-SEPARATOR-IN-VALUE", "KEY-SORT-ORDER"} <= {f.rule for f in a}
+    assert [(f.rule, f.where, f.message, f.evidence) for f in a] == [(f.rule, f.where, f.message, f.evidence) for f in b]
+    assert a.items_checked == b.items_checked == len(items)

@@ -108,7 +108,7 @@ def test_tiny_scales_still_write_every_file(tmp_path, domain, scale):
 def test_same_seed_same_bytes_other_seed_other_bytes(tmp_path, domain, scale):
     a = generate_sample(domain, scale=scale, seed=11, out_dir=tmp_path / "a")
     b = generate_sample(domain, scale=scale, seed=11, out_dir=tmp_path / "b")
-    c = generate_sample(domain, scale=scale, seed=12, out_dir=tmp_path / "c")
+    generate_sample(domain, scale=scale, seed=12, out_dir=tmp_path / "c")     # its counts may equal a's: the bytes differ
     assert a == b
     assert file_bytes(tmp_path / "a") == file_bytes(tmp_path / "b")
     assert file_bytes(tmp_path / "a") != file_bytes(tmp_path / "c")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from itertools import islice
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -21,6 +22,8 @@ from blue_nb.sources.files import count_rows, find_source, iter_rows
 from blue_nb.spec import Spec, load_spec
 from blue_nb.patterns.layout import items_digest
 from blue_nb.stores import LoadResults, Store, TableLayout, load_items, loaded_spec, open_store
+
+_CHECK_CHUNK = 10_000      # loaded items fed to the design checks at a time (check_loaded)
 
 __all__ = ["as_spec", "check_loaded", "compare_stores", "data_store", "entity_summary", "heat_failed", "largest_items",
            "largest_partitions", "load_checked", "load_data", "located_items", "open_loaded", "open_stores",
@@ -185,8 +188,9 @@ def check_loaded(spec: Spec, store: Store) -> Findings:
     other items, and a SourceError says so."""
     require_items_of(spec, store)
     checks = ItemChecks(spec, stored=True)
-    for entity, item, size in store.iter_key_items(TableLayout.of(spec)):
-        checks.add(entity, item, size)
+    entries = store.iter_key_items(TableLayout.of(spec))
+    while chunk := list(islice(entries, _CHECK_CHUNK)):
+        checks.add_chunk(chunk)
     return checks.findings()
 
 

@@ -71,21 +71,30 @@ class ItemChecks:
         self.source_failed = False             # tap: the stream itself raised (not what it was passed to)
 
     def add(self, entity: str | None, item: dict[str, Any], size: int | None = None) -> None:
+        self.add_chunk([(entity, item, size)])
+
+    def add_chunk(self, entries: list[tuple[str | None, dict[str, Any], int | None]]) -> None:
+        """:meth:`add` for each ``(entity, item, size)`` of a chunk, each check run over the chunk at once
+        (the same findings, fewer steps per item: the way to feed a store's millions of items)."""
         spec, t = self.spec, self.spec.table
-        if entity not in spec.entities:
-            entity = spec.entity_for_key(key_string(item.get(t.partition_key)) or "",
-                                         key_string(item.get(t.sort_key)) if t.sort_key else None)
-        self.items += 1
-        if entity is None:
-            self.unmatched += 1
-            if len(self.samples) < SAMPLES:
-                self.samples.append(item_label(spec, item))
-            return
+        known = []
+        for entity, item, size in entries:
+            if entity not in spec.entities:
+                entity = spec.entity_for_key(key_string(item.get(t.partition_key)) or "",
+                                             key_string(item.get(t.sort_key)) if t.sort_key else None)
+                if entity is None:
+                    self.unmatched += 1
+                    if len(self.samples) < SAMPLES:
+                        self.samples.append(item_label(spec, item))
+                    continue
+            known.append((entity, item, size))
+        self.items += len(entries)
         for c in self.checks:
-            if size is not None and c is self.sizer:
-                c.sized(entity, item, size)
+            if c is self.sizer:
+                for entity, item, size in known:
+                    c.add(entity, item) if size is None else c.sized(entity, item, size)
             else:
-                c.add(entity, item)
+                c.add_chunk(known)
 
     def tap(self, entries: Iterable[tuple]) -> Iterator[tuple]:
         it = iter(entries)

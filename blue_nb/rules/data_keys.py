@@ -140,10 +140,26 @@ class SortOrderCheck(DataCheck):
                 continue
             parsed, starts = got
             for name in names:
-                v = self.values.get((where, name))
-                if v is None:
-                    v = self.values[(where, name)] = _Values()
-                v.add(parsed[name], key, key[:starts[name]])       # the value, its key, the key text before it
+                self._values(where, name).add(parsed[name], key, key[:starts[name]])
+
+    def add_chunk(self, entries: list[tuple[str, dict[str, Any], int | None]]) -> None:
+        """:meth:`add` over a chunk: each sort key matched once for just the placeholders checked."""
+        targets = {e: [(space.sk_attr, t, names, [self._values(where, n) for n in names])
+                       for space, t, where, names in ts] for e, ts in self.targets.items()}
+        for entity, item, _ in entries:
+            for attr, t, names, values in targets.get(entity, ()):
+                v = item.get(attr)
+                key = v if type(v) is str else key_string(v)
+                got = t.values_at(key, names) if key is not None else None
+                if got is not None:
+                    for vals, (value, start) in zip(values, got):
+                        vals.add(value, key, key[:start])      # the value, its key, the key text before it
+
+    def _values(self, where: str, name: str) -> _Values:
+        v = self.values.get((where, name))
+        if v is None:
+            v = self.values[(where, name)] = _Values()
+        return v
 
     def findings(self) -> Iterable[Finding]:
         for entity, targets in self.targets.items():

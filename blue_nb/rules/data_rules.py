@@ -152,6 +152,14 @@ class KeySizeCheck(DataCheck):
                 if len(rec[2]) < SAMPLES:
                     rec[2].append(f"{short(key_string(v) or '', 70)} ({n:,} bytes)")
 
+    def add_chunk(self, entries: list[tuple[str, dict[str, Any], int | None]]) -> None:
+        """An item whose known size is within the smallest limit is passed over: each key value is part of
+        the item, so none can be larger than the item."""
+        least = min(self.limits.values(), default=0)
+        for entity, item, size in entries:
+            if size is None or size > least:
+                self.add(entity, item)
+
     def findings(self) -> Iterable[Finding]:
         for (entity, attr), (count, biggest, samples) in self.bad.items():
             limit = self.limits[attr]
@@ -176,14 +184,27 @@ class KeyParseCheck(DataCheck):
     def add(self, entity: str, item: dict[str, Any]) -> None:
         for attr, t, opened in self.targets.get(entity, ()):
             key = key_string(item.get(attr))
-            if key is None:
-                continue
-            got = t.split(key)
-            if got is None or any(SEPARATOR in got[0][n] for n in opened):
-                rec = self.bad[(entity, attr)]
-                rec[0] += 1
-                if len(rec[1]) < SAMPLES:
-                    rec[1].append(f"{short(key)!r} does not parse back with {t.text!r}")
+            if key is not None:
+                self._key(entity, attr, t, opened, key)
+
+    def add_chunk(self, entries: list[tuple[str, dict[str, Any], int | None]]) -> None:
+        """A key that splits cleanly (one regex match: no placeholder value holds the separator) is fine as it
+        is; only the others are split and judged, in the chunk's order."""
+        targets = self.targets
+        for entity, item, _ in entries:
+            for attr, t, opened in targets.get(entity, ()):
+                v = item.get(attr)
+                key = v if type(v) is str else key_string(v)
+                if key is not None and not t.splits_cleanly(key):
+                    self._key(entity, attr, t, opened, key)
+
+    def _key(self, entity: str, attr: str, t, opened: tuple[str, ...], key: str) -> None:
+        got = t.split(key)
+        if got is None or any(SEPARATOR in got[0][n] for n in opened):
+            rec = self.bad[(entity, attr)]
+            rec[0] += 1
+            if len(rec[1]) < SAMPLES:
+                rec[1].append(f"{short(key)!r} does not parse back with {t.text!r}")
 
     def findings(self) -> Iterable[Finding]:
         for (entity, attr), (count, samples) in self.bad.items():

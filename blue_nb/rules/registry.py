@@ -113,5 +113,11 @@ class DataCheck:
     def add(self, entity: str, item: dict[str, Any]) -> None:
         raise NotImplementedError
 
+    def add_chunk(self, entries: list[tuple[str, dict[str, Any], int | None]]) -> None:
+        """:meth:`add` for each ``(entity, item, size)`` of a chunk, in its order; a check with a faster way
+        over many items (a screen that clears most of them at once) overrides it, same findings."""
+        for entity, item, _ in entries:
+            self.add(entity, item)
+
     def findings(self) -> Iterable[Finding]:
         raise NotImplementedError

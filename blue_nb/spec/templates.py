@@ -198,6 +198,15 @@ class KeyTemplate:
 
     @cached_property
     def _regex(self) -> re.Pattern:
+        return self._pattern(clean=False)
+
+    @cached_property
+    def _clean(self) -> re.Pattern:
+        return self._pattern(clean=True)
+
+    def _pattern(self, *, clean: bool) -> re.Pattern:
+        """The key regex; ``clean``: every placeholder matches ``[^#]*``, so a key that matches holds the
+        separator only in the template's literal text."""
         out, groups, opened = [], {}, []
         for i, p in enumerate(self.parts):
             if isinstance(p, str):
@@ -210,7 +219,7 @@ class KeyTemplate:
                 bounded = nxt is None or (isinstance(nxt, str) and nxt.startswith(SEPARATOR))
                 if not bounded:
                     opened.append(p.name)
-                out.append(f"(?P<{groups[p.name]}>{'[^#]*' if bounded else '.*?'})")
+                out.append(f"(?P<{groups[p.name]}>{'[^#]*' if bounded or clean else '.*?'})")
         self._groups, self._open = groups, tuple(opened)
         return re.compile("".join(out) + r"\Z", re.DOTALL)
 
@@ -248,6 +257,21 @@ class KeyTemplate:
             return self.render(values) == key
         except TemplateError:
             return False
+
+    def values_at(self, key: str, names: list[str]) -> list[tuple[str, int]] | None:
+        """For each of ``names``: its value in ``key`` and where that value starts (:meth:`split` for a few
+        placeholders, without its dicts); None when the key does not match."""
+        m = self._regex.match(key)
+        if m is None:
+            return None
+        groups = self._groups
+        return [(m.group(groups[n]), m.start(groups[n])) for n in names]
+
+    def splits_cleanly(self, key: str) -> bool:
+        """True when ``key`` parses and no placeholder value holds the separator: then every ``#`` of the key
+        is one of the template's own (a match of :attr:`_clean`, a regex, no values built). False does not say
+        the key fails: :meth:`split` tells."""
+        return self._clean.match(key) is not None
 
     def matches(self, key: str) -> bool:
         return self._regex.match(key) is not None

@@ -44,7 +44,7 @@ from tqdm.auto import tqdm
 from blue_nb.errors import BlueNbError, SourceError, StoreError
 from blue_nb.items.item_json import stored_item
 from blue_nb.patterns import MAIN_COLUMNS, TableLayout, catalog_table_sql, main_table_sql, quote_ident
-from blue_nb.patterns.layout import source_rows_name
+from blue_nb.patterns.layout import KEY_SQL, source_rows_name
 from blue_nb.sizing import item_sizes
 from blue_nb.spec import Spec
 from blue_nb.stores import journal
@@ -114,7 +114,10 @@ def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple], *, mode:
                 r.notes = [f"created folder {store.created_folder}"] if store.created_folder else []
                 r.notes += list(store.recovered)
                 r.items_before = _prepare(store, layout, mode, r.notes, with_src=store is first, spec=spec)
-            written, per_entity = _stage(order, layout, items, bar)
+            late = [s for s in order if _late(s, mode)]
+            written, per_entity = _stage(order, layout, items, bar, late)
+            for store in late:
+                _add_keys(store, layout, with_src=store is first)
             staged = layout.staging().table
             for store in order:
                 results[id(store)].items_after = store.count(staged)
@@ -149,14 +152,15 @@ def _prepare(store: Store, layout: TableLayout, mode: str, notes: list[str], *, 
     store.check_table(layout)
     before = store.count(layout.table) if store.has_table(layout.table) else 0
     nxt = layout.staging()
+    key = not _late(store, mode)
     store.begin()
     try:
         journal.drop_staging(store, layout.table)
-        store.execute(main_table_sql(nxt.table))
-        store.execute(catalog_table_sql(nxt.table, list(nxt.indexes))[0])       # its indexes come at the switch
+        store.execute(main_table_sql(nxt.table, key=key))
+        store.execute(catalog_table_sql(nxt.table, list(nxt.indexes), key=key)[0])   # its indexes come at the switch
         if with_src:
             store.execute(f"CREATE TABLE {quote_ident(source_rows_name(layout.table))} (pk TEXT NOT NULL, "
-                          "sk TEXT NOT NULL, entity TEXT, src TEXT NOT NULL, PRIMARY KEY (pk, sk))")
+                          f"sk TEXT NOT NULL, entity TEXT, src TEXT NOT NULL{', ' + KEY_SQL if key else ''})")
         if mode == "upsert" and before:
             _copy_current(store, layout)
         journal.stage_spec_record(store, layout.table, spec, keep=bool(mode == "upsert" and before))
@@ -189,8 +193,40 @@ def _copy_current(store: Store, layout: TableLayout) -> None:
         store.insert_rows(nxt.catalog, layout.catalog_columns, cats)
 
 
-def _stage(order: list[Store], layout: TableLayout, items: Iterable[tuple], bar) -> tuple[int, dict[str, int]]:
-    """Write every item into the staging tables, one committed chunk at a time."""
+def _late(store: Store, mode: str) -> bool:
+    """The store stages this load without primary keys (:attr:`Store.late_keys`; a replace load: an upsert
+    replaces items by their key as it goes)."""
+    return store.late_keys and mode == "replace"
+
+
+def _add_keys(store: Store, layout: TableLayout, *, with_src: bool) -> None:
+    """After a late-keys staging: a key staged twice is refused as the chunks' keys would have been (the
+    second row in load order, and the first), then the staged table and catalog get their primary keys."""
+    nxt = layout.staging()
+    if with_src:
+        src = quote_ident(source_rows_name(layout.table))
+        if store.execute(f"SELECT 1 FROM {src} GROUP BY pk, sk HAVING count(*) > 1 LIMIT 1"):
+            rows = store.execute(f"SELECT pk, sk, entity, src, n FROM (SELECT pk, sk, entity, src, rowid AS r, "
+                                 f"row_number() OVER (PARTITION BY pk, sk ORDER BY rowid) AS n FROM {src}) "
+                                 "WHERE n <= 2 AND (pk, sk) IN (SELECT pk, sk FROM (SELECT pk, sk, rowid AS r, "
+                                 f"row_number() OVER (PARTITION BY pk, sk ORDER BY rowid) AS n FROM {src}) "
+                                 "WHERE n = 2 ORDER BY r LIMIT 1) ORDER BY n")
+            (pk, sk, e1, w1, _), (_, _, e2, w2, _) = rows
+            raise _duplicate((pk, sk), (e1, w1), (e2, w2))
+    store.begin()
+    try:
+        for table in (nxt.table, nxt.catalog):
+            store.execute(f"ALTER TABLE {quote_ident(table)} ADD {KEY_SQL}")
+        store.commit()
+    except BaseException:
+        store.rollback()
+        raise
+
+
+def _stage(order: list[Store], layout: TableLayout, items: Iterable[tuple], bar,
+           late: list[Store]) -> tuple[int, dict[str, int]]:
+    """Write every item into the staging tables, one committed chunk at a time (plain inserts into the
+    ``late`` stores' tables, which have no primary key yet)."""
     nxt = layout.staging()
     src_table = source_rows_name(layout.table)
     created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -215,8 +251,9 @@ def _stage(order: list[Store], layout: TableLayout, items: Iterable[tuple], bar)
                 begun.append(store)
             order[0].insert_new(src_table, _SRC_COLUMNS, [(*k, e, w) for k, (e, w) in src.items()])
             for store in order:
-                store.insert_rows(nxt.table, MAIN_COLUMNS, list(main.values()))
-                store.insert_rows(nxt.catalog, nxt.catalog_columns, list(cat.values()))
+                put = store.insert_new if store in late else store.insert_rows
+                put(nxt.table, MAIN_COLUMNS, list(main.values()))
+                put(nxt.catalog, nxt.catalog_columns, list(cat.values()))
             for store in order:
                 store.commit()
         except KeyConflict:
