@@ -18,9 +18,11 @@ from blue_nb.heat import heat_findings
 from blue_nb.items import ItemBuilder, dumps_wire
 from blue_nb.patterns import ReadResult, WriteResult, plan, row_values
 from blue_nb.rules import RULES, Findings, ItemChecks, check_spec
+from blue_nb.sources.csv_stage import csv_staged_rows
 from blue_nb.sources.files import count_rows, find_source, iter_rows
 from blue_nb.spec import Spec, load_spec
 from blue_nb.patterns.layout import items_digest
+from blue_nb.patterns.staged import StagedRows, load_time
 from blue_nb.stores import LoadResults, Store, TableLayout, load_items, loaded_spec, open_store
 
 _CHECK_CHUNK = 10_000      # loaded items fed to the design checks at a time (check_loaded)
@@ -28,7 +30,7 @@ _CHECK_CHUNK = 10_000      # loaded items fed to the design checks at a time (ch
 __all__ = ["as_spec", "check_loaded", "compare_stores", "data_store", "entity_summary", "heat_failed", "largest_items",
            "largest_partitions", "load_checked", "load_data", "located_items", "open_loaded", "open_stores",
            "parameter_values", "require_items_of", "run_pattern", "sample_items", "source_files", "spec_items",
-           "validate", "validate_into", "with_heat_findings"]
+           "staged_items", "validate", "validate_into", "with_heat_findings"]
 
 
 def as_spec(spec: Spec | str | Path) -> Spec:
@@ -64,6 +66,19 @@ def located_items(spec: Spec, data_dir: str | Path) -> Iterator[tuple[str, dict[
     builder = ItemBuilder(spec)
     for name, path in source_files(spec, data_dir).items():
         for where, item in builder.located(spec.entities[name], iter_rows(path)):
+            yield name, item, where
+
+
+def staged_items(spec: Spec, data_dir: str | Path, created: str) -> Iterator[tuple | StagedRows]:
+    """What :func:`located_items` gives, for a load: a CSV file's rows as the rows the load stages, built a column
+    at a time (:func:`~blue_nb.sources.csv_stage.csv_staged_rows`, the same rows: ``created`` is the load's time)."""
+    builder = ItemBuilder(spec)
+    for name, path in source_files(spec, data_dir).items():
+        entity = spec.entities[name]
+        if path.suffix == ".csv":
+            yield from csv_staged_rows(spec, entity, path, created)
+            continue
+        for where, item in builder.located(entity, iter_rows(path)):
             yield name, item, where
 
 
@@ -104,8 +119,10 @@ def load_data(spec: Spec | str | Path, data_dir: str | Path, *, stores: list[Sto
     targets = list(stores or []) + opened
     if not targets:
         raise SourceError("no store to load into", hint="give --sqlite FILE and/or --duckdb FILE")
+    created = load_time()
     try:
-        return load_items(targets, spec, located_items(spec, data_dir), mode=mode, total=total, progress=progress)
+        return load_items(targets, spec, staged_items(spec, data_dir, created), mode=mode, total=total,
+                          progress=progress, created=created)
     finally:
         for s in opened:
             s.close()

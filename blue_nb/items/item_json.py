@@ -12,12 +12,12 @@ from typing import Any
 from blue_nb.items.values import (_check_str, _decode, _encode, _name, dumps_wire, item_from_wire, item_to_wire,
                                   loads_wire, number_text, validate_number)
 
-__all__ = ["dumps_item", "stored_item"]
+__all__ = ["dumps_item", "quoted", "stored_item"]
 
 _loads = json.JSONDecoder().decode
 _PLAIN_NUMBER = re.compile(r"-?[0-9]{1,18}(?:\.[0-9]{1,18})?")     # Decimal(text) is validate_number(text)
 
-_quoted = json.encoder.encode_basestring          # what json.dumps(ensure_ascii=False) writes a str as (C)
+_quoted = quoted = json.encoder.encode_basestring     # what json.dumps(ensure_ascii=False) writes a str as (C)
 
 
 def dumps_item(item: Mapping[str, Any]) -> str:

@@ -18,8 +18,8 @@ from typing import IO, Any, Iterator
 from blue_nb.errors import ItemError, SourceError
 from blue_nb.items.build import MAX_NESTING, loads_json
 
-__all__ = ["SOURCE_SUFFIXES", "MAX_ROW_BYTES", "text_lines", "MAX_PARQUET_FOOTER_BYTES", "Rows", "find_source", "iter_rows",
-           "count_rows"]
+__all__ = ["SOURCE_SUFFIXES", "MAX_ROW_BYTES", "text_lines", "MAX_PARQUET_FOOTER_BYTES", "Rows", "csv_records",
+           "find_source", "iter_rows", "count_rows"]
 
 SOURCE_SUFFIXES = (".csv", ".parquet", ".jsonl", ".ndjson", ".json")
 # One line of a text source, and one CSV record (quoted cells may span lines), is at most 16 MiB:
@@ -178,6 +178,17 @@ def _csv_records(p: Path, f: IO[bytes]) -> Iterator[tuple[int, list[str]]]:
 
 
 def _csv_rows(p: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    records = csv_records(p)
+    _, header = next(records, (0, None))
+    for line, row in records if header else ():
+        yield f"{p}:{line}", dict(zip(header, row))
+
+
+def csv_records(p: Path) -> Iterator[tuple[int, list[str]]]:
+    """(line, fields) of the header of a CSV file, then of each row (blank lines left out), each row checked to
+    have a field per column: what :func:`iter_rows` makes its rows of. Nothing for a file without a header."""
+    if _size(p) == 0:
+        return
     with _open(p) as f:
         records = _csv_records(p, f)
         header, line = None, 0
@@ -187,6 +198,7 @@ def _csv_rows(p: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         if not header:
             return
         _check_header(p, line, header)
+        yield line, header
         for line, row in records:
             if not row:
                 continue
@@ -195,7 +207,7 @@ def _csv_rows(p: Path) -> Iterator[tuple[str, dict[str, Any]]]:
                         else f"; no value for {', '.join(header[len(row):][:5])}")
                 raise SourceError(f"row has {len(row)} fields, the header has {len(header)}{more}", where=f"{p}:{line}",
                                   hint=_CSV_HINT + "; give every row one field per column")
-            yield f"{p}:{line}", dict(zip(header, row))
+            yield line, row
 
 
 def _check_header(p: Path, line: int, header: list[str]) -> None:

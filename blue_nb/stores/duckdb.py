@@ -25,6 +25,10 @@ __all__ = ["DuckDBStore"]
 #: ``BLUE_NB_DUCKDB_MEMORY`` (DuckDB's own notation: ``2GB``, ``512MB``) changes it.
 MEMORY_LIMIT = "400MB"
 MEMORY_ENV = "BLUE_NB_DUCKDB_MEMORY"
+#: the write-ahead log a file grows to before DuckDB checkpoints it into the file. DuckDB's 16 MB default
+#: checkpoints a load every ~50k items, compressing the table's last row group again each time: a million
+#: items loaded in 40 s, 31 s with this (measured: blue-nb load of 1M dialogue rows, same peak memory)
+CHECKPOINT_THRESHOLD = "256MB"
 _SIZE = re.compile(r"\s*\d+(\.\d+)?\s*([KMGT]i?B|B|bytes)\s*", re.IGNORECASE)
 
 
@@ -43,7 +47,7 @@ class DuckDBStore(Store):
         self._spill = tempfile.mkdtemp(prefix="blue-nb-duckdb-") if self.path == ":memory:" else None
         if self._spill:                                # removed on close, or when the store is forgotten
             weakref.finalize(self, shutil.rmtree, self._spill, True)
-        config = {"memory_limit": limit}
+        config = {"memory_limit": limit, "checkpoint_threshold": CHECKPOINT_THRESHOLD}
         if self._spill:
             config["temp_directory"] = self._spill     # in memory: spill to a folder of our own, not ./.tmp
         try:

@@ -32,30 +32,27 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import os
-import sys
 import time
 import uuid
-from datetime import datetime, timezone
-from typing import Iterable, Iterator
+from typing import Iterable
 
 from tqdm.auto import tqdm
 
-from blue_nb.errors import BlueNbError, SourceError, StoreError
+from blue_nb.errors import BlueNbError, StoreError
 from blue_nb.items.item_json import stored_item
 from blue_nb.patterns import MAIN_COLUMNS, TableLayout, catalog_table_sql, main_table_sql, quote_ident
 from blue_nb.patterns.layout import KEY_SQL, source_rows_name
+from blue_nb.patterns.staged import StagedRows, load_time
 from blue_nb.sizing import item_sizes
 from blue_nb.spec import Spec
 from blue_nb.stores import journal
-from blue_nb.stores.base import KeyConflict, Store
+from blue_nb.stores.base import Store
 from blue_nb.stores.load_result import LoadResult, LoadResults
 from blue_nb.stores.lock import load_lock
+from blue_nb.stores.stage import PAUSE_ENV, add_keys, chunks, late, pause, stage
 
 __all__ = ["LoadInterrupted", "LoadResult", "LoadResults", "PAUSE_ENV", "load_items"]
 
-PAUSE_ENV = "BLUE_NB_TEST_PAUSE"
-_SRC_COLUMNS = ["pk", "sk", "entity", "src"]
 _NAMES = {"sqlite": "SQLite", "duckdb": "DuckDB"}
 
 
@@ -83,9 +80,11 @@ class LoadInterrupted(KeyboardInterrupt):
         self.committed = committed
 
 
-def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple], *, mode: str = "replace",
-               total: int | None = None, progress: bool = True) -> LoadResults:
-    """Load ``(entity, item)`` or ``(entity, item, where)`` tuples into one or more stores in one pass.
+def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple | StagedRows], *, mode: str = "replace",
+               total: int | None = None, progress: bool = True, created: str | None = None) -> LoadResults:
+    """Load ``(entity, item)`` or ``(entity, item, where)`` tuples into one or more stores in one pass;
+    a source that built the rows of its items itself gives :class:`~blue_nb.patterns.staged.StagedRows`
+    among them (made with the same ``created``: the time of the load, by default now).
 
     ``where`` names the source row ("file:line") for messages; without it an item is named by its
     position. All of it lands, or, on any error or interrupt before the commit point, none of it,
@@ -114,10 +113,10 @@ def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple], *, mode:
                 r.notes = [f"created folder {store.created_folder}"] if store.created_folder else []
                 r.notes += list(store.recovered)
                 r.items_before = _prepare(store, layout, mode, r.notes, with_src=store is first, spec=spec)
-            late = [s for s in order if _late(s, mode)]
-            written, per_entity = _stage(order, layout, items, bar, late)
-            for store in late:
-                _add_keys(store, layout, with_src=store is first)
+            written, per_entity = stage(order, layout, items, bar, created or load_time(), mode)
+            for store in order:
+                if late(store, mode):
+                    add_keys(store, layout, with_src=store is first)
             staged = layout.staging().table
             for store in order:
                 results[id(store)].items_after = store.count(staged)
@@ -152,7 +151,7 @@ def _prepare(store: Store, layout: TableLayout, mode: str, notes: list[str], *, 
     store.check_table(layout)
     before = store.count(layout.table) if store.has_table(layout.table) else 0
     nxt = layout.staging()
-    key = not _late(store, mode)
+    key = not late(store, mode)
     store.begin()
     try:
         journal.drop_staging(store, layout.table)
@@ -160,7 +159,7 @@ def _prepare(store: Store, layout: TableLayout, mode: str, notes: list[str], *, 
         store.execute(catalog_table_sql(nxt.table, list(nxt.indexes), key=key)[0])   # its indexes come at the switch
         if with_src:
             store.execute(f"CREATE TABLE {quote_ident(source_rows_name(layout.table))} (pk TEXT NOT NULL, "
-                          f"sk TEXT NOT NULL, entity TEXT, src TEXT NOT NULL{', ' + KEY_SQL if key else ''})")
+                          f"sk TEXT NOT NULL, entity TEXT, src TEXT NOT NULL{', ' + KEY_SQL if mode == 'upsert' else ''})")
         if mode == "upsert" and before:
             _copy_current(store, layout)
         journal.stage_spec_record(store, layout.table, spec, keep=bool(mode == "upsert" and before))
@@ -187,88 +186,10 @@ def _copy_current(store: Store, layout: TableLayout) -> None:
     join = f"LEFT JOIN {c} c ON c.pk = t.pk AND c.sk = t.sk" if has_entity else ""
     # one query streamed in chunks (a query per chunk, ordered and limited, would order the table again each time)
     stream = store.rows(f"SELECT t.pk, t.sk, t.data, t.created_at, {entity} FROM {t} t {join}", [], store.chunk_size)
-    for rows in _chunks(stream, store.chunk_size):
+    for rows in chunks(stream, store.chunk_size):
         found = [stored_item(r[2]) for r in rows]
         cats = [layout.rows(r[4], item, size, r[3])[1] for r, item, size in zip(rows, found, item_sizes(found))]
         store.insert_rows(nxt.catalog, layout.catalog_columns, cats)
-
-
-def _late(store: Store, mode: str) -> bool:
-    """The store stages this load without primary keys (:attr:`Store.late_keys`; a replace load: an upsert
-    replaces items by their key as it goes)."""
-    return store.late_keys and mode == "replace"
-
-
-def _add_keys(store: Store, layout: TableLayout, *, with_src: bool) -> None:
-    """After a late-keys staging: a key staged twice is refused as the chunks' keys would have been (the
-    second row in load order, and the first), then the staged table and catalog get their primary keys."""
-    nxt = layout.staging()
-    if with_src:
-        src = quote_ident(source_rows_name(layout.table))
-        if store.execute(f"SELECT 1 FROM {src} GROUP BY pk, sk HAVING count(*) > 1 LIMIT 1"):
-            rows = store.execute(f"SELECT pk, sk, entity, src, n FROM (SELECT pk, sk, entity, src, rowid AS r, "
-                                 f"row_number() OVER (PARTITION BY pk, sk ORDER BY rowid) AS n FROM {src}) "
-                                 "WHERE n <= 2 AND (pk, sk) IN (SELECT pk, sk FROM (SELECT pk, sk, rowid AS r, "
-                                 f"row_number() OVER (PARTITION BY pk, sk ORDER BY rowid) AS n FROM {src}) "
-                                 "WHERE n = 2 ORDER BY r LIMIT 1) ORDER BY n")
-            (pk, sk, e1, w1, _), (_, _, e2, w2, _) = rows
-            raise _duplicate((pk, sk), (e1, w1), (e2, w2))
-    store.begin()
-    try:
-        for table in (nxt.table, nxt.catalog):
-            store.execute(f"ALTER TABLE {quote_ident(table)} ADD {KEY_SQL}")
-        store.commit()
-    except BaseException:
-        store.rollback()
-        raise
-
-
-def _stage(order: list[Store], layout: TableLayout, items: Iterable[tuple], bar,
-           late: list[Store]) -> tuple[int, dict[str, int]]:
-    """Write every item into the staging tables, one committed chunk at a time (plain inserts into the
-    ``late`` stores' tables, which have no primary key yet)."""
-    nxt = layout.staging()
-    src_table = source_rows_name(layout.table)
-    created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    per_entity: dict[str, int] = {}
-    written = 0
-    for chunk in _chunks(items, min(s.chunk_size for s in order)):
-        main, cat, src = {}, {}, {}
-        sizes = item_sizes([x[1] for x in chunk])
-        for n, (x, size) in enumerate(zip(chunk, sizes), written + 1):
-            entity, item = x[0], x[1]
-            where = x[2] if len(x) > 2 and x[2] else f"item {n:,} of the load"
-            m, c = layout.rows(entity, item, size, created)
-            key = m[:2]
-            if key in src:
-                raise _duplicate(key, src[key], (entity, where))
-            main[key], cat[key], src[key] = m, c, (entity, where)
-            per_entity[entity or "?"] = per_entity.get(entity or "?", 0) + 1
-        begun = []
-        try:
-            for store in order:
-                store.begin()
-                begun.append(store)
-            order[0].insert_new(src_table, _SRC_COLUMNS, [(*k, e, w) for k, (e, w) in src.items()])
-            for store in order:
-                put = store.insert_new if store in late else store.insert_rows
-                put(nxt.table, MAIN_COLUMNS, list(main.values()))
-                put(nxt.catalog, nxt.catalog_columns, list(cat.values()))
-            for store in order:
-                store.commit()
-        except KeyConflict:
-            for store in begun:
-                store.rollback()
-            raise _duplicate_across(order[0], src_table, src) from None
-        except BaseException:
-            for store in begun:
-                store.rollback()
-            raise
-        if not written:
-            _pause("staging")
-        written += len(chunk)
-        bar.update(len(chunk))
-    return written, per_entity
 
 
 def _switch(order: list[Store], table: str, load_id: str) -> None:
@@ -282,10 +203,10 @@ def _switch(order: list[Store], table: str, load_id: str) -> None:
         for store in others:
             journal.ensure_journal(store)
             journal.record(store, load_id, table, journal.READY, decision)
-        _pause("staged")
+        pause("staged")
         journal.swap_in(first, table)
         journal.record(first, load_id, table, journal.DONE, decision)
-        _pause("committing")
+        pause("committing")
         first.commit()
         committed = True
     except BaseException as e:
@@ -299,9 +220,9 @@ def _switch(order: list[Store], table: str, load_id: str) -> None:
             raise
     done = [first]
     try:
-        _pause("switched")
+        pause("switched")
         for n, store in enumerate(others):
-            hook = (lambda: _pause("finishing")) if n == 0 else None
+            hook = (lambda: pause("finishing")) if n == 0 else None
             journal.finish(store, load_id, table, decision, before_commit=hook)
             done.append(store)
     except BaseException as e:
@@ -363,51 +284,6 @@ def _discard(order: list[Store], table: str, load_id: str) -> None:
             journal.abandon(store, load_id, table, order[0].ref)
         except Exception:     # noqa: BLE001 - the load's own error is the one to report
             pass
-
-
-def _duplicate(key: tuple[str, str], first: tuple[str | None, str], second: tuple[str | None, str]) -> SourceError:
-    (e1, w1), (e2, w2) = first, second
-    what = f"{e1} row" if e1 == e2 else f"{e1} row and a {e2} row"
-    return SourceError(
-        f"two source rows make the same item key (pk {key[0]!r}, sk {key[1]!r}): {w1} and {w2} (a {what}); "
-        "the second would silently replace the first", where=w2,
-        hint=f"make the key templates unique: add the column that tells these rows apart to the key template of "
-             f"{e2 or 'the entity'} (e.g. its sort key), or remove the duplicate row")
-
-
-def _duplicate_across(store: Store, src_table: str,
-                      chunk: dict[tuple[str, str], tuple[str | None, str]]) -> SourceError:
-    """The first key of ``chunk`` already staged by an earlier chunk, as a duplicate error."""
-    keys = list(chunk)
-    for i in range(0, len(keys), 500):
-        part = keys[i:i + 500]
-        pks = sorted({k[0] for k in part})
-        marks = ", ".join("?" for _ in pks)
-        rows = store.execute(f"SELECT pk, sk, entity, src FROM {quote_ident(src_table)} WHERE pk IN ({marks})", pks)
-        found = {(pk, sk): (e, w) for pk, sk, e, w in rows}
-        for k in part:
-            if k in found:
-                return _duplicate(k, found[k], chunk[k])
-    return SourceError("a key of the load is already staged, but it could not be found again", where=store.path,
-                       hint="load again; if it happens again, report it")
-
-
-def _pause(phase: str) -> None:
-    if os.environ.get(PAUSE_ENV) == phase:
-        sys.stderr.write(f"blue-nb-test-pause {phase}\n")
-        sys.stderr.flush()
-        time.sleep(float(os.environ.get(f"{PAUSE_ENV}_SECONDS", "60")))
-
-
-def _chunks(items: Iterable, n: int) -> Iterator[list]:
-    chunk = []
-    for x in items:
-        chunk.append(x)
-        if len(chunk) >= n:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
 
 
 class _NoBar:

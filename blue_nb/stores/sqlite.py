@@ -13,6 +13,12 @@ from blue_nb.stores.base import KeyConflict, Store
 
 __all__ = ["SQLiteStore"]
 
+#: a writer's page cache (KiB) and the pages its write-ahead log grows to before they are copied into the file.
+#: SQLite's 2 MB and 1,000 pages make a load write the key index's pages again at every chunk it commits: a
+#: million items loaded in 45 s, 34 s with these (blue-nb load of 1M dialogue rows; peak 175 -> 330 MB; the
+#: log grows to 256 MB on disk while a load runs)
+CACHE_KB = 128 * 1024
+CHECKPOINT_PAGES = 65_536
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,255}$")     # the table names the stores can quote
 _INTERNAL = ("__items", "__next", "__src", "__spec")   # blue_nb's own side tables: catalogs, staging, spec record
 
@@ -29,6 +35,8 @@ class SQLiteStore(Store):
             else:
                 self.con = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=timeout)
                 self.con.execute("PRAGMA journal_mode=WAL" if self.path != ":memory:" else "PRAGMA journal_mode=MEMORY")
+                self.con.execute(f"PRAGMA cache_size=-{CACHE_KB}")
+                self.con.execute(f"PRAGMA wal_autocheckpoint={CHECKPOINT_PAGES}")
         except sqlite3.Error as e:
             raise StoreError(f"cannot open SQLite database: {e}", where=self.path,
                              hint="check the path and that the folder exists", cause=e) from e

@@ -1,0 +1,174 @@
+"""The staging phase of a load (:mod:`blue_nb.stores.load`): every item written into the staging tables of
+every store, one committed chunk at a time, and a key seen twice refused naming both source rows.
+
+The load's input is a stream of ``(entity, item[, where])`` tuples, of :class:`~blue_nb.patterns.staged.StagedRows`
+a source built itself, or of both; tuples become rows here, a chunk at a time. A replace load inserts
+plainly (its staging tables start empty) and keeps the source rows (``{table}__next__src``) without a key,
+written in order; a store with :attr:`~blue_nb.stores.base.Store.late_keys` stages it without primary keys
+at all, and :func:`add_keys` then finds a repeated key with one query and adds the keys.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections import Counter
+from typing import Iterable, Iterator
+
+from blue_nb.errors import SourceError
+from blue_nb.patterns import MAIN_COLUMNS, TableLayout, quote_ident
+from blue_nb.patterns.layout import KEY_SQL, source_rows_name
+from blue_nb.patterns.staged import StagedRows
+from blue_nb.stores.base import KeyConflict, Store
+
+__all__ = ["PAUSE_ENV", "add_keys", "chunks", "late", "pause", "stage"]
+
+PAUSE_ENV = "BLUE_NB_TEST_PAUSE"
+SRC_COLUMNS = ["pk", "sk", "entity", "src"]
+
+
+def late(store: Store, mode: str) -> bool:
+    """The store stages this load without primary keys (:attr:`Store.late_keys`; a replace load: an upsert
+    replaces items by their key as it goes)."""
+    return store.late_keys and mode == "replace"
+
+
+def stage(order: list[Store], layout: TableLayout, items: Iterable, bar, created: str,
+          mode: str) -> tuple[int, dict[str, int]]:
+    """Write every item into the staging tables, one committed chunk at a time. Returns the items written, and
+    per entity. A key met again in a later chunk: in an upsert, the source rows' table (keyed) refuses it; in
+    a replace, which inserts plainly, the table of a store with its keys does, or :func:`add_keys` finds it."""
+    nxt = layout.staging()
+    src_table = source_rows_name(layout.table)
+    per_entity: Counter = Counter()
+    written = 0
+    for rows in _staged(items, layout, min(s.chunk_size for s in order), created):
+        main, cat, src = {}, {}, {}
+        for key, m, c, entity, where in rows.keyed():
+            if key in src:
+                raise duplicate(key, src[key], (entity, where))
+            main[key], cat[key], src[key] = m, c, (entity, where)
+        per_entity.update(e or "?" for e in rows.entities)
+        begun = []
+        try:
+            for store in order:
+                store.begin()
+                begun.append(store)
+            order[0].insert_new(src_table, SRC_COLUMNS, [(*k, e, w) for k, (e, w) in src.items()])
+            for store in order:
+                put = store.insert_new if mode == "replace" else store.insert_rows
+                put(nxt.table, MAIN_COLUMNS, list(main.values()))
+                put(nxt.catalog, nxt.catalog_columns, list(cat.values()))
+            for store in order:
+                store.commit()
+        except KeyConflict:
+            for store in begun:
+                store.rollback()
+            raise _duplicate_across(order[0], src_table, src) from None
+        except BaseException:
+            for store in begun:
+                store.rollback()
+            raise
+        if not written:
+            pause("staging")
+        written += len(rows)
+        bar.update(len(rows))
+    return written, dict(per_entity)
+
+
+def _staged(items: Iterable, layout: TableLayout, n: int, created: str) -> Iterator[StagedRows]:
+    """The load's input in chunks of about ``n`` rows: tuples built into rows ``n`` at a time, rows a source
+    built gathered until there are ``n``."""
+    tuples: list[tuple] = []
+    ready = StagedRows()
+    done = 0                                  # items before ``tuples`` and ``ready``: positions name items
+    for x in items:
+        if isinstance(x, StagedRows):
+            if tuples:
+                ready.extend(StagedRows.of_items(layout, tuples, created, done + len(ready) + 1))
+                tuples = []
+            ready.extend(x)
+        else:
+            tuples.append(x)
+            if len(tuples) + len(ready) < n:
+                continue
+            ready.extend(StagedRows.of_items(layout, tuples, created, done + len(ready) + 1))
+            tuples = []
+        if len(ready) >= n:
+            done += len(ready)
+            yield ready
+            ready = StagedRows()
+    if tuples:
+        ready.extend(StagedRows.of_items(layout, tuples, created, done + len(ready) + 1))
+    if len(ready):
+        yield ready
+
+
+def add_keys(store: Store, layout: TableLayout, *, with_src: bool) -> None:
+    """After a late-keys staging: a key staged twice is refused as a chunk's would have been (the second row in
+    load order, and the first), then the staged table and catalog get their primary keys."""
+    nxt = layout.staging()
+    if with_src:
+        src = quote_ident(source_rows_name(layout.table))
+        if store.execute(f"SELECT 1 FROM {src} GROUP BY pk, sk HAVING count(*) > 1 LIMIT 1"):
+            numbered = (f"(SELECT pk, sk, entity, src, rowid AS r, row_number() OVER (PARTITION BY pk, sk "
+                        f"ORDER BY rowid) AS n FROM {src})")
+            rows = store.execute(f"SELECT pk, sk, entity, src FROM {numbered} WHERE n <= 2 AND (pk, sk) IN "
+                                 f"(SELECT pk, sk FROM {numbered} WHERE n = 2 ORDER BY r LIMIT 1) ORDER BY n")
+            (pk, sk, e1, w1), (_, _, e2, w2) = rows
+            raise duplicate((pk, sk), (e1, w1), (e2, w2))
+    store.begin()
+    try:
+        for table in (nxt.table, nxt.catalog):
+            store.execute(f"ALTER TABLE {quote_ident(table)} ADD {KEY_SQL}")
+        store.commit()
+    except BaseException:
+        store.rollback()
+        raise
+
+
+def duplicate(key: tuple[str, str], first: tuple[str | None, str], second: tuple[str | None, str]) -> SourceError:
+    (e1, w1), (e2, w2) = first, second
+    what = f"{e1} row" if e1 == e2 else f"{e1} row and a {e2} row"
+    return SourceError(
+        f"two source rows make the same item key (pk {key[0]!r}, sk {key[1]!r}): {w1} and {w2} (a {what}); "
+        "the second would silently replace the first", where=w2,
+        hint=f"make the key templates unique: add the column that tells these rows apart to the key template of "
+             f"{e2 or 'the entity'} (e.g. its sort key), or remove the duplicate row")
+
+
+def _duplicate_across(store: Store, src_table: str,
+                      chunk: dict[tuple[str, str], tuple[str | None, str]]) -> SourceError:
+    """The first key of ``chunk`` already staged by an earlier chunk, as a duplicate error."""
+    keys = list(chunk)
+    for i in range(0, len(keys), 500):
+        part = keys[i:i + 500]
+        pks = sorted({k[0] for k in part})
+        marks = ", ".join("?" for _ in pks)
+        rows = store.execute(f"SELECT pk, sk, entity, src FROM {quote_ident(src_table)} WHERE pk IN ({marks})", pks)
+        found = {(pk, sk): (e, w) for pk, sk, e, w in rows}
+        for k in part:
+            if k in found:
+                return duplicate(k, found[k], chunk[k])
+    return SourceError("a key of the load is already staged, but it could not be found again", where=store.path,
+                       hint="load again; if it happens again, report it")
+
+
+def pause(phase: str) -> None:
+    """The test hook (:data:`PAUSE_ENV`, see :mod:`blue_nb.stores.load`)."""
+    if os.environ.get(PAUSE_ENV) == phase:
+        sys.stderr.write(f"blue-nb-test-pause {phase}\n")
+        sys.stderr.flush()
+        time.sleep(float(os.environ.get(f"{PAUSE_ENV}_SECONDS", "60")))
+
+
+def chunks(items: Iterable, n: int) -> Iterator[list]:
+    chunk = []
+    for x in items:
+        chunk.append(x)
+        if len(chunk) >= n:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
