@@ -3,6 +3,8 @@ THE worked case by hand, the price table as data (override, bad files), the what
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import math
 from decimal import Decimal, localcontext
@@ -142,6 +144,9 @@ def test_provisioned_capacity_covers_the_simulated_peak_of_the_heat_model(worked
     assert r.totals["on_demand_usd"] == D("98.55")               # on demand pays the mean, whatever the peaks
     reused = monthly_cost(spec, store, heat=heat)                # the heat report's own seconds: the same peaks
     assert reused.provisioned_capacity() == r.provisioned_capacity() and "heat report" in reused.peaks
+    assert heat.priced is not None                               # and its pricing of the patterns: the same bill
+    assert reused.summary() == monthly_cost(spec, store, heat=dataclasses.replace(heat, priced=None)).summary()
+    assert reused.summary()["patterns"] == r.summary()["patterns"] and reused.totals == r.totals
     with pytest.raises(QueryError, match="heat report's peaks"):
         monthly_cost(spec, store, heat=heat, rates={"read_doc": 1})
 

@@ -4,6 +4,7 @@ with the reason, when the file holds items another version of the spec built."""
 
 from __future__ import annotations
 
+import threading
 from decimal import Decimal
 
 import pytest
@@ -11,8 +12,9 @@ import pytest
 from blue_nb.app.exports import export_spec
 from blue_nb.app.reports import heat_report
 from blue_nb.app.review import review_data
-from blue_nb.app.workflows import load_data, validate
+from blue_nb.app.workflows import beside_checks, check_loaded, load_data, validate
 from blue_nb.errors import SourceError
+from blue_nb.heat import heat_findings
 from blue_nb.patterns.layout import items_digest
 from blue_nb.spec import load_spec, spec_from_dict
 from blue_nb.stores import TableLayout, load_items, loaded_spec, open_store
@@ -151,3 +153,27 @@ def test_export_formats_take_the_loaded_store(loaded, dialogue_data, root):
     a = export_spec(spec, "workbench", data_dir=dialogue_data, force=True)
     b = export_spec(spec, "workbench", duckdb=loaded[0], force=True)
     assert b.sample_items == a.sample_items > 0 and b.findings.counts == a.findings.counts
+
+
+def test_the_checks_and_the_model_run_side_by_side(loaded, root):
+    """beside_checks: the item checks in this thread, the heat model on a twin connection in another; the
+    same findings as one after the other, and a failure of the checks stops the model and is raised."""
+    spec = load_spec(root / "data/specs/dialogue.yaml")
+    store = open_store("duckdb", loaded[0])
+    try:
+        threads = []
+
+        def model(on):
+            threads.append((threading.current_thread().name, on is not store))
+            return heat_findings(spec, on)
+
+        findings, heat = beside_checks(spec, store, model)
+        assert threads == [(threads[0][0], True)] and threads[0][0].startswith("blue-nb-heat")
+        assert shown(findings) == shown(check_loaded(spec, store)) and shown(heat) == shown(heat_findings(spec, store))
+        broken = load_spec(root / "data/specs/dialogue.yaml")
+        broken.entities.clear()                          # no entity the items match: refused before any check runs
+        with pytest.raises(SourceError):
+            beside_checks(broken, store, model)
+        assert store.count(spec.table_name) == 1500      # the store's own connection is still good
+    finally:
+        store.close()

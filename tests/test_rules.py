@@ -529,7 +529,7 @@ def test_sort_order_evidence_pair_is_the_one_a_full_scan_finds(seed):
               for _ in range(rng.randrange(1, 400))]
     v = _Values()
     for x in values:
-        v.add(x, f"K{x}", "HEAD#")
+        v.add(x, f"K{x}", 0)                                        # the text before the value: none
     assert v.pair == _pair_by_scan(values) and (v.pair is None) == fixed
 
 

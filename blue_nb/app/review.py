@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from blue_nb.app.reports import heat_figures
-from blue_nb.app.workflows import (as_spec, data_store, heat_failed, load_checked, validate_into,
+from blue_nb.app.workflows import (as_spec, beside_checks, data_store, heat_failed, load_checked, validate_into,
                                    with_heat_findings)
 from blue_nb.errors import BlueNbError
 from blue_nb.export import (
@@ -119,14 +119,20 @@ def _busiest(report: HeatReport) -> dict[str, dict[str, Any]]:
 
 def _measured(spec: Spec, data_dir: str | Path | None, store: Store, prices: Any, utilisation: float,
               figures: bool) -> tuple[Findings, ReviewData]:
-    findings, failed = load_checked(spec, data_dir, store)         # each item built once: loaded and checked
+    def heat(on: Store) -> HeatReport | BlueNbError:
+        try:
+            return partition_heat(spec, on)
+        except BlueNbError as e:
+            return e
+
+    if data_dir is None:                                           # the loaded items: checks and model side by side
+        findings, report = beside_checks(spec, store, heat)
+    else:                                                          # each item built once: loaded and checked
+        findings, failed = load_checked(spec, data_dir, store)
+        report = failed or heat(store)
     data = ReviewData(source=str(data_dir if data_dir is not None else store.path), items=findings.items_checked)
-    try:
-        if failed:
-            raise failed
-        report = partition_heat(spec, store)
-    except BlueNbError as e:
-        return with_heat_findings(findings, [heat_failed(e)]), data
+    if isinstance(report, BlueNbError):
+        return with_heat_findings(findings, [heat_failed(report)]), data
     findings = with_heat_findings(findings, report.findings)
     data.entity_stats = dict(report.size_stats)
     data.examples, data.requests = _examples(store, spec)

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from itertools import islice
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from blue_nb.app.display import StoreComparison
 from blue_nb.app.frames import entity_frame, item_table, largest_items_frame, partitions_frame
@@ -27,7 +28,7 @@ from blue_nb.stores import LoadResults, Store, TableLayout, load_items, loaded_s
 
 _CHECK_CHUNK = 10_000      # loaded items fed to the design checks at a time (check_loaded)
 
-__all__ = ["as_spec", "check_loaded", "compare_stores", "data_store", "entity_summary", "heat_failed", "largest_items",
+__all__ = ["as_spec", "beside_checks", "check_loaded", "compare_stores", "data_store", "entity_summary", "heat_failed", "largest_items",
            "largest_partitions", "load_checked", "load_data", "located_items", "open_loaded", "open_stores",
            "parameter_values", "require_items_of", "run_pattern", "sample_items", "source_files", "spec_items",
            "staged_items", "validate", "validate_into", "with_heat_findings"]
@@ -284,12 +285,39 @@ def validate_into(spec: Spec, data_dir: str | Path | None, store: Store) -> tupl
     """:func:`validate` with data, into ``store`` (a DuckDB store), where the items stay for more (cost,
     pictures): (the findings, the load's error or None). ``data_dir`` None: the items already in
     ``store`` (:func:`check_loaded`)."""
+    def heat(on: Store) -> list:
+        try:
+            return heat_findings(spec, on)
+        except BlueNbError as e:
+            return [heat_failed(e)]
+
+    if data_dir is None:
+        findings, extra = beside_checks(spec, store, heat)
+        return with_heat_findings(findings, extra), None
     findings, failed = load_checked(spec, data_dir, store)
+    return with_heat_findings(findings, [heat_failed(failed)] if failed else heat(store)), failed
+
+
+def beside_checks(spec: Spec, store: Store, work: Callable[[Store], Any]) -> tuple[Findings, Any]:
+    """:func:`check_loaded` on ``store`` and, at the same time, ``work`` (the heat model) on a twin of it in
+    another thread: the checks are Python, the model runs in DuckDB, which leaves Python's lock to the
+    checks, so on two cores the two take the time of the longer. A store without twins runs them in turn.
+    Returns (the findings, what ``work`` returned); an error of either is raised here."""
+    twin = getattr(store, "twin", None)
+    if twin is None:
+        return check_loaded(spec, store), work(store)
+    other = twin()
     try:
-        extra = [heat_failed(failed)] if failed else heat_findings(spec, store)
-    except BlueNbError as e:
-        extra = [heat_failed(e)]
-    return with_heat_findings(findings, extra), failed
+        with ThreadPoolExecutor(1, thread_name_prefix="blue-nb-heat") as pool:
+            done = pool.submit(work, other)
+            try:
+                findings = check_loaded(spec, store)
+            except BaseException:
+                other.interrupt()               # do not wait for the model when the checks failed (or Ctrl-C)
+                raise
+            return findings, done.result()
+    finally:
+        other.close()
 
 
 def load_checked(spec: Spec, data_dir: str | Path | None, store: Store, *,

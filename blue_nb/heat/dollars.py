@@ -97,33 +97,6 @@ def _capacity_of(spec: Spec, index: str) -> str:
 
 
 # -- from the model ------------------------------------------------------------------------------
-def _weights(model: HeatModel) -> dict[int, float]:
-    return {int(pid): float(w) for pid, w in model.scratch.execute(
-        f"SELECT pid, sum(w) FROM {model.allc} GROUP BY pid")}
-
-
-def _index_writes(model: HeatModel, spec: Spec) -> dict[int, dict[str, float]]:
-    """pid -> index -> mean write units per call on that index (GSIs from ``effects``; LSIs from the
-    per-write table of :class:`~blue_nb.heat.costs.CostTables`, whose column ``w<k>`` is the k-th index)."""
-    w = _weights(model)
-    out: dict[int, dict[str, float]] = {}
-    for pid, idx, units in model.scratch.execute(
-            f"SELECT e.pid, e.idx, sum(c.w * e.wcu) FROM {model.costs.effects} e JOIN {model.allc} c "
-            f"ON c.pid = e.pid AND c.cid = e.cid WHERE e.idx <> 'table' AND e.wcu > 0 GROUP BY ALL"):
-        out.setdefault(int(pid), {})[idx] = float(units) / w[int(pid)]
-    lsis = [(k, n) for k, (n, i) in enumerate(spec.table.indexes.items()) if i.type == "local"]
-    for pid, c in model.candidates.items():
-        if not lsis or c.table is None or c.pattern.operation not in ("put_item", "update_item", "delete_item"):
-            continue
-        table = ident(model.scratch.name(f"w{pid}"))
-        sums = model.scratch.execute(f"SELECT {', '.join(f'sum(c.w * x.w{k})' for k, _ in lsis)} FROM {table} x "
-                                     f"JOIN {model.allc} c ON c.pid = {int(pid)} AND c.cid = x.cid")[0]
-        for (_, name), s in zip(lsis, sums):
-            if s:
-                out.setdefault(int(pid), {})[name] = float(s) / w[int(pid)]
-    return out
-
-
 def _storage(scratch: Scratch, spec: Spec) -> dict[str, tuple[int, int]]:
     """index -> (entries, bytes) of the table's items and of each index's entries."""
     out = {}
@@ -209,7 +182,8 @@ def monthly_cost(spec: Spec, store: Store, *, prices: Prices | str | Path | None
     ``table_class``: ``standard`` or ``standard_ia`` (storage price; request prices stay the file's);
     ``free_storage``: take the free tier's GB (25 per account) off the storage bill; ``heat``: a
     :class:`~blue_nb.heat.HeatReport` of the same spec and items whose timeline (the model's simulated
-    seconds, or a recorded log's) gives the peaks instead of a new simulation."""
+    seconds, or a recorded log's) gives the peaks instead of a new simulation (and a model's report its pricing of
+    the patterns too)."""
     prices, util, rate = as_prices(prices), _utilisation(utilisation), _rates(spec, rates)
     if heat is not None and (rates or not peaks):
         raise QueryError("a heat report's peaks are those of its own run", where="heat",
@@ -218,19 +192,20 @@ def monthly_cost(spec: Spec, store: Store, *, prices: Prices | str | Path | None
     require_duckdb(store)
     scratch = Scratch(store)
     try:
-        model = HeatModel(scratch, spec)
-        for pid, p in enumerate(spec.access_patterns):
-            if rate[p.name] > 0:
-                model.price(pid, p.name, float(rate[p.name]), build_candidates(scratch, spec, p, tag=str(pid)))
-        costs = model.pattern_costs() if model.rates else pd.DataFrame(columns=["pattern"])
-        splits = _index_writes(model, spec) if model.rates else {}
+        priced = heat.priced if heat is not None else None       # a model's report priced these rates already
+        timeline = heat.timeline if heat is not None else None
+        if priced is None:
+            model = HeatModel(scratch, spec)
+            for pid, p in enumerate(spec.access_patterns):
+                if rate[p.name] > 0:
+                    model.price(pid, p.name, float(rate[p.name]), build_candidates(scratch, spec, p, tag=str(pid)))
+            priced = model.priced()
+            if heat is None and peaks and model.rates:
+                timeline = model.timeline(model.simulate(seconds, seed))
         storage = _storage(scratch, spec)
-        timeline = (heat.timeline if heat is not None else
-                    model.timeline(model.simulate(seconds, seed)) if peaks and model.rates else None)
-        modelled = {model.names[pid]: pid for pid in model.rates}
     finally:
         scratch.close()
-    patterns = _patterns(spec, rate, costs, splits, modelled, prices)
+    patterns = _patterns(spec, rate, priced.costs, priced.index_writes, priced.modelled, prices)
     indexes = _indexes(spec, patterns, storage, prices, table_class)
     peak = _peaks(spec, timeline) if timeline is not None else ({} if peaks else None)
     capacity = _capacity(spec, indexes, peak, util, prices)

@@ -15,6 +15,8 @@ their weights (``allc(pid, cid, qpk, w)``), the pattern rates (``pats``) and the
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -25,12 +27,22 @@ from blue_nb.patterns import TableLayout
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 from blue_nb.spec import Spec
 
-__all__ = ["HeatModel", "PARTITION_COLUMNS", "TIMELINE_COLUMNS", "MAX_DRAWS"]
+__all__ = ["HeatModel", "PARTITION_COLUMNS", "Priced", "TIMELINE_COLUMNS", "MAX_DRAWS"]
 
 PARTITION_COLUMNS = ["index", "pk", "items", "bytes", "rcu_per_s", "wcu_per_s", "consumed_throughput_units",
                      "patterns"]
 TIMELINE_COLUMNS = ["second", "index", "pk", "rcu", "wcu"]
 MAX_DRAWS = 2_000_000        # calls drawn per pattern for the timeline; above it each draw stands for several
+
+
+@dataclass(frozen=True)
+class Priced:
+    """A model's patterns as priced at their rates: the per-call costs (:meth:`HeatModel.pattern_costs`), the
+    mean write units per call on each index (pid -> index -> units) and the patterns modelled (name -> pid)."""
+
+    costs: pd.DataFrame
+    index_writes: dict[int, dict[str, float]]
+    modelled: dict[str, int]
 
 
 class HeatModel:
@@ -155,6 +167,34 @@ class HeatModel:
                f"JOIN {pats} p ON p.pid = k.pid GROUP BY p.name ORDER BY min(p.pid % 1000), p.name")
         return frame(self.store, sql, ["pattern", "candidates", "calls_per_s", "rcu_per_call", "wcu_per_call",
                                        "items_per_call", "max_pages", "rcu_per_s", "wcu_per_s"])
+
+    def index_writes(self) -> dict[int, dict[str, float]]:
+        """pid -> index -> mean write units per call on that index (GSIs from ``effects``; LSIs from the
+        per-write table of :class:`~blue_nb.heat.costs.CostTables`, whose column ``w<k>`` is the k-th index)."""
+        if not self.rates:
+            return {}
+        w = {int(pid): float(w) for pid, w in self.scratch.execute(f"SELECT pid, sum(w) FROM {self.allc} GROUP BY pid")}
+        out: dict[int, dict[str, float]] = {}
+        for pid, idx, units in self.scratch.execute(
+                f"SELECT e.pid, e.idx, sum(c.w * e.wcu) FROM {self.costs.effects} e JOIN {self.allc} c "
+                f"ON c.pid = e.pid AND c.cid = e.cid WHERE e.idx <> 'table' AND e.wcu > 0 GROUP BY ALL"):
+            out.setdefault(int(pid), {})[idx] = float(units) / w[int(pid)]
+        lsis = [(k, n) for k, (n, i) in enumerate(self.spec.table.indexes.items()) if i.type == "local"]
+        for pid, c in self.candidates.items():
+            if not lsis or c.table is None or c.pattern.operation not in ("put_item", "update_item", "delete_item"):
+                continue
+            table = ident(self.scratch.name(f"w{pid}"))
+            sums = self.scratch.execute(f"SELECT {', '.join(f'sum(c.w * x.w{k})' for k, _ in lsis)} FROM {table} x "
+                                        f"JOIN {self.allc} c ON c.pid = {int(pid)} AND c.cid = x.cid")[0]
+            for (_, name), units in zip(lsis, sums):
+                if units:
+                    out.setdefault(int(pid), {})[name] = float(units) / w[int(pid)]
+        return out
+
+    def priced(self) -> "Priced":
+        """What pricing the patterns found, for the monthly bill (:func:`~blue_nb.heat.dollars.monthly_cost`)."""
+        costs = self.pattern_costs() if self.rates else pd.DataFrame(columns=["pattern"])
+        return Priced(costs, self.index_writes(), {self.names[pid]: pid for pid in self.rates})
 
     def rate_frames(self) -> dict[str, pd.DataFrame]:
         """The per-candidate inputs of :class:`blue_nb.heat.rates.RateModel` (fetched once, then numpy):

@@ -97,6 +97,7 @@ class HeatReport:
     entries: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["index", "size"]))
     timings: dict[str, float] = field(default_factory=dict)
     rate_model: Any = None      # a RateModel when partition_heat(..., rate_model=True): re-evaluate other rates and skews
+    priced: Any = None          # the model's patterns priced at the spec's rates (heat.model.Priced; None from a log)
 
     def top_keys(self, n: int = SUMMARY_TOP) -> pd.DataFrame:
         """The n hottest keys (by consumed throughput units) with their load and size: :func:`top_keys`."""

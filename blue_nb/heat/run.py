@@ -95,7 +95,7 @@ def partition_heat(spec: Spec, store: Store, *, log=None, seconds: int = DEFAULT
                           seconds=seconds, partitions=partitions, timeline=timeline, findings=findings,
                           skew=skew(partitions), hot_items=hot, drivers=drivers, patterns=model.pattern_costs(),
                           table=table, size_stats=size_stats, timings=timings, rate_model=fast,
-                          **frames)
+                          priced=model.priced() if log is None else None, **frames)
     finally:
         scratch.close()
 

@@ -74,7 +74,9 @@ class _Values:
         self.pair: tuple[str, str, str, str] | None = None   # a, key of a, b, key of b: a < b, key b first
         self.last: tuple[str, int, int] | None = None  # the last value, its digit count and number
 
-    def add(self, value: str, key: str, head: str) -> None:
+    def add(self, value: str, key: str, start: int) -> None:
+        """One key's value of the placeholder; ``start``: where the value starts in the key (the text before it
+        is the key's head)."""
         self.items += 1
         last = self.last
         if last is not None and last[0] == value:     # keys in order repeat a value: all but its count is known
@@ -94,7 +96,7 @@ class _Values:
             self.low, self.high = min(n, self.low if self.low is not None else n), max(n, self.high or 0)
             self.last = (value, len(digits), n)
         if self.pair is None:
-            self._look_for_pair(value, n, key, head)
+            self._look_for_pair(value, n, key, key[:start])
 
     def _look_for_pair(self, value: str, n: int, key: str, head: str) -> None:
         group = self.groups.get(head)
@@ -140,7 +142,7 @@ class SortOrderCheck(DataCheck):
                 continue
             parsed, starts = got
             for name in names:
-                self._values(where, name).add(parsed[name], key, key[:starts[name]])
+                self._values(where, name).add(parsed[name], key, starts[name])
 
     def add_chunk(self, entries: list[tuple[str, dict[str, Any], int | None]]) -> None:
         """:meth:`add` over a chunk: each sort key matched once for just the placeholders checked."""
@@ -153,7 +155,7 @@ class SortOrderCheck(DataCheck):
                 got = t.values_at(key, names) if key is not None else None
                 if got is not None:
                     for vals, (value, start) in zip(values, got):
-                        vals.add(value, key, key[:start])      # the value, its key, the key text before it
+                        vals.add(value, key, start)
 
     def _values(self, where: str, name: str) -> _Values:
         v = self.values.get((where, name))

@@ -127,11 +127,13 @@ class Store:
         names = list(cols.values())
         sql = (f"SELECT pk, sk, entity, size, {', '.join(quote_ident(c) for c in cols)} "
                f"FROM {quote_ident(layout.catalog)} ORDER BY pk, sk")
-        for pk, sk, entity, size, *keys in self.rows(sql, [], batch):
-            if others and (pk, sk) in others:
-                yield entity, self.get_item(layout.table, pk, sk) or {}, size
+        for row in self.rows(sql, [], batch):
+            if others and row[:2] in others:
+                yield row[2], self.get_item(layout.table, row[0], row[1]) or {}, row[3]
             else:
-                yield entity, {a: v for a, v in zip(names, keys) if v is not None}, size
+                keys = row[4:]
+                yield row[2], (dict(zip(names, keys)) if None not in keys else
+                               {a: v for a, v in zip(names, keys) if v is not None}), row[3]
 
     def _not_strings(self, table: str, attrs: list[str]) -> set[tuple[str, str]]:
         """The keys of the items where one of ``attrs`` holds something other than a string."""

@@ -143,6 +143,19 @@ class DuckDBStore(Store):
         finally:
             self._remove_spill()
 
+    def twin(self) -> "DuckDBStore":
+        """The same database through a connection of its own, for work in another thread (a DuckDB connection
+        is used by one thread at a time; its cursors are connections to the same database). Closing the twin
+        closes only that connection; :meth:`interrupt` stops the statement it runs."""
+        twin = object.__new__(DuckDBStore)
+        twin.path, twin.memory_limit, twin._spill = self.path, self.memory_limit, None
+        twin.con = self.con.cursor()
+        return twin
+
+    def interrupt(self) -> None:
+        """Stop the statement this store's connection is running (from another thread), if any."""
+        self.con.interrupt()
+
     def _remove_spill(self):
         if self._spill:
             shutil.rmtree(self._spill, ignore_errors=True)
