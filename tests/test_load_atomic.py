@@ -72,16 +72,6 @@ def test_of_several_repeats_across_chunks_the_first_in_load_order_is_named(store
         load_items([store], SPEC, items, progress=False)
 
 
-def test_a_table_staged_without_keys_gets_them_before_the_switch():
-    d = open_store("duckdb")            # DuckDB stages a replace load without primary keys (one ART build at the end)
-    load_items([d], SPEC, rows(3), progress=False)
-    keyed = d.execute("SELECT table_name, constraint_column_names FROM duckdb_constraints() "
-                      "WHERE constraint_type = 'PRIMARY KEY' AND table_name LIKE 'blue_kitchen%' ORDER BY table_name")
-    assert keyed == [(TABLE, ["pk", "sk"]), (f"{TABLE}__items", ["pk", "sk"])]
-    with pytest.raises(StoreError):     # the key holds: a second row with a staged key is refused by the table
-        d.execute(f'INSERT INTO "{TABLE}" VALUES (?, ?, ?, ?)', ("p1", "1", "{}", "x"))
-
-
 def test_duplicate_without_a_location_names_the_items_by_position(store):
     items = [("Thing", {"pk": "a", "sk": "1", "kind": "k"}), ("Thing", {"pk": "a", "sk": "1", "kind": "k"})]
     with pytest.raises(SourceError, match="item 1 of the load and item 2 of the load"):

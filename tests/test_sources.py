@@ -3,6 +3,8 @@ with a located SourceError, and the empty-source rule with its ``allow_empty`` o
 
 from __future__ import annotations
 
+import codecs
+import io
 import shutil
 from pathlib import Path
 
@@ -12,6 +14,7 @@ from click.testing import CliRunner
 from blue_nb.app.workflows import load_data
 from blue_nb.cli import cli
 from blue_nb.errors import SourceError
+from blue_nb.sources import files
 from blue_nb.sources.files import count_rows, find_source, iter_rows
 from blue_nb.spec import dumps_spec, load_spec, loads_spec
 from blue_nb.stores import open_store
@@ -107,3 +110,35 @@ def test_validate_reports_duplicate_keys(library):
     assert r.exit_code == 1, r.output
     assert "DUPLICATE-ITEM-KEY" in r.stdout and "BRANCH#central / BOOK#9780060883287: 3 Book items" in r.stdout
     assert "entities.Book.key.sk" in r.stdout and "Traceback" not in r.output
+
+
+def _lines_one_by_one(data: bytes, p: str) -> list:
+    """What text_lines gives, the simple way: a line at a time (the reference for the block reader)."""
+    out = []
+    for n, raw in enumerate(io.BytesIO(data).readlines(), 1):
+        if n == 1 and raw.startswith(codecs.BOM_UTF8):
+            raw = raw[3:]
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return out + [("error", n)]
+        if "\x00" in text:
+            return out + [("error", n)]
+        out.append((n, text))
+    return out
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 5, 8, 64, 1 << 20])
+@pytest.mark.parametrize("data", [
+    b"", b"a", b"a\n", b"\n\n", b"a,b\r\nc,d\r\n", codecs.BOM_UTF8 + b"h\xc3\xa9\nx", b"caf\xc3\xa9 \xe6\x9d\xb1\xe4\xba\xac\n\xf0\x9f\x98\x80",
+    b"ok\nok\nbad \xe9 byte\nnot read\n", b"ok\nnul \x00 here\n", b"ok\n" * 20 + b"\xff", b'"a\nb",c\nd\n',
+])
+def test_lines_read_a_block_at_a_time_are_the_lines_read_one_by_one(monkeypatch, block, data):
+    monkeypatch.setattr(files, "_BLOCK_BYTES", block)
+    got = []
+    try:
+        for n, text in files.text_lines(io.BytesIO(data), "f.csv"):
+            got.append((n, text))
+    except SourceError as e:
+        got.append(("error", int(e.where.rsplit(":", 1)[1])))
+    assert got == _lines_one_by_one(data, "f.csv")

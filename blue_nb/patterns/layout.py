@@ -99,24 +99,19 @@ def stored_key(value: Any) -> str | None:
 KEY_SQL = "PRIMARY KEY (pk, sk)"
 
 
-def _key_clause(key: bool) -> str:
-    return f",\n  {KEY_SQL}" if key else ""
-
-
-def main_table_sql(table: str, *, key: bool = True) -> str:
-    """ADR 0018's table, exactly (``key=False``: without its primary key, which a bulk load adds after the
-    rows, ``ALTER TABLE ... ADD`` :data:`KEY_SQL`)."""
+def main_table_sql(table: str) -> str:
+    """ADR 0018's table, exactly."""
     return (f"CREATE TABLE {quote_ident(table)} (\n  pk TEXT NOT NULL,\n  sk TEXT NOT NULL,\n"
-            f"  data JSON NOT NULL,\n  created_at TEXT NOT NULL{_key_clause(key)}\n)")
+            f"  data JSON NOT NULL,\n  created_at TEXT NOT NULL,\n  {KEY_SQL}\n)")
 
 
-def catalog_table_sql(table: str, indexes: list[str], *, key: bool = True) -> list[str]:
-    """The derived catalog table and its indexes (``key=False``: as :func:`main_table_sql`)."""
+def catalog_table_sql(table: str, indexes: list[str]) -> list[str]:
+    """The derived catalog table and its indexes."""
     cat = quote_ident(catalog_name(table))
     cols = "".join(f",\n  {quote_ident(index_column(i, 'pk'))} TEXT,\n  {quote_ident(index_column(i, 'sk'))} TEXT"
                    for i in indexes)
     stmts = [f"CREATE TABLE {cat} (\n  pk TEXT NOT NULL,\n  sk TEXT NOT NULL,\n  entity TEXT,\n"
-             f"  size INTEGER NOT NULL{cols}{_key_clause(key)}\n)"]
+             f"  size INTEGER NOT NULL{cols},\n  {KEY_SQL}\n)"]
     for i in indexes:
         stmts.append(f"CREATE INDEX {quote_ident(f'{table}__{i}')} ON {cat} "
                      f"({quote_ident(index_column(i, 'pk'))}, {quote_ident(index_column(i, 'sk'))})")

@@ -63,7 +63,7 @@ class _Values:
     """What one placeholder's values look like (numbers, or NAME+number, and their digit counts),
     and the first pair of keys with the same text before the value that sort out of number order."""
 
-    __slots__ = ("items", "digits", "numbered", "heads", "lens", "low", "high", "groups", "pair", "last")
+    __slots__ = ("items", "digits", "numbered", "heads", "lens", "low", "high", "groups", "pair", "last", "head")
 
     def __init__(self):
         self.items, self.digits, self.numbered = 0, True, True
@@ -73,6 +73,7 @@ class _Values:
         self.groups: dict[str, _Group] = {}            # text before the value -> the values kept for it
         self.pair: tuple[str, str, str, str] | None = None   # a, key of a, b, key of b: a < b, key b first
         self.last: tuple[str, int, int] | None = None  # the last value, its digit count and number
+        self.head: str | None = None                   # the key head the last value was looked up under
 
     def add(self, value: str, key: str, start: int) -> None:
         """One key's value of the placeholder; ``start``: where the value starts in the key (the text before it
@@ -82,6 +83,8 @@ class _Values:
         if last is not None and last[0] == value:     # keys in order repeat a value: all but its count is known
             self.lens[last[1]] += 1
             n = last[2]
+            if self.pair is not None or key[:start] == self.head:
+                return                                 # the same value under the same head: looked up already
         else:
             m = _NUMBERED.match(value) if self.numbered else None
             if m is None or len(self.heads) > 20:
@@ -96,7 +99,8 @@ class _Values:
             self.low, self.high = min(n, self.low if self.low is not None else n), max(n, self.high or 0)
             self.last = (value, len(digits), n)
         if self.pair is None:
-            self._look_for_pair(value, n, key, key[:start])
+            self.head = key[:start]
+            self._look_for_pair(value, n, key, self.head)
 
     def _look_for_pair(self, value: str, n: int, key: str, head: str) -> None:
         group = self.groups.get(head)

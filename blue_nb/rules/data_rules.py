@@ -188,15 +188,22 @@ class KeyParseCheck(DataCheck):
                 self._key(entity, attr, t, opened, key)
 
     def add_chunk(self, entries: list[tuple[str, dict[str, Any], int | None]]) -> None:
-        """A key that splits cleanly (one regex match: no placeholder value holds the separator) is fine as it
-        is; only the others are split and judged, in the chunk's order."""
-        targets = self.targets
+        """Per entity and key template, the chunk's keys at once: when all of them split cleanly (no placeholder
+        value holds the separator: one regex pass over them) they are fine; otherwise each key that does not is
+        split and judged, in the chunk's order."""
+        by_entity: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for entity, item, _ in entries:
-            for attr, t, opened in targets.get(entity, ()):
-                v = item.get(attr)
-                key = v if type(v) is str else key_string(v)
-                if key is not None and not t.splits_cleanly(key):
-                    self._key(entity, attr, t, opened, key)
+            if entity in self.targets:
+                by_entity[entity].append(item)
+        for entity, items in by_entity.items():
+            for attr, t, opened in self.targets[entity]:
+                keys = [k for k in (v if type(v) is str else key_string(v) for v in (i.get(attr) for i in items))
+                        if k is not None]
+                if t.all_split_cleanly(keys):
+                    continue
+                for key in keys:
+                    if not t.splits_cleanly(key):
+                        self._key(entity, attr, t, opened, key)
 
     def _key(self, entity: str, attr: str, t, opened: tuple[str, ...], key: str) -> None:
         got = t.split(key)

@@ -31,6 +31,7 @@ csv.field_size_limit(MAX_ROW_BYTES)
 # Parquet metadata (the footer: schema, row groups, statistics) is a few KB to a few MB even for
 # wide, large files; a footer that claims more is corrupt or crafted to make pyarrow allocate.
 MAX_PARQUET_FOOTER_BYTES = 64 << 20
+_BLOCK_BYTES = 1 << 20               # text sources are read a block at a time, then split into lines
 _CSV_HINT = 'quote fields that hold commas, quotes or line breaks ("a, b"), doubling quotes inside them ("say ""hi""")'
 _UTF8_HINT = "save the file as UTF-8 (in a spreadsheet: CSV UTF-8; with iconv: iconv -f LATIN1 -t UTF-8)"
 
@@ -122,19 +123,67 @@ def _open(p: Path) -> Iterator[IO[bytes]]:
 
 def text_lines(f: IO[bytes], p: Path | str) -> Iterator[tuple[int, str]]:
     """(line number, text) of every line of a binary text stream named ``p`` in messages, each line
-    bounded (:data:`MAX_ROW_BYTES`) and decoded strictly as UTF-8 (a leading BOM dropped)."""
-    n = 0
+    bounded (:data:`MAX_ROW_BYTES`) and decoded strictly as UTF-8 (a leading BOM dropped). Read a block at
+    a time and decoded a block of whole lines at once; a block with a fault is gone through line by line,
+    which names the line (and the column) of the first."""
+    n, rest = 0, b""
     while True:
-        raw = f.readline(MAX_ROW_BYTES + 1)
-        if not raw:
+        block = f.read(_BLOCK_BYTES)
+        data = rest + block
+        cut = data.rfind(b"\n") + 1 if block else len(data)     # at the end, the last line needs no line break
+        if not data:
             return
-        n += 1
-        if len(raw) > MAX_ROW_BYTES:
-            raise SourceError(f"line longer than {MAX_ROW_BYTES:,} bytes; it was not read", where=f"{p}:{n}",
-                              hint="one row or item per line; a line that large cannot be a DynamoDB item (400 KB at most)")
-        if n == 1 and raw.startswith(codecs.BOM_UTF8):      # Excel's "CSV UTF-8" starts with a BOM: not data
-            raw = raw[len(codecs.BOM_UTF8):]
-        yield n, _decode(p, n, raw)
+        if not cut:                                               # one line, longer than the block so far
+            if len(data) > MAX_ROW_BYTES:
+                raise _too_long(p, n + 1)
+            rest = data
+            continue
+        whole, rest = data[:cut], data[cut:]
+        if n == 0 and whole.startswith(codecs.BOM_UTF8):          # Excel's "CSV UTF-8" starts with a BOM: not data
+            whole = whole[len(codecs.BOM_UTF8):]
+        lines = _block_lines(whole)
+        if lines is None:                # not UTF-8, a NUL, or a line too long: line by line, to say where
+            lines = (_line(p, i, raw) for i, raw in enumerate(_raw_lines(whole), n + 1))
+        for text in lines:
+            n += 1
+            yield n, text
+        if not block:
+            return
+
+
+def _block_lines(whole: bytes) -> list[str] | None:
+    """The lines of a block of whole lines, decoded at once; None when the block needs the line-by-line way."""
+    try:
+        text = whole.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if "\x00" in text:
+        return None
+    lines = text.split("\n")
+    if len(whole) > MAX_ROW_BYTES and max(map(len, lines)) * 4 >= MAX_ROW_BYTES:   # chars: up to 4 bytes each
+        return None
+    last = lines.pop()
+    out = [line + "\n" for line in lines]
+    if last:
+        out.append(last)
+    return out
+
+
+def _raw_lines(whole: bytes) -> list[bytes]:
+    parts = whole.split(b"\n")
+    last = parts.pop()
+    return [part + b"\n" for part in parts] + ([last] if last else [])
+
+
+def _line(p: Path | str, n: int, raw: bytes) -> str:
+    if len(raw) > MAX_ROW_BYTES:
+        raise _too_long(p, n)
+    return _decode(p, n, raw)
+
+
+def _too_long(p: Path | str, n: int) -> SourceError:
+    return SourceError(f"line longer than {MAX_ROW_BYTES:,} bytes; it was not read", where=f"{p}:{n}",
+                       hint="one row or item per line; a line that large cannot be a DynamoDB item (400 KB at most)")
 
 
 def _decode(p: Path, n: int, raw: bytes) -> str:

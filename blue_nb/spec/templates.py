@@ -19,6 +19,8 @@ from blue_nb.errors import TemplateError
 __all__ = ["KeyTemplate", "Placeholder", "SEPARATOR"]
 
 SEPARATOR = "#"
+_NO_SEPARATOR = "[^#]*"             # a placeholder's value between separators
+_NO_SEPARATOR_LINE = "[^#\n]*"      # ... within one line of keys joined by line breaks
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _INT_TYPES = set("bcdoxXn")
 _FLOAT_TYPES = set("eEfFgG%")
@@ -204,9 +206,13 @@ class KeyTemplate:
     def _clean(self) -> re.Pattern:
         return self._pattern(clean=True)
 
-    def _pattern(self, *, clean: bool) -> re.Pattern:
+    @cached_property
+    def _clean_lines(self) -> re.Pattern:
+        return self._pattern(clean=True, lines=True)
+
+    def _pattern(self, *, clean: bool, lines: bool = False) -> re.Pattern:
         """The key regex; ``clean``: every placeholder matches ``[^#]*``, so a key that matches holds the
-        separator only in the template's literal text."""
+        separator only in the template's literal text; ``lines``: that, for each line of a text."""
         out, groups, opened = [], {}, []
         for i, p in enumerate(self.parts):
             if isinstance(p, str):
@@ -219,8 +225,11 @@ class KeyTemplate:
                 bounded = nxt is None or (isinstance(nxt, str) and nxt.startswith(SEPARATOR))
                 if not bounded:
                     opened.append(p.name)
-                out.append(f"(?P<{groups[p.name]}>{'[^#]*' if bounded or clean else '.*?'})")
+                body = (_NO_SEPARATOR_LINE if lines else _NO_SEPARATOR) if bounded or clean else ".*?"
+                out.append(f"(?P<{groups[p.name]}>{body})")
         self._groups, self._open = groups, tuple(opened)
+        if lines:
+            return re.compile("^" + "".join(out) + "$", re.MULTILINE)
         return re.compile("".join(out) + r"\Z", re.DOTALL)
 
     def parse(self, key: str) -> dict[str, str] | None:
@@ -272,6 +281,14 @@ class KeyTemplate:
         is one of the template's own (a match of :attr:`_clean`, a regex, no values built). False does not say
         the key fails: :meth:`split` tells."""
         return self._clean.match(key) is not None
+
+    def all_split_cleanly(self, keys: list[str]) -> bool:
+        """:meth:`splits_cleanly` for every key of a list, in one pass of the regex over the keys joined by line
+        breaks (a key that holds one is matched alone)."""
+        text = "\n".join(keys)
+        if text.count("\n") != max(len(keys) - 1, 0):
+            return all(self.splits_cleanly(k) for k in keys)
+        return len(self._clean_lines.findall(text)) == len(keys)
 
     def matches(self, key: str) -> bool:
         return self._regex.match(key) is not None

@@ -32,9 +32,6 @@ class Store:
 
     kind = "store"
     chunk_size = 5_000
-    #: a replace load stages the table and its catalog without their primary keys and adds them once every row
-    #: is in (an index built in one pass, not row by row: DuckDB's ART); duplicates are then found by a query
-    late_keys = False
     path = ":memory:"
     created_folder: str | None = None
     recovered: tuple[str, ...] = ()

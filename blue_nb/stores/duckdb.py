@@ -36,7 +36,6 @@ class DuckDBStore(Store):
     kind = "duckdb"
     json_text = "json_extract_string"
     chunk_size = 20_000
-    late_keys = True
 
     def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False):
         self.path = str(path) if str(path) == ":memory:" else str(Path(path).absolute())

@@ -7,10 +7,11 @@ Phases of :func:`load_items`:
    recovery), drop leftover staging tables, create fresh ones (``{table}__next`` and its catalog;
    in the first store also ``{table}__next__src``, the source row of each key). In upsert mode the
    staging tables start as a copy of the current ones, made inside the database.
-2. **stage**: the items are read in chunks (a few thousand at a time: memory stays flat however
-   many there are); each chunk is committed to the staging tables of every store. A key seen twice
-   in the load is refused, naming both source rows: within a chunk by a dict, across chunks by the
-   primary key of ``{table}__next__src``. The visible tables are untouched.
+2. **stage** (:mod:`blue_nb.stores.stage`): the items (or the rows a source built for them) are read
+   in chunks (a few thousand at a time: memory stays flat however many there are); each chunk is
+   committed to the staging tables of every store. A key seen twice in the load is refused, naming
+   both source rows: within a chunk by a dict, across chunks by a primary key (the staged table's
+   in a replace, ``{table}__next__src``'s in an upsert). The visible tables are untouched.
 3. **switch** (:mod:`blue_nb.stores.journal`): the other stores record the load as ``ready``; one
    transaction in the *commit store* (the first store that is a file: SQLite when both are given)
    swaps its staging tables in and records the load ``done`` - the commit point; then each other
@@ -49,7 +50,7 @@ from blue_nb.stores import journal
 from blue_nb.stores.base import Store
 from blue_nb.stores.load_result import LoadResult, LoadResults
 from blue_nb.stores.lock import load_lock
-from blue_nb.stores.stage import PAUSE_ENV, add_keys, chunks, late, pause, stage
+from blue_nb.stores.stage import PAUSE_ENV, chunks, pause, stage
 
 __all__ = ["LoadInterrupted", "LoadResult", "LoadResults", "PAUSE_ENV", "load_items"]
 
@@ -114,9 +115,6 @@ def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple | StagedRo
                 r.notes += list(store.recovered)
                 r.items_before = _prepare(store, layout, mode, r.notes, with_src=store is first, spec=spec)
             written, per_entity = stage(order, layout, items, bar, created or load_time(), mode)
-            for store in order:
-                if late(store, mode):
-                    add_keys(store, layout, with_src=store is first)
             staged = layout.staging().table
             for store in order:
                 results[id(store)].items_after = store.count(staged)
@@ -151,12 +149,11 @@ def _prepare(store: Store, layout: TableLayout, mode: str, notes: list[str], *, 
     store.check_table(layout)
     before = store.count(layout.table) if store.has_table(layout.table) else 0
     nxt = layout.staging()
-    key = not late(store, mode)
     store.begin()
     try:
         journal.drop_staging(store, layout.table)
-        store.execute(main_table_sql(nxt.table, key=key))
-        store.execute(catalog_table_sql(nxt.table, list(nxt.indexes), key=key)[0])   # its indexes come at the switch
+        store.execute(main_table_sql(nxt.table))
+        store.execute(catalog_table_sql(nxt.table, list(nxt.indexes))[0])       # its indexes come at the switch
         if with_src:
             store.execute(f"CREATE TABLE {quote_ident(source_rows_name(layout.table))} (pk TEXT NOT NULL, "
                           f"sk TEXT NOT NULL, entity TEXT, src TEXT NOT NULL{', ' + KEY_SQL if mode == 'upsert' else ''})")

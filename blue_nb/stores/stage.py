@@ -3,9 +3,8 @@ every store, one committed chunk at a time, and a key seen twice refused naming 
 
 The load's input is a stream of ``(entity, item[, where])`` tuples, of :class:`~blue_nb.patterns.staged.StagedRows`
 a source built itself, or of both; tuples become rows here, a chunk at a time. A replace load inserts
-plainly (its staging tables start empty) and keeps the source rows (``{table}__next__src``) without a key,
-written in order; a store with :attr:`~blue_nb.stores.base.Store.late_keys` stages it without primary keys
-at all, and :func:`add_keys` then finds a repeated key with one query and adds the keys.
+plainly (its staging tables start empty: a key met again is refused by the staged table's primary key) and
+keeps the source rows (``{table}__next__src``) without a key of their own, for the message.
 """
 
 from __future__ import annotations
@@ -18,27 +17,21 @@ from typing import Iterable, Iterator
 
 from blue_nb.errors import SourceError
 from blue_nb.patterns import MAIN_COLUMNS, TableLayout, quote_ident
-from blue_nb.patterns.layout import KEY_SQL, source_rows_name
+from blue_nb.patterns.layout import source_rows_name
 from blue_nb.patterns.staged import StagedRows
 from blue_nb.stores.base import KeyConflict, Store
 
-__all__ = ["PAUSE_ENV", "add_keys", "chunks", "late", "pause", "stage"]
+__all__ = ["PAUSE_ENV", "chunks", "duplicate", "pause", "stage"]
 
 PAUSE_ENV = "BLUE_NB_TEST_PAUSE"
 SRC_COLUMNS = ["pk", "sk", "entity", "src"]
-
-
-def late(store: Store, mode: str) -> bool:
-    """The store stages this load without primary keys (:attr:`Store.late_keys`; a replace load: an upsert
-    replaces items by their key as it goes)."""
-    return store.late_keys and mode == "replace"
 
 
 def stage(order: list[Store], layout: TableLayout, items: Iterable, bar, created: str,
           mode: str) -> tuple[int, dict[str, int]]:
     """Write every item into the staging tables, one committed chunk at a time. Returns the items written, and
     per entity. A key met again in a later chunk: in an upsert, the source rows' table (keyed) refuses it; in
-    a replace, which inserts plainly, the table of a store with its keys does, or :func:`add_keys` finds it."""
+    a replace, which inserts plainly, the staged table does."""
     nxt = layout.staging()
     src_table = source_rows_name(layout.table)
     per_entity: Counter = Counter()
@@ -103,29 +96,6 @@ def _staged(items: Iterable, layout: TableLayout, n: int, created: str) -> Itera
         ready.extend(StagedRows.of_items(layout, tuples, created, done + len(ready) + 1))
     if len(ready):
         yield ready
-
-
-def add_keys(store: Store, layout: TableLayout, *, with_src: bool) -> None:
-    """After a late-keys staging: a key staged twice is refused as a chunk's would have been (the second row in
-    load order, and the first), then the staged table and catalog get their primary keys."""
-    nxt = layout.staging()
-    if with_src:
-        src = quote_ident(source_rows_name(layout.table))
-        if store.execute(f"SELECT 1 FROM {src} GROUP BY pk, sk HAVING count(*) > 1 LIMIT 1"):
-            numbered = (f"(SELECT pk, sk, entity, src, rowid AS r, row_number() OVER (PARTITION BY pk, sk "
-                        f"ORDER BY rowid) AS n FROM {src})")
-            rows = store.execute(f"SELECT pk, sk, entity, src FROM {numbered} WHERE n <= 2 AND (pk, sk) IN "
-                                 f"(SELECT pk, sk FROM {numbered} WHERE n = 2 ORDER BY r LIMIT 1) ORDER BY n")
-            (pk, sk, e1, w1), (_, _, e2, w2) = rows
-            raise duplicate((pk, sk), (e1, w1), (e2, w2))
-    store.begin()
-    try:
-        for table in (nxt.table, nxt.catalog):
-            store.execute(f"ALTER TABLE {quote_ident(table)} ADD {KEY_SQL}")
-        store.commit()
-    except BaseException:
-        store.rollback()
-        raise
 
 
 def duplicate(key: tuple[str, str], first: tuple[str | None, str], second: tuple[str | None, str]) -> SourceError:
