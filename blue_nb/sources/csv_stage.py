@@ -23,7 +23,7 @@ from blue_nb.items.values import number_text, validate_number
 from blue_nb.patterns import TableLayout
 from blue_nb.patterns.staged import StagedRows
 from blue_nb.sizing.numbers import number_size
-from blue_nb.sources.files import csv_records
+from blue_nb.sources.files import Rows, csv_records
 from blue_nb.spec import Entity, Spec
 
 __all__ = ["CHUNK_ROWS", "csv_staged_rows"]
@@ -41,7 +41,7 @@ def csv_staged_rows(spec: Spec, entity: Entity, path: Path, created: str,
     plan = _Plan.of(spec, entity, header) if first is not None else None
     if plan is None:                                   # the item way says what is wrong, or builds them
         rows = ((f"{path}:{line}", dict(zip(header, row))) for line, row in chain([first] if first else [], records))
-        for where, item in ItemBuilder(spec).located(entity, _Named(path, rows)):
+        for where, item in ItemBuilder(spec).located(entity, Rows(path, rows)):
             yield entity.name, item, where
         return
     prefix, part = f"{path}:", []
@@ -52,16 +52,6 @@ def csv_staged_rows(spec: Spec, entity: Entity, path: Path, created: str,
             part = []
     if part:
         yield from plan.rows(part, prefix, created)
-
-
-class _Named:
-    """(where, row) pairs that name their file, as :class:`~blue_nb.sources.files.Rows` does (for the messages)."""
-
-    def __init__(self, path: Path, rows: Iterator):
-        self.path, self.every_column, self._rows = path, True, rows
-
-    def __iter__(self):
-        return self._rows
 
 
 class _Plan:
