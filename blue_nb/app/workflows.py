@@ -28,10 +28,10 @@ from blue_nb.stores import LoadResults, Store, TableLayout, load_items, loaded_s
 
 _CHECK_CHUNK = 10_000      # loaded items fed to the design checks at a time (check_loaded)
 
-__all__ = ["as_spec", "beside_checks", "check_loaded", "compare_stores", "data_store", "entity_summary", "heat_failed", "largest_items",
-           "largest_partitions", "load_checked", "load_data", "located_items", "open_loaded", "open_stores",
-           "parameter_values", "require_items_of", "run_pattern", "sample_items", "source_files", "spec_items",
-           "staged_items", "validate", "validate_into", "with_heat_findings"]
+__all__ = ["as_spec", "beside_checks", "check_loaded", "compare_stores", "data_store", "entity_summary",
+           "heat_failed", "largest_items", "largest_partitions", "load_checked", "load_data", "located_items",
+           "open_loaded", "open_stores", "parameter_values", "require_items_of", "run_pattern", "sample_items",
+           "source_files", "spec_items", "staged_items", "validate", "validate_into", "with_heat_findings"]
 
 
 def as_spec(spec: Spec | str | Path) -> Spec:

@@ -154,9 +154,10 @@ def _prepare(store: Store, layout: TableLayout, mode: str, notes: list[str], *, 
         journal.drop_staging(store, layout.table)
         store.execute(main_table_sql(nxt.table))
         store.execute(catalog_table_sql(nxt.table, list(nxt.indexes))[0])       # its indexes come at the switch
-        if with_src:
+        if with_src:                 # keyed in an upsert only: a replace's staged table refuses a repeated key
+            key = f", {KEY_SQL}" if mode == "upsert" else ""
             store.execute(f"CREATE TABLE {quote_ident(source_rows_name(layout.table))} (pk TEXT NOT NULL, "
-                          f"sk TEXT NOT NULL, entity TEXT, src TEXT NOT NULL{', ' + KEY_SQL if mode == 'upsert' else ''})")
+                          f"sk TEXT NOT NULL, entity TEXT, src TEXT NOT NULL{key})")
         if mode == "upsert" and before:
             _copy_current(store, layout)
         journal.stage_spec_record(store, layout.table, spec, keep=bool(mode == "upsert" and before))
