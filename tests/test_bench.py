@@ -18,7 +18,7 @@ from blue_nb.bench.measure import run_measured
 from blue_nb.bench.report import format_stages, save_results, targets
 from blue_nb.bench.run import same_sqlite_rows
 from blue_nb.bench.sliders import SPEC
-from blue_nb.bench.stages import catalog_sizes, heat_seconds, modelled_calls, paths, same_timeline
+from blue_nb.bench.stages import catalog_sizes, heat_seconds, modelled_calls, paths, same_timeline, source_sizes
 from blue_nb.sizing import item_sizes
 from blue_nb.spec import load_spec
 from blue_nb.stores import open_store
@@ -68,6 +68,8 @@ def test_sizes_equal_the_products(bench):
     naive = naive_sizes(items)
     assert len(naive) == len(items) == SCALE
     assert naive == item_sizes(items) == catalog_sizes(ctx).tolist() == np.load(paths(ctx)["sizes"]).tolist()
+    timed = source_sizes(ctx)[0]                # the loader's sizing, in file order: the same sizes
+    assert len(timed) == SCALE and sorted(timed.tolist()) == sorted(naive)
 
 
 def test_the_naive_size_walks_boto3_wire_form_exactly():

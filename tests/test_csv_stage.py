@@ -4,13 +4,18 @@ way gives (ItemBuilder, then TableLayout.rows), byte for byte, and the same loca
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from blue_nb.app.workflows import located_items, staged_items
 from blue_nb.errors import SourceError
+from blue_nb.items.values import number_text, validate_number
 from blue_nb.patterns import TableLayout
 from blue_nb.patterns.staged import StagedRows
 from blue_nb.sources import generate_sample
-from blue_nb.sources.csv_stage import csv_staged_rows
+from blue_nb.sources import csv_stage
+from blue_nb.sources.csv_stage import arrow_batches, column_batches, csv_staged_rows
+from blue_nb.sources.files import csv_records
 from blue_nb.spec import load_spec, loads_spec
 
 CREATED = "2026-12-04T00:00:00Z"
@@ -70,9 +75,11 @@ ODD = (  # sparse index values, numbers written oddly, empty and quoted strings,
 )
 
 
+@pytest.mark.parametrize("reader", ["csv module", "pyarrow"])     # a blank line: pyarrow's reader is not used
 @pytest.mark.parametrize("chunk", [1, 2, 5000])
-def test_odd_values_stage_as_their_items_do(tmp_path, chunk):
-    _write(tmp_path, ODD)
+def test_odd_values_stage_as_their_items_do(tmp_path, chunk, reader):
+    _write(tmp_path, ODD if reader == "csv module" else ODD.replace("\n\n", "\n"))
+    assert (arrow_batches(tmp_path / "orders.csv", HEADER.strip().split(",")) is None) == (reader == "csv module")
     layout = TableLayout.of(SPEC)
     parts = list(csv_staged_rows(SPEC, SPEC.entities["Order"], tmp_path / "orders.csv", CREATED, chunk=chunk))
     got, want = _rows(SPEC, layout, parts), _item_way(SPEC, tmp_path)
@@ -111,3 +118,125 @@ def test_an_entity_the_columns_do_not_cover_takes_the_item_way(tmp_path):
     (tmp_path / "orders.csv").write_text(HEADER + "s1,1,red,d,1,n,Oslo,,true,x\n", encoding="utf-8")
     parts = list(csv_staged_rows(spec, spec.entities["Order"], tmp_path / "orders.csv", CREATED))
     assert parts and all(isinstance(x, tuple) for x in parts) and parts[0][1]["qty"] is True
+
+
+# ---------------------------------------------------------------- pyarrow's reader: the csv module's records, or none
+
+def _both(path):
+    """(the csv module's records after the header, pyarrow's records or None)."""
+    records = csv_records(path)
+    header = next(records)[1]
+    want = [(line, tuple(row)) for line, row in records]
+    got = arrow_batches(path, header, chunk=3)
+    return want, None if got is None else [r for b in got for r in b.records()]
+
+
+READ_ALIKE = {
+    "plain": "a,b\nx,y\nz,w\n",
+    "no final line break": "a,b\nx,y\nz,w",
+    "CRLF": "a,b\r\nx,y\r\nz,w\r\n",
+    "quoted breaks": 'a,b\n"x\ny\n\nz",1\n2,"say ""hi"",\r\nthen"\n3,""\n',
+    "Unicode": "a,b\nTromsø,東京 😀\n\"é,\",ü\n",
+    "one column": "a\nx\n\"\"\ny\n",
+    "literal backslashes": "a,b\n\\u001f,\\\\n\n",
+}
+
+
+@pytest.mark.parametrize("body", READ_ALIKE.values(), ids=READ_ALIKE)
+def test_pyarrow_reads_a_plain_file_as_the_csv_module_does(tmp_path, body):
+    path = tmp_path / "t.csv"
+    path.write_bytes(body.encode("utf-8"))
+    want, got = _both(path)
+    assert got is not None and got == want
+
+
+NOT_ALIKE = {   # pyarrow would read these otherwise (or not at all): the csv module reads them
+    "blank line": "a,b\nx,y\n\nz,w\n",
+    "blank line at the end": "a,b\nx,y\n\n",
+    "text after a closing quote": 'a,b\n"x"y,z\n',
+    "space after a closing quote": 'a,b\n"x" ,z\n',
+    "quote inside a plain cell": 'a,b\nx"y,z\n',
+    "empty quotes then text": 'a,b\n""x,z\n',
+    "NUL": "a,b\nx\x00,y\n",
+    "lone CR": "a,b\nx,y\rz,w\n",
+    "CR at the end": "a,b\nx,y\r",
+    "quote left open": 'a,b\n"x,y\nz,w\n',
+    "too many fields": "a,b\nx,y,z\n",
+    "too few fields": "a,b\nx\n",
+    "not UTF-8": b"a,b\nx,\xff\n",
+    "BOM before a quoted header": '\ufeff"a",b\nx,y\n',
+}
+
+
+@pytest.mark.parametrize("body", NOT_ALIKE.values(), ids=NOT_ALIKE)
+def test_pyarrow_leaves_a_file_it_may_read_otherwise_to_the_csv_module(tmp_path, body):
+    path = tmp_path / "t.csv"
+    path.write_bytes(body if isinstance(body, bytes) else body.encode("utf-8"))
+    try:
+        _both(path)[0]
+    except SourceError:
+        pass                                     # the csv module refuses it, and names where
+    assert arrow_batches(path, ["a", "b"]) is None
+
+
+def test_a_record_longer_than_pyarrows_block_goes_to_the_csv_module(tmp_path, monkeypatch):
+    monkeypatch.setattr(csv_stage, "_ARROW_BLOCK", 64)
+    path = tmp_path / "t.csv"
+    path.write_text("a,b\nx,y\n" + f'"{"long " * 40}",z\n', encoding="utf-8")
+    assert arrow_batches(path, ["a", "b"]) is None
+    monkeypatch.setattr(csv_stage, "_ARROW_BLOCK", 1 << 20)
+    assert _both(path)[1] == _both(path)[0]
+
+
+def test_the_first_pass_checks_quotes_across_its_blocks(tmp_path, monkeypatch):
+    """A quote at the end of one scanned block and its neighbour at the start of the next."""
+    body = 'a,b\n"x""y",z\n"p",""\n"q\n""",r\n'
+    for block in range(1, len(body) + 2):
+        monkeypatch.setattr(csv_stage, "_SCAN_BLOCK", block)
+        path = tmp_path / "t.csv"
+        path.write_text(body, encoding="utf-8")
+        assert _both(path)[1] == _both(path)[0] != []
+        path.write_text(body.replace('"p"', '"p"!'), encoding="utf-8")
+        assert arrow_batches(path, ["a", "b"]) is None, block
+
+
+_CHARS = list('ab,"\n\r é\x00')
+CELLS = st.one_of(                                                      # mostly well-formed, now and then not
+    st.text(alphabet=st.sampled_from(list("ab é")), max_size=4),                               # plain
+    st.text(alphabet=st.sampled_from(_CHARS), max_size=5).map(lambda t: '"' + t.replace('"', '""') + '"'),
+    st.text(alphabet=st.sampled_from(_CHARS), max_size=5))                                    # anything
+ROWS = st.lists(st.tuples(CELLS, CELLS, st.sampled_from(["\n", "\r\n", "\n\n"])), min_size=1, max_size=5)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=ROWS, last=st.booleans())
+def test_pyarrow_never_reads_a_file_otherwise_than_the_csv_module(tmp_path, rows, last):
+    text = "a,b\n" + "".join(f"{x},{y}{end}" for x, y, end in rows)
+    path = tmp_path / "t.csv"
+    path.write_bytes((text if last else text.rstrip("\r\n")).encode("utf-8"))
+    try:
+        want = _both(path)[0]
+    except SourceError:
+        want = None
+    records = csv_records(path)
+    got = arrow_batches(path, next(records)[1], chunk=2)
+    if got is not None:
+        assert [r for b in got for r in b.records()] == want
+
+
+def test_a_chunk_sized_from_python_lists_is_sized_as_from_arrow(tmp_path):
+    """The csv module's chunks (Python lists) and pyarrow's (Arrow arrays) give the same sizes."""
+    path = tmp_path / "orders.csv"
+    path.write_text(HEADER + ODD.replace("\n\n", "\n"), encoding="utf-8")
+    plan, batches = column_batches(SPEC, SPEC.entities["Order"], path)
+    fast = list(batches)
+    assert all(b.arrays is not None for b in fast)
+    slow = [csv_stage.Batch(b.lines, cols=[b.col(i) for i in range(len(b.arrays))]) for b in fast]
+    assert [plan.sizes(b).tolist() for b in slow] == [plan.sizes(b).tolist() for b in fast]
+    assert sum(len(b) for b in fast) == 4
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.from_regex(csv_stage._CANONICAL, fullmatch=True).filter(lambda t: len(t) < 38))
+def test_a_number_text_taken_as_it_is_is_the_canonical_text(text):
+    assert number_text(validate_number(text)) == text

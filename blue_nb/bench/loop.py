@@ -25,7 +25,7 @@ __all__ = ["DEFAULT_SCALES", "LOOP", "main", "run_scale"]
 DEFAULT_SCALES = (100_000, 1_000_000)
 LOOP = ("generate", "load_sqlite", "load_duckdb", "sizes", "heat", "validate", "report")
 _WHAT = {"generate": "sample rows (csv)", "load_sqlite": "rows -> items -> SQLite file",
-         "load_duckdb": "rows -> items -> DuckDB file", "sizes": "item_sizes over every item",
+         "load_duckdb": "rows -> items -> DuckDB file", "sizes": "the loader's column sizing, every row",
          "heat": "partition_heat, {requests:,} modelled requests", "validate": "validate the loaded DuckDB file",
          "report": "review report (report-html) of the loaded DuckDB file"}
 _OWN = {"seconds", "wall_seconds", "peak_mb"}

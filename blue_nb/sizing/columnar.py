@@ -31,7 +31,8 @@ from blue_nb.items.values import MAX_ADJUSTED, MAX_DIGITS, MIN_ADJUSTED
 from blue_nb.sizing.exact import b64_raw_length, str_size, value_size
 from blue_nb.sizing.numbers import MAX_NUMBER_BYTES, number_size
 
-__all__ = ["item_size_column", "items_to_table", "number_text_sizes", "python_item_sizes", "table_item_sizes"]
+__all__ = ["item_size_column", "items_to_table", "number_text_sizes", "python_item_sizes", "table_item_sizes",
+           "text_buffers"]
 
 #: rows / bytes per numpy block of number texts: the temporaries stay in the CPU cache
 _BLOCK_ROWS = 32768
@@ -141,7 +142,7 @@ def _with_offsets(arr: pa.Array) -> pa.Array:
     return arr.cast(pa.large_string() if _is_stringy(t) else pa.large_binary())
 
 
-def _text_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+def text_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """(int64 offsets, uint8 bytes) of a string/binary array of any offset width."""
     arr = _with_offsets(arr)
     _, obuf, dbuf = arr.buffers()[:3]
@@ -166,7 +167,7 @@ def _number_chunk(arr: pa.Array, where: str, base: int) -> np.ndarray:
     out = np.zeros(n, dtype=np.int64)
     if n == 0 or arr.null_count == n:
         return out
-    offsets, data = _text_buffers(arr)
+    offsets, data = text_buffers(arr)
     fallback = np.zeros(n, dtype=bool)
     cuts = _blocks(offsets)
     for a, b in zip(cuts[:-1], cuts[1:]):

@@ -8,50 +8,220 @@ the item's JSON in the same attribute order, its size by the same rules. It cove
 string keys, templates without a format spec, S and N attributes, every column in the file. Any other
 entity, an empty file, and any chunk with something out of the ordinary (an empty table key value, a
 number that does not parse) go the item way, which gives the same rows or the same located error.
+
+The file is read by pyarrow's CSV reader (:func:`arrow_batches`: bytes to Arrow columns in C++, each value's
+UTF-8 length read off the column's offsets) when a first pass proves that it reads the file exactly as the
+csv module does: strict quoting, no NUL, no lone carriage return, one field per column on every row, no
+blank line, valid UTF-8. Any other file is read by :func:`~blue_nb.sources.files.csv_records`, which names
+what is wrong where; both give the same chunks (:class:`Batch`) to the same column code.
 """
 
 from __future__ import annotations
 
+import re
 from itertools import chain, repeat
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
-from blue_nb.errors import BlueNbError
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+
+from blue_nb.errors import BlueNbError, SourceError
 from blue_nb.items import ItemBuilder
 from blue_nb.items.item_json import quoted
 from blue_nb.items.values import number_text, validate_number
 from blue_nb.patterns import TableLayout
 from blue_nb.patterns.staged import StagedRows
-from blue_nb.sizing.numbers import number_size
+from blue_nb.sizing.columnar import number_text_sizes, text_buffers
 from blue_nb.sources.files import Rows, csv_records
 from blue_nb.spec import Entity, Spec
 
-__all__ = ["CHUNK_ROWS", "csv_staged_rows"]
+__all__ = ["CHUNK_ROWS", "Batch", "arrow_batches", "column_batches", "csv_staged_rows"]
 
 CHUNK_ROWS = 5_000
+_ARROW_BLOCK = 1 << 20       # bytes pyarrow parses at a time (a record longer than this: the csv module reads it)
+_SCAN_BLOCK = 8 << 20        # bytes the first pass checks at a time
+_QUOTE, _COMMA, _LF, _CR = 34, 44, 10, 13
+_NUMBERS = 100_000            # distinct number texts remembered per entity
+_CANONICAL = re.compile(r"0|-?(?:[1-9][0-9]*|0(?=\.))(?:\.[0-9]*[1-9])?")   # a number text number_text gives back
 
 
 def csv_staged_rows(spec: Spec, entity: Entity, path: Path, created: str,
                     chunk: int = CHUNK_ROWS) -> Iterator[StagedRows | tuple]:
     """The staged rows of every row of ``entity``'s CSV file ``path``; ``(entity, item, where)`` tuples where
     the column way does not apply (see the module docstring), for the loader to build as it always does."""
+    got = column_batches(spec, entity, path, chunk)
+    if isinstance(got, tuple):
+        plan, batches = got
+        prefix = f"{path}:"
+        for batch in batches:
+            yield from plan.rows(batch, prefix, created)
+        return
+    for where, item in ItemBuilder(spec).located(entity, got):    # the item way says what is wrong, or builds them
+        yield entity.name, item, where
+
+
+def column_batches(spec: Spec, entity: Entity, path: Path, chunk: int = CHUNK_ROWS) -> "tuple[_Plan, Iterator[Batch]] | Rows":
+    """How the column way reads ``entity``'s CSV file: its plan and its chunks of rows (:class:`Batch`, read by
+    pyarrow where :func:`arrow_batches` can, else by the csv module), or, where the column way does not
+    apply, the file's rows for the item way."""
     records = csv_records(path)
     header = next(records, (0, []))[1]
     first = next(records, None)                        # no rows: the item way says whether that is an error
     plan = _Plan.of(spec, entity, header) if first is not None else None
-    if plan is None:                                   # the item way says what is wrong, or builds them
+    if plan is None:
         rows = ((f"{path}:{line}", dict(zip(header, row))) for line, row in chain([first] if first else [], records))
-        for where, item in ItemBuilder(spec).located(entity, Rows(path, rows)):
-            yield entity.name, item, where
-        return
-    prefix, part = f"{path}:", []
-    for record in chain([first], records):
+        return Rows(path, rows)
+    fast = arrow_batches(path, header, chunk) if first[0] == 2 else None
+    if fast is not None:
+        records.close()
+        return plan, fast
+    return plan, _record_batches(chain([first], records), len(header), chunk)
+
+
+class Batch:
+    """A chunk of rows of a CSV file: the line each starts on, and the file's columns (a column per header
+    name) as Arrow arrays or as Python lists; each column's values and UTF-8 byte lengths made on demand."""
+
+    def __init__(self, lines: list[int], arrays: list | None = None, cols: list | None = None):
+        self.lines, self.arrays = lines, arrays
+        self._cols: dict[int, list] = dict(enumerate(cols)) if cols is not None else {}
+        self._lengths: dict[int, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def col(self, i: int) -> list:
+        got = self._cols.get(i)
+        if got is None:
+            got = self._cols[i] = self.arrays[i].to_pylist()
+        return got
+
+    def lengths(self, i: int) -> np.ndarray:
+        """The UTF-8 byte length of each value of column ``i``."""
+        got = self._lengths.get(i)
+        if got is None:
+            if self.arrays is not None:
+                got = pc.binary_length(self.arrays[i]).to_numpy(zero_copy_only=False).astype(np.int64)
+            else:
+                col = self._cols[i]
+                enc = col if "".join(col).isascii() else map(str.encode, col)
+                got = np.fromiter(map(len, enc), np.int64, len(col))
+            self._lengths[i] = got
+        return got
+
+    def array(self, i: int) -> Any:
+        """Column ``i`` as an Arrow string array."""
+        if self.arrays is not None:
+            return self.arrays[i]
+        return pa.array(self._cols[i], pa.string())
+
+    def records(self) -> list[tuple[int, tuple]]:
+        """(line, fields) of each row, for the item way."""
+        n = len(self.arrays) if self.arrays is not None else len(self._cols)
+        return list(zip(self.lines, zip(*(self.col(i) for i in range(n)))))
+
+
+def _record_batches(records, width: int, chunk: int) -> Iterator[Batch]:
+    part: list = []
+    for record in records:
         part.append(record)
         if len(part) == chunk:
-            yield from plan.rows(part, prefix, created)
+            yield _of_records(part, width)
             part = []
     if part:
-        yield from plan.rows(part, prefix, created)
+        yield _of_records(part, width)
+
+
+def _of_records(part: list, width: int) -> Batch:
+    return Batch([line for line, _ in part], cols=[list(c) for c in zip(*(row for _, row in part))] or [[]] * width)
+
+
+def arrow_batches(path: Path, header: list[str], chunk: int = CHUNK_ROWS) -> Iterator[Batch] | None:
+    """The rows after the one-line header of the CSV file ``path``, read by pyarrow a block at a time and cut
+    into chunks of ``chunk`` rows, each row with its line; None unless a first pass shows that pyarrow reads
+    the file exactly as the csv module does (see the module docstring)."""
+    names = [f"c{i}" for i in range(len(header))]        # the header was checked: pyarrow needs names only
+    options = dict(read_options=pcsv.ReadOptions(block_size=_ARROW_BLOCK, column_names=names, skip_rows=1),
+                   parse_options=pcsv.ParseOptions(newlines_in_values=True),
+                   convert_options=pcsv.ConvertOptions(column_types=dict.fromkeys(names, pa.string()),
+                                                       strings_can_be_null=False, quoted_strings_can_be_null=False))
+    records = _strict_records(path)
+    if records is None:
+        return None
+    try:
+        seen = 1 + sum(rb.num_rows for rb in pcsv.open_csv(path, **options))   # the header, then the rows
+    except (pa.ArrowException, OSError):
+        return None
+    if seen != records:                                   # a blank line, or a row the csv module reads otherwise
+        return None
+    return _arrow_chunks(path, pcsv.open_csv(path, **options), chunk)
+
+
+def _breaks(arrays) -> np.ndarray:
+    """The line breaks inside each row's values, found in the columns' bytes."""
+    out = np.zeros(len(arrays[0]) if arrays else 0, np.int64)
+    for a in arrays:
+        offsets, data = text_buffers(a)
+        at = np.flatnonzero(data[offsets[0]:offsets[-1]] == _LF) + offsets[0]
+        if at.size:
+            out += np.searchsorted(at, offsets[1:]) - np.searchsorted(at, offsets[:-1])
+    return out
+
+
+def _arrow_chunks(path: Path, reader, chunk: int) -> Iterator[Batch]:
+    line = 2
+    try:
+        for rb in reader:
+            for start in range(0, rb.num_rows, chunk):
+                part = rb.slice(start, chunk)
+                span = 1 + _breaks(part.columns)               # lines each row takes
+                firsts = line + np.concatenate(([0], np.cumsum(span)[:-1]))
+                line += int(span.sum())
+                yield Batch(firsts.tolist(), arrays=part.columns)
+    except (pa.ArrowException, OSError, ValueError) as e:  # the first pass read it whole: it changed since
+        raise SourceError(f"the file changed or could not be read while it was loaded: {e}", where=f"{path}:{line}",
+                          hint="load again once nothing else writes the file", cause=e) from e
+
+
+def _strict_records(path: Path) -> int | None:
+    """The number of records (lines but those inside quoted values) of a file whose bytes hold no NUL, no
+    carriage return but before a line feed, and only strict quoting (a quote opens a field, closes it before a
+    comma, a line end or the file's end, or is doubled inside it); None for any other file."""
+    ends, parity, prev, carry = 0, 0, _LF, b""
+    with path.open("rb") as f:
+        while True:
+            block = f.read(_SCAN_BLOCK)
+            data = carry + block
+            end = len(data) - 1 if block else len(data)      # the last byte waits for the byte after it
+            if end <= 0:
+                if block:
+                    carry = data
+                    continue
+                break
+            buf = np.frombuffer(data, np.uint8)
+            head = buf[:end]
+            cr = np.flatnonzero(head == _CR)
+            if (head == 0).any() or cr.size and (cr[-1] + 1 == len(buf) or (buf[cr + 1] != _LF).any()):
+                return None
+            q = np.flatnonzero(head == _QUOTE)
+            if q.size:
+                before = np.where(q > 0, buf[np.maximum(q - 1, 0)], prev)
+                after = buf[np.minimum(q + 1, len(buf) - 1)]
+                opens = (np.arange(q.size) + parity) % 2 == 0
+                ok_open = (before == _COMMA) | (before == _LF) | (before == _QUOTE)
+                ok_close = (q + 1 == len(buf)) | (after == _COMMA) | (after == _LF) | (after == _CR) | (after == _QUOTE)
+                if not np.where(opens, ok_open, ok_close).all():
+                    return None
+            lf = np.flatnonzero(head == _LF)
+            ends += int(np.count_nonzero((np.searchsorted(q, lf) + parity) % 2 == 0))   # outside quotes
+            parity = (parity + q.size) % 2
+            prev, carry = int(head[-1]), data[end:]
+    if parity:
+        return None                                       # a quote left open
+    return ends + (prev != _LF)
 
 
 class _Plan:
@@ -83,49 +253,66 @@ class _Plan:
         self.spec, self.entity, self.header, self.templates, self.attrs = spec, entity, header, templates, attrs
         self.layout = layout = TableLayout.of(spec)
         self.table_keys = {layout.pk, layout.sk} - {None}
-        self.numbers: dict[str, tuple[str, int]] = {}   # cell text -> (its JSON, its size): a column repeats values
+        self.numbers: dict[str, str] = {}   # cell text -> its canonical number text: a column repeats values
 
-    def rows(self, records: list[tuple[int, list[str]]], prefix: str, created: str) -> Iterator[StagedRows | tuple]:
+    def rows(self, batch: Batch, prefix: str, created: str) -> Iterator[StagedRows | tuple]:
         try:
-            staged = self._columns(records, prefix, created)
+            staged = self._columns(batch, prefix, created)
         except (BlueNbError, _Other):
             build = ItemBuilder(self.spec).build           # the item way: the same rows, or the error
-            for line, row in records:
+            for line, row in batch.records():
                 where = f"{prefix}{line}"
                 yield self.entity.name, build(self.entity, dict(zip(self.header, row)), where), where
             return
         yield staged
 
-    def _columns(self, records: list, prefix: str, created: str) -> StagedRows:
-        n = len(records)
-        cols = list(zip(*(row for _, row in records)))
-        values: dict[str, list | tuple] = {}       # attribute -> its value per row (None: not in the item)
-        frags, sizes = [], []
+    def sizes(self, batch: Batch) -> np.ndarray:
+        """The size of each row's item (:func:`~blue_nb.sizing.item_size`, to the byte), summed a column at a time
+        from the values' UTF-8 lengths: a key is its name, its template's text and its values; an S attribute
+        its name and value; an N attribute its name and number size, nothing where the cell is empty."""
+        total = np.zeros(len(batch), np.int64)
         for attr, parts in self.templates:
-            cells = [cols[p] for p in parts if not isinstance(p, str)]
-            empty = any("" in c for c in cells)
-            if empty and attr in self.table_keys:
-                raise _Other                       # a table key without a value: the item way names the row
-            rendered = (list(map("".join, zip(*(repeat(p, n) if isinstance(p, str) else cols[p] for p in parts))))
+            lens = [batch.lengths(p) for p in parts if not isinstance(p, str)]
+            size = sum(lens, np.int64(_utf8(attr) + sum(_utf8(p) for p in parts if isinstance(p, str))))
+            present = np.logical_and.reduce([x > 0 for x in lens]) if lens else None
+            if present is not None and not present.all():
+                if attr in self.table_keys:
+                    raise _Other                   # a table key without a value: the item way names the row
+                size = np.where(present, size, 0)  # a sparse index key: no attribute where a value is empty
+            total += size
+        for attr, dtype, i in self.attrs:
+            if dtype == "S":
+                total += _utf8(attr) + batch.lengths(i)
+            else:
+                total += _number_sizes(batch, i, _utf8(attr))
+        return total
+
+    def _columns(self, batch: Batch, prefix: str, created: str) -> StagedRows:
+        n = len(batch)
+        total = self.sizes(batch).tolist()         # first: it refuses a table key without a value
+        values: dict[str, list | tuple] = {}       # attribute -> its value per row (None: not in the item)
+        frags: list[list[str]] = []              # each attribute's JSON member per row, all but the first after a comma
+        for attr, parts in self.templates:
+            cells = [batch.col(p) for p in parts if not isinstance(p, str)]
+            empty = any((batch.lengths(p) == 0).any() for p in parts if not isinstance(p, str))
+            rendered = (list(map("".join, zip(*(repeat(p, n) if isinstance(p, str) else batch.col(p) for p in parts))))
                         if cells else ["".join(parts)] * n)
             if empty:                              # a sparse index key: no attribute where a value is empty
                 rendered = [None if "" in vs else r for r, vs in zip(rendered, zip(*cells))]
             values[attr] = rendered
-            frags.append(_strings(attr, rendered))
-            sizes.append(_string_sizes(attr, rendered))
+            frags.append(_strings(attr, rendered, "," if frags else ""))
         for attr, dtype, i in self.attrs:
-            cells = cols[i]
+            cells = batch.col(i)
             values[attr] = cells if dtype == "S" else None
             if dtype == "S":
-                frags.append(_strings(attr, cells))
-                sizes.append(_string_sizes(attr, cells))
+                frags.append(_strings(attr, cells, "," if frags else ""))
             else:
-                known = [self._number(c) if c else None for c in cells]
-                head, name = f"{quoted(attr)}:{{\"N\":\"", len(attr.encode("utf-8"))
-                frags.append(["" if k is None else f"{head}{k[0]}\"}}" for k in known])
-                sizes.append([0 if k is None else name + k[1] for k in known])
-        data = ["{" + ",".join(filter(None, f)) + "}" for f in zip(*frags)]
-        total = list(map(sum, zip(*sizes)))
+                head = f"{',' if frags else ''}{quoted(attr)}:{{\"N\":\""
+                frags.append(["" if not c else f"{head}{self._number(c)}\"}}" for c in cells])
+        if "" in frags[0]:                         # an item without the first attribute: drop the comma the next has
+            data = ["{" + "".join(f).lstrip(",") + "}" for f in zip(*frags)]
+        else:
+            data = list(map(("{{" + "{}" * len(frags) + "}}").format, *frags))
         pk, sk = values[self.layout.pk], values[self.layout.sk] if self.layout.sk else [""] * n
         made = values.get("created_at")
         made = [m if m is not None else created for m in made] if made is not None else repeat(created, n)
@@ -141,13 +328,18 @@ class _Plan:
         name = self.entity.name
         return StagedRows(main=list(zip(pk, sk, data, made)),
                           cat=list(zip(pk, sk, repeat(name, n), total, *index_cols)),
-                          entities=[name] * n, wheres=[f"{prefix}{line}" for line, _ in records])
+                          entities=[name] * n, wheres=[f"{prefix}{line}" for line in batch.lines])
 
-    def _number(self, text: str) -> tuple[str, int]:
+    def _number(self, text: str) -> str:
+        """The canonical text of the number in a cell (:func:`~blue_nb.items.values.number_text`); a text
+        already canonical (plain, no sign on zero, no trailing zero after the point, under 38 digits) is its
+        own. Remembered per distinct text, at most _NUMBERS of them."""
         got = self.numbers.get(text)
         if got is None:
-            d = validate_number(text)
-            got = self.numbers[text] = (number_text(d), number_size(d))
+            if len(self.numbers) >= _NUMBERS:
+                self.numbers.clear()
+            got = self.numbers[text] = (text if len(text) < 38 and _CANONICAL.fullmatch(text)
+                                        else number_text(validate_number(text)))
         return got
 
 
@@ -155,11 +347,22 @@ class _Other(Exception):
     """A chunk the column way does not build: the item way builds it (or names what is wrong)."""
 
 
-def _strings(attr: str, cells) -> list[str]:
-    head = f"{quoted(attr)}:{{\"S\":"
+def _strings(attr: str, cells, lead: str) -> list[str]:
+    """Each value's JSON member ``lead"attr":{"S":"value"}`` ("" where the value is None)."""
+    head = f"{lead}{quoted(attr)}:{{\"S\":"
     return ["" if c is None else f"{head}{quoted(c)}}}" for c in cells]
 
 
-def _string_sizes(attr: str, cells) -> list[int]:
-    name = len(attr.encode("utf-8"))
-    return [0 if c is None else name + (len(c) if c.isascii() else len(c.encode("utf-8"))) for c in cells]
+def _number_sizes(batch: Batch, i: int, name: int) -> np.ndarray:
+    """Each row's N attribute from column ``i``: its name (``name`` bytes) and its number's size by the
+    digit-pair rule, run over the column's bytes; nothing where the cell is empty."""
+    present, arr = batch.lengths(i) > 0, batch.array(i)
+    if present.all():
+        return name + number_text_sizes(arr)
+    out = np.zeros(len(batch), np.int64)
+    out[present] = name + number_text_sizes(arr.filter(pa.array(present)))
+    return out
+
+
+def _utf8(text: str) -> int:
+    return len(text.encode("utf-8"))
