@@ -11,6 +11,7 @@ from blue_nb.errors import StoreError
 from blue_nb.spec import loads_spec
 from blue_nb.patterns import main_table_sql
 from blue_nb.stores import BACKENDS, load_items, open_store
+from blue_nb.stores.base import KeyConflict
 from blue_nb.app.workflows import compare_stores, load_data, spec_items
 
 from .strategies import items as item_strategy
@@ -285,4 +286,20 @@ def test_duckdb_memory_is_bounded_and_spills_to_a_folder_of_its_own(monkeypatch)
         with pytest.raises(StoreError, match="Out of Memory") as e:
             run()
         assert e.value.hint.startswith("DuckDB may hold 20MB here (BLUE_NB_DUCKDB_MEMORY); set it higher")
+    store.close()
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "duckdb"])
+def test_rows_given_a_column_at_a_time_arrive_as_rows_with_nan_as_null(kind):
+    import numpy as np
+    import pandas as pd
+
+    store = open_store(kind)
+    store.execute("CREATE TABLE t (a BIGINT PRIMARY KEY, b DOUBLE, c TEXT)")
+    store.insert_columns("t", {"a": np.arange(3, dtype=np.int64), "b": pd.Series([1.5, np.nan, 2.0]),
+                               "c": ["x", None, "z"]})
+    assert [tuple(r) for r in store.execute("SELECT a, b, c FROM t ORDER BY a")] == \
+        [(0, 1.5, "x"), (1, None, None), (2, 2.0, "z")]
+    with pytest.raises(KeyConflict):                 # new rows only: a key already there is refused
+        store.insert_columns("t", {"a": np.array([2]), "b": [0.0], "c": ["again"]})
     store.close()

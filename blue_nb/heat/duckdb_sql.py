@@ -23,6 +23,7 @@ import string
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
+import numpy as np
 import pandas as pd
 
 from blue_nb.errors import StoreError
@@ -140,8 +141,12 @@ class Scratch:
         return ident(n)
 
     def upload_frame(self, base: str, df: pd.DataFrame, types: dict[str, str]) -> str:
-        rows = df[list(types)].astype(object).where(df[list(types)].notna(), None).itertuples(index=False, name=None)
-        return self.upload(base, types, rows)
+        """:meth:`upload` of a frame's ``types`` columns (NaN and None are NULL), handed over a column at a time."""
+        n = self.name(base)
+        cols = ", ".join(f"{ident(c)} {t}" for c, t in types.items())
+        self.execute(f"CREATE OR REPLACE TEMP TABLE {ident(n)} (rid BIGINT PRIMARY KEY, {cols})")
+        self.store.insert_columns(n, {"rid": np.arange(len(df), dtype=np.int64), **{c: df[c] for c in types}})
+        return ident(n)
 
     def close(self) -> None:
         for n in reversed(self.tables):

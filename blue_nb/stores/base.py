@@ -57,6 +57,14 @@ class Store:
         (call inside a transaction, and roll it back then)."""
         raise NotImplementedError
 
+    def insert_columns(self, table: str, columns: dict[str, Any]) -> None:
+        """:meth:`insert_new` of rows given a column at a time (name -> a sequence, a numpy array or an Arrow
+        array; None / NaN / null is NULL)."""
+        names = list(columns)
+        values = [v.to_pylist() if hasattr(v, "to_pylist") else v.tolist() if hasattr(v, "tolist") else list(v)
+                  for v in columns.values()]
+        self.insert_new(table, names, [tuple(None if x != x else x for x in row) for row in zip(*values)])
+
     def table_columns(self, table: str) -> list[str]:
         raise NotImplementedError
 

@@ -99,10 +99,19 @@ class DuckDBStore(Store):
     def insert_new(self, table, columns, rows):
         self._insert(table, columns, rows, "INSERT")
 
+    def insert_columns(self, table, columns):
+        """Arrow straight from the columns (numpy arrays without a copy; NaN is NULL, as pandas means it)."""
+        arrow = pa.table({c: v if isinstance(v, (pa.Array, pa.ChunkedArray)) else pa.array(v, from_pandas=True)
+                          for c, v in columns.items()})
+        if arrow.num_rows:
+            self._insert_arrow(table, list(columns), arrow, "INSERT")
+
     def _insert(self, table, columns, rows, verb):
         if not rows:
             return
-        arrow = pa.table(dict(zip(columns, map(list, zip(*rows)))))
+        self._insert_arrow(table, columns, pa.table(dict(zip(columns, map(list, zip(*rows))))), verb)
+
+    def _insert_arrow(self, table, columns, arrow, verb):
         cols = ", ".join(quote_ident(c) for c in columns)
         try:
             self.con.register("_blue_nb_chunk", arrow)
