@@ -303,3 +303,24 @@ def test_rows_given_a_column_at_a_time_arrive_as_rows_with_nan_as_null(kind):
     with pytest.raises(KeyConflict):                 # new rows only: a key already there is refused
         store.insert_columns("t", {"a": np.array([2]), "b": [0.0], "c": ["again"]})
     store.close()
+
+
+def test_duckdb_finds_key_values_that_are_not_strings_as_the_json_test_does():
+    """DuckDB screens the stored text with a regular expression first: the same keys as the exact JSON test."""
+    from blue_nb.stores.base import Store
+
+    odd = "a.b-c"
+    rows = [("a", '{"pk":{"S":"a"},"sk":{"S":"1"}}'),
+            ("b", '{"pk":{"S":"b"},"sk":{"N":"1"}}'),
+            ("c", '{"pk":{"S":"c"},"sk":{"S":"x"},"m":{"M":{"sk":{"N":"1"}}}}'),       # nested: not a key
+            ("d", '{"pk":{"S":"d"},"sk":{"SS":["x"]}}'),
+            ("e", '{"pk":{"S":"e"},"sk":{"S":"S"},"a.b-c":{"B":"AA=="}}'),
+            ("f", '{"pk":{"S":"f"},"sk":{"S":"N"},"a.b-c":{"S":"x"}}'),
+            ("g", '{"pk":{"S":"g"},"sk":{"NULL":true}}')]
+    for kind in ("sqlite", "duckdb"):
+        store = open_store(kind)
+        store.execute(main_table_sql("t"))
+        store.insert_rows("t", ["pk", "sk", "data", "created_at"], [(k, "s", d, "now") for k, d in rows])
+        want = {(k, "s") for k in "bdeg"}
+        assert store._not_strings("t", ["pk", "sk", odd]) == Store._not_strings(store, "t", ["pk", "sk", odd]) == want
+        store.close()

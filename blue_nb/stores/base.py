@@ -142,13 +142,17 @@ class Store:
 
     def _not_strings(self, table: str, attrs: list[str]) -> set[tuple[str, str]]:
         """The keys of the items where one of ``attrs`` holds something other than a string."""
+        cond, params = self._not_strings_sql(attrs)
+        return {(r[0], r[1]) for r in self.execute(f"SELECT pk, sk FROM {quote_ident(table)} WHERE {cond}", params)}
+
+    def _not_strings_sql(self, attrs: list[str]) -> tuple[str, list[str]]:
+        """(condition, parameters): one of ``attrs`` of ``data`` holds something other than a string."""
         fn, cond, params = self.json_text, [], []
         for a in attrs:
             path = "$." + json.dumps(a)
             cond.append(f"({fn}(data, ?) IS NOT NULL AND {fn}(data, ?) IS NULL)")
             params += [path, path + ".S"]
-        rows = self.execute(f"SELECT pk, sk FROM {quote_ident(table)} WHERE {' OR '.join(cond)}", params)
-        return {(r[0], r[1]) for r in rows}
+        return " OR ".join(cond), params
 
     def iter_items(self, table: str, entity: str | None = None, *, wire: bool = False, batch: int = 10_000,
                    limit: int | None = None) -> Iterator[dict[str, Any]]:
