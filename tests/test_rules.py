@@ -560,3 +560,37 @@ def test_checks_fed_in_chunks_find_what_item_by_item_finds(dialogue_spec):
     assert {"KEY-SIZE", "KEY-SEPARATOR-IN-VALUE", "KEY-SORT-ORDER"} <= {f.rule for f in a}
     assert [(f.rule, f.where, f.message, f.evidence) for f in a] == [(f.rule, f.where, f.message, f.evidence) for f in b]
     assert a.items_checked == b.items_checked == len(items)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "duckdb"])
+def test_checks_fed_key_columns_find_what_items_find(root, kind):
+    """check_loaded feeds the checks a loaded store's key columns (KeyRows): the same findings, evidence
+    included, as the same items fed as (entity, item, size) entries and as items one by one; also with an
+    item of no entity and an item whose sort key is a number (kept whole)."""
+    from blue_nb.app.workflows import check_loaded, load_data
+    from blue_nb.patterns import TableLayout
+    from blue_nb.rules import ItemChecks
+    from blue_nb.spec import load_spec
+    from blue_nb.stores import open_store
+
+    spec = load_spec(root / "data" / "specs" / "dialogue.yaml")
+    store = open_store(kind)
+    load_data(spec, root / "data" / "sample" / "dialogue", stores=[store], progress=False)
+    layout = TableLayout.of(spec)
+    store.execute(f"UPDATE {layout.catalog} SET entity = NULL WHERE sk = 'META' AND pk IN "
+                  f"(SELECT min(pk) FROM {layout.catalog})")                  # found again from its keys
+    store.insert_rows(layout.table, ["pk", "sk", "data", "created_at"],
+                      [("zz", "7", '{"pk":{"S":"zz"},"sk":{"N":"7"}}', "now")])
+    store.insert_rows(layout.catalog, ["pk", "sk", "entity", "size"], [("zz", "7", None, 9)])
+    columns = check_loaded(spec, store)
+    chunked, one = ItemChecks(spec, stored=True), ItemChecks(spec, stored=True)
+    entries = list(store.iter_key_items(layout, batch=700))
+    for n in range(0, len(entries), 700):
+        chunked.add_chunk(entries[n:n + 700])
+    for entity, item, _ in entries:
+        one.add(entity, item)
+    seen = [[(f.rule, f.where, f.message, f.evidence) for f in x] for x in (columns, chunked.findings(), one.findings())]
+    assert seen[0] == seen[1] == seen[2]
+    assert {"KEY-SORT-ORDER", "KEY-PREFIX-COLLISION", "UNMATCHED-ITEM"} <= {f.rule for f in columns}
+    assert columns.items_checked == len(entries) == store.count(spec.table_name)
+    store.close()

@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from itertools import islice
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -206,9 +205,8 @@ def check_loaded(spec: Spec, store: Store) -> Findings:
     other items, and a SourceError says so."""
     require_items_of(spec, store)
     checks = ItemChecks(spec, stored=True)
-    entries = store.iter_key_items(TableLayout.of(spec))
-    while chunk := list(islice(entries, _CHECK_CHUNK)):
-        checks.add_chunk(chunk)
+    for rows in store.key_rows(TableLayout.of(spec), _CHECK_CHUNK):
+        checks.add_rows(rows)
     return checks.findings()
 
 

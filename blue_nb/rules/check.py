@@ -12,6 +12,7 @@ from blue_nb.rules import spec_rules, schema_rules, key_rules, data_rules, data_
 # isort: on
 from blue_nb.rules.data_rules import SAMPLES, DuplicateKeyCheck, ItemSizeCheck, item_label
 from blue_nb.rules.findings import Finding, Findings, counted
+from blue_nb.rules.key_rows import KeyRows
 from blue_nb.rules.keyspace import key_string
 from blue_nb.rules.registry import DATA_CHECKS, RULES, SPEC_CHECKS, Context, define
 from blue_nb.spec import Spec, load_spec
@@ -95,6 +96,26 @@ class ItemChecks:
                     c.add(entity, item) if size is None else c.sized(entity, item, size)
             else:
                 c.add_chunk(known)
+
+    def add_rows(self, rows: KeyRows) -> None:
+        """:meth:`add_chunk` for a chunk of a loaded table read a column at a time: each check reads the key
+        columns, or the rows as items (:meth:`~blue_nb.rules.registry.DataCheck.add_rows`)."""
+        spec, t = self.spec, self.spec.table
+        strange = [i for i, e in enumerate(rows.entities) if e not in spec.entities]
+        if strange:
+            entities = list(rows.entities)
+            for i in strange:
+                item = rows.item(i)
+                entities[i] = spec.entity_for_key(key_string(item.get(t.partition_key)) or "",
+                                                  key_string(item.get(t.sort_key)) if t.sort_key else None)
+                if entities[i] is None:
+                    self.unmatched += 1
+                    if len(self.samples) < SAMPLES:
+                        self.samples.append(item_label(spec, item))
+            rows = KeyRows(entities, rows.sizes, rows.keys, rows.whole)
+        self.items += len(rows)
+        for c in self.checks:
+            c.add_rows(rows)
 
     def tap(self, entries: Iterable[tuple]) -> Iterator[tuple]:
         it = iter(entries)

@@ -12,6 +12,7 @@ from typing import Any, Iterable
 
 from blue_nb.rules.data_rules import SAMPLES, short
 from blue_nb.rules.findings import Finding, counted
+from blue_nb.rules.key_rows import KeyRows
 from blue_nb.rules.key_rules import (PREFIX, SORT, begins_with_tail, fixed_template, open_prefix_hint, probe_finding,
                                      sort_key_placeholders, suggested_width)
 from blue_nb.rules.keyspace import key_string, placeholders_of, render_parts
@@ -24,6 +25,7 @@ MAX_DISTINCT = 100_000          # distinct (partition, value) pairs remembered p
 MAX_GROUPS = 10_000             # distinct key heads remembered per placeholder while looking for evidence
 GROUP_VALUES = 64               # values remembered per key head
 _NUMBERED = re.compile(r"([^0-9]*?)([0-9]+)\Z")
+_ABSENT = object()              # an item without the attribute
 
 
 def _number(value: str) -> int:
@@ -150,16 +152,31 @@ class SortOrderCheck(DataCheck):
 
     def add_chunk(self, entries: list[tuple[str, dict[str, Any], int | None]]) -> None:
         """:meth:`add` over a chunk: each sort key matched once for just the placeholders checked."""
-        targets = {e: [(space.sk_attr, t, names, [self._values(where, n) for n in names])
-                       for space, t, where, names in ts] for e, ts in self.targets.items()}
+        targets = self._chunk_targets()
         for entity, item, _ in entries:
             for attr, t, names, values in targets.get(entity, ()):
-                v = item.get(attr)
-                key = v if type(v) is str else key_string(v)
-                got = t.values_at(key, names) if key is not None else None
-                if got is not None:
-                    for vals, (value, start) in zip(values, got):
-                        vals.add(value, key, start)
+                self._keys(t, names, values, [item.get(attr)])
+
+    def add_rows(self, rows: KeyRows) -> None:
+        """:meth:`add_chunk` over key columns: an entity's keys in their order (each placeholder's values are
+        the entity's own)."""
+        targets = self._chunk_targets()
+        for entity, idx in rows.by_entity().items():
+            for attr, t, names, values in targets.get(entity, ()):
+                self._keys(t, names, values, rows.values(attr, idx))
+
+    def _chunk_targets(self) -> dict[str, list]:
+        return {e: [(space.sk_attr, t, names, [self._values(where, n) for n in names])
+                    for space, t, where, names in ts] for e, ts in self.targets.items()}
+
+    @staticmethod
+    def _keys(t: KeyTemplate, names: list[str], values: list[_Values], keys: list) -> None:
+        for v in keys:
+            key = v if type(v) is str else key_string(v)
+            got = t.values_at(key, names) if key is not None else None
+            if got is not None:
+                for vals, (value, start) in zip(values, got):
+                    vals.add(value, key, start)
 
     def _values(self, where: str, name: str) -> _Values:
         v = self.values.get((where, name))
@@ -243,6 +260,13 @@ class PrefixValueCheck(DataCheck):
             tracker.add(item)
         self.probes.add(entity, item)
 
+    def add_rows(self, rows: KeyRows) -> None:
+        for entity, idx in rows.by_entity().items():
+            for tracker in self.trackers.get(entity, ()):
+                for sk, pk in zip(rows.values(tracker.space.sk_attr, idx), rows.values(tracker.space.pk_attr, idx)):
+                    tracker.add_key(key_string(sk), pk)
+        self.probes.add_rows(rows)
+
     def findings(self) -> Iterable[Finding]:
         for trackers in self.trackers.values():
             for tracker in trackers:
@@ -264,13 +288,16 @@ class _Tracker:
         self.size = self.items = 0
 
     def add(self, item: dict[str, Any]) -> None:
-        key = key_string(item.get(self.space.sk_attr))
+        self.add_key(key_string(item.get(self.space.sk_attr)), item.get(self.space.pk_attr))
+
+    def add_key(self, key: str | None, pk: Any) -> None:
+        """An item of the entity: its sort key's text and its partition key's value."""
         got = self.entity_sk.split(key) if key is not None and self.names else None
         if got is None:
             return
         parsed = got[0]
         self.items += 1
-        context = (key_string(item.get(self.space.pk_attr)) or "",) + tuple(parsed[b] for _, b in self.names[:-1])
+        context = (key_string(pk) or "",) + tuple(parsed[b] for _, b in self.names[:-1])
         values = self.seen[context]
         value = parsed[self.names[-1][1]]
         if value in values:
@@ -333,12 +360,30 @@ class PrefixProbeCheck(DataCheck):
 
     def add(self, entity: str, item: dict[str, Any]) -> None:
         for n in self.by_entity.get(entity, ()):
-            rec = self.hits[n]
-            sk = key_string(item.get(rec[0].space.sk_attr))
-            if sk is not None and rec[0].space.pk_attr in item and rec[0].regex.match(sk):
-                rec[1] += 1
-                if len(rec[2]) < SAMPLES:
-                    rec[2].append(f"{entity} {key_string(item.get(rec[0].space.pk_attr))!r} / {short(sk)!r}")
+            space = self.hits[n][0].space
+            self._key(n, entity, item.get(space.sk_attr), item.get(space.pk_attr, _ABSENT))
+
+    def add_rows(self, rows: KeyRows) -> None:
+        """:meth:`add` over key columns, in the rows' order (the samples are the first items in key order)."""
+        none = [None] * len(rows)
+        probed = {e: [(n, rows.keys.get(self.hits[n][0].space.sk_attr, none),
+                       rows.keys.get(self.hits[n][0].space.pk_attr, none)) for n in ns]
+                  for e, ns in self.by_entity.items()}
+        for i, entity in enumerate(rows.entities):
+            for n, sks, pks in probed.get(entity, ()):
+                if i in rows.whole:
+                    self.add(entity, rows.whole[i])
+                    break
+                self._key(n, entity, sks[i], _ABSENT if pks[i] is None else pks[i])
+
+    def _key(self, n: int, entity: str, sk: Any, pk: Any) -> None:
+        """One item of a probe's target entity: its sort key value and its partition key value (or _ABSENT)."""
+        rec = self.hits[n]
+        sk = key_string(sk)
+        if sk is not None and pk is not _ABSENT and rec[0].regex.match(sk):
+            rec[1] += 1
+            if len(rec[2]) < SAMPLES:
+                rec[2].append(f"{entity} {key_string(pk)!r} / {short(sk)!r}")
 
     def findings(self) -> Iterable[Finding]:
         for probe, count, samples in self.hits.values():

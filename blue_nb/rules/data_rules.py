@@ -13,6 +13,7 @@ from typing import Any, Iterable
 from blue_nb.errors import BlueNbError
 from blue_nb.items import number_text
 from blue_nb.rules.findings import Finding, counted
+from blue_nb.rules.key_rows import KeyRows
 from blue_nb.rules.key_rules import KEY_SIZE, SEPARATOR_RULE
 from blue_nb.rules.keyspace import key_string
 from blue_nb.rules.registry import DataCheck, data_check, define
@@ -78,6 +79,13 @@ class ItemSizeCheck(DataCheck):
                 self.sized(entity, item, item_size(item))
             except BlueNbError as e:
                 self.invalid[entity].append(f"{item_label(self.spec, item)}: {e.msg}")
+
+    def add_rows(self, rows: KeyRows) -> None:
+        """A loaded table's items: the sizes their load recorded; only those near the limit are looked at."""
+        sizes, entities = rows.sizes, rows.entities
+        for i in [i for i, s in enumerate(sizes) if s is None or s >= NEAR_LIMIT_BYTES]:
+            if entities[i] is not None:
+                self.add(entities[i], rows.item(i)) if sizes[i] is None else self.sized(entities[i], rows.item(i), sizes[i])
 
     def sized(self, entity: str, item: dict[str, Any], size: int) -> None:
         """An item whose size is known already (a loaded item: the size its load recorded)."""
@@ -160,6 +168,13 @@ class KeySizeCheck(DataCheck):
             if size is None or size > least:
                 self.add(entity, item)
 
+    def add_rows(self, rows: KeyRows) -> None:
+        least = min(self.limits.values(), default=0)
+        entities = rows.entities
+        for i in [i for i, s in enumerate(rows.sizes) if s is None or s > least]:
+            if entities[i] is not None:
+                self.add(entities[i], rows.item(i))
+
     def findings(self) -> Iterable[Finding]:
         for (entity, attr), (count, biggest, samples) in self.bad.items():
             limit = self.limits[attr]
@@ -197,13 +212,20 @@ class KeyParseCheck(DataCheck):
                 by_entity[entity].append(item)
         for entity, items in by_entity.items():
             for attr, t, opened in self.targets[entity]:
-                keys = [k for k in (v if type(v) is str else key_string(v) for v in (i.get(attr) for i in items))
-                        if k is not None]
-                if t.all_split_cleanly(keys):
-                    continue
-                for key in keys:
-                    if not t.splits_cleanly(key):
-                        self._key(entity, attr, t, opened, key)
+                self._keys(entity, attr, t, opened, [i.get(attr) for i in items])
+
+    def add_rows(self, rows: KeyRows) -> None:
+        for entity, idx in rows.by_entity().items():
+            for attr, t, opened in self.targets.get(entity, ()):
+                self._keys(entity, attr, t, opened, rows.values(attr, idx))
+
+    def _keys(self, entity: str, attr: str, t, opened: tuple[str, ...], values: list) -> None:
+        keys = [k for k in (v if type(v) is str else key_string(v) for v in values) if k is not None]
+        if t.all_split_cleanly(keys):
+            return
+        for key in keys:
+            if not t.splits_cleanly(key):
+                self._key(entity, attr, t, opened, key)
 
     def _key(self, entity: str, attr: str, t, opened: tuple[str, ...], key: str) -> None:
         got = t.split(key)

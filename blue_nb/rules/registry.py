@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import Any, Callable, Iterable
 
 from blue_nb.rules.findings import SEVERITIES, Finding
+from blue_nb.rules.key_rows import KeyRows
 from blue_nb.rules.keyspace import Layout
 from blue_nb.spec import Spec
 
@@ -118,6 +119,12 @@ class DataCheck:
         over many items (a screen that clears most of them at once) overrides it, same findings."""
         for entity, item, _ in entries:
             self.add(entity, item)
+
+    def add_rows(self, rows: KeyRows) -> None:
+        """:meth:`add_chunk` for a chunk of a loaded table read a column at a time (rows whose entity is None are
+        left out); a check that reads the key columns directly overrides it, same findings."""
+        self.add_chunk([(e, rows.item(i), s) for i, (e, s) in enumerate(zip(rows.entities, rows.sizes))
+                        if e is not None])
 
     def findings(self) -> Iterable[Finding]:
         raise NotImplementedError

@@ -6,12 +6,13 @@ table and column names come from :mod:`blue_nb.patterns.layout`.
 from __future__ import annotations
 
 import json
-from itertools import zip_longest
+from itertools import islice, zip_longest
 from typing import Any, Iterator
 
 from blue_nb.errors import StoreError
 from blue_nb.items.item_json import stored_item
 from blue_nb.items.values import loads_wire
+from blue_nb.rules.key_rows import KeyRows
 from blue_nb.patterns import (MAIN_COLUMNS, Plan, ReadResult, TableLayout, WriteResult, catalog_name,
                               index_column, key_order, paginate, quote_ident, write_cost)
 
@@ -120,25 +121,39 @@ class Store:
     def iter_key_items(self, layout: TableLayout,
                        batch: int = 10_000) -> Iterator[tuple[str | None, dict[str, Any], int]]:
         """(entity, item, size) for every item, in key order: ``item`` holds only the key attributes of the
-        table and its indexes, ``size`` is the size the load recorded. What the design checks of a loaded
-        store need, read from the catalog without decoding the items; the few items with a key value that
-        is not a string (a number, binary) are decoded whole, so every value keeps its DynamoDB type."""
+        table and its indexes, ``size`` is the size the load recorded (:meth:`key_rows`, a row at a time)."""
+        for rows in self.key_rows(layout, batch):
+            yield from rows.entries()
+
+    def key_rows(self, layout: TableLayout, batch: int = 10_000) -> Iterator[KeyRows]:
+        """Every item in key order, ``batch`` at a time, as :class:`~blue_nb.rules.key_rows.KeyRows`: its entity, the
+        size its load recorded and the key attributes of the table and its indexes, a column each. What the
+        design checks of a loaded store need, read from the catalog without decoding the items; the few items
+        with a key value that is not a string (a number, binary) are decoded whole."""
         cols = {"pk": layout.pk, **({"sk": layout.sk} if layout.sk else {})}       # catalog column -> attribute
         for ix, (pk, sk) in layout.indexes.items():
             cols[index_column(ix, "pk")] = pk
             if sk:
                 cols[index_column(ix, "sk")] = sk
         others = self._not_strings(layout.table, list(dict.fromkeys(cols.values())))
-        names = list(cols.values())
         sql = (f"SELECT pk, sk, entity, size, {', '.join(quote_ident(c) for c in cols)} "
                f"FROM {quote_ident(layout.catalog)} ORDER BY pk, sk")
-        for row in self.rows(sql, [], batch):
-            if others and row[:2] in others:
-                yield row[2], self.get_item(layout.table, row[0], row[1]) or {}, row[3]
-            else:
-                keys = row[4:]
-                yield row[2], (dict(zip(names, keys)) if None not in keys else
-                               {a: v for a, v in zip(names, keys) if v is not None}), row[3]
+        for chunk in self.column_chunks(sql, [], batch):
+            keys: dict[str, list] = {}
+            for attr, col in zip(cols.values(), chunk[4:]):
+                keys.setdefault(attr, col)
+            whole = {}
+            if others:
+                for i, key in enumerate(zip(chunk[0], chunk[1])):
+                    if key in others:
+                        whole[i] = self.get_item(layout.table, *key) or {}
+            yield KeyRows(chunk[2], chunk[3], keys, whole)
+
+    def column_chunks(self, sql: str, params: list, batch: int = 10_000) -> Iterator[list[list]]:
+        """The rows of a query, ``batch`` at a time, each chunk as its columns (a list per column)."""
+        rows = self.rows(sql, params, batch)
+        while chunk := list(islice(rows, batch)):
+            yield [list(c) for c in zip(*chunk)]
 
     def _not_strings(self, table: str, attrs: list[str]) -> set[tuple[str, str]]:
         """The keys of the items where one of ``attrs`` holds something other than a string."""

@@ -81,6 +81,16 @@ class DuckDBStore(Store):
         except duckdb.Error as e:
             raise self._error(e, sql) from e
 
+    def column_chunks(self, sql, params, batch=10_000):
+        """Arrow batches, turned into Python lists a column at a time (not a tuple per row)."""
+        try:
+            for rb in self.con.cursor().sql(sql, params=list(params)).to_arrow_reader(batch):
+                yield [c.to_pylist() for c in rb.columns]
+        except duckdb.InterruptException as e:
+            raise KeyboardInterrupt from e
+        except duckdb.Error as e:
+            raise self._error(e, sql) from e
+
     def _error(self, e: Exception, sql: str) -> StoreError:
         """A DuckDB error as the StoreError that says where and what to do."""
         hint = f"while running: {sql.splitlines()[0][:80]}"
