@@ -14,6 +14,8 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from blue_nb.rules import RULES, Finding, Findings, check_spec, check_specs, is_reserved, reserved_words
 from blue_nb.rules import single_table_findings, spec_check
@@ -594,3 +596,31 @@ def test_checks_fed_key_columns_find_what_items_find(root, kind):
     assert {"KEY-SORT-ORDER", "KEY-PREFIX-COLLISION", "UNMATCHED-ITEM"} <= {f.rule for f in columns}
     assert columns.items_checked == len(entries) == store.count(spec.table_name)
     store.close()
+
+
+@settings(max_examples=300, deadline=None)
+@given(entries=st.lists(st.tuples(st.sampled_from(["", "R", "X#", "v"]), st.sampled_from(["", "0", "00"]),
+                                  st.integers(0, 120), st.sampled_from(["", "T1#", "T2#", "T10#"])),
+                        min_size=1, max_size=60),
+       cuts=st.lists(st.integers(1, 60), max_size=4), odd=st.sampled_from([None, "abc", "", "1\n2"]))
+def test_values_taken_a_run_at_a_time_are_values_taken_one_by_one(entries, cuts, odd):
+    """_Values.add_many (a chunk's values of one placeholder) leaves the state add() value by value leaves:
+    counts, heads, digit lengths, low and high, the last value, the pair found and the values kept."""
+    from blue_nb.rules.data_keys import _Values
+
+    values = [f"{name}{pad}{n}" for name, pad, n, _ in entries]
+    keys = [f"{head}{v}#end" for (_, _, _, head), v in zip(entries, values)]
+    starts = [len(head) for *_, head in entries]
+    if odd is not None:                                   # a value that is not NAME+number, or holds a line break
+        values.insert(len(values) // 2, odd)
+        keys.insert(len(keys) // 2, f"T1#{odd}#end")
+        starts.insert(len(starts) // 2, 3)
+    one, runs = _Values(), _Values()
+    for v, k, s in zip(values, keys, starts):
+        one.add(v, k, s)
+    bounds = sorted({0, len(values), *(c for c in cuts if c < len(values))})
+    for a, b in zip(bounds, bounds[1:]):
+        runs.add_many(values[a:b], keys[a:b], lambda j, a=a: starts[a + j])
+    state = ("items", "digits", "numbered", "heads", "lens", "low", "high", "pair", "last", "head")
+    assert [getattr(runs, s) for s in state] == [getattr(one, s) for s in state]
+    assert {h: g.keys for h, g in runs.groups.items()} == {h: g.keys for h, g in one.groups.items()}

@@ -9,7 +9,7 @@ its items. Layer 1: imports only errors, values, spec and sizing of blue_nb, and
 * :mod:`.spec_rules` - ADR1..ADR5, PATTERN-KEY-MISMATCH, KEY-TYPE
 * :mod:`.schema_rules` - INDEX-LIMITS, INDEX-PROJECTION, NAME-RULES, RESERVED-WORD, UNUSED-INDEX, UNSERVED-ENTITY
 * :mod:`.key_rules` - KEY-PREFIX-COLLISION, KEY-SORT-ORDER, KEY-SEPARATOR-IN-VALUE, KEY-SIZE on the templates
-* :mod:`.data_rules`, :mod:`.data_keys` - ITEM-SIZE and the key rules on the items, with evidence
+* :mod:`.data_rules`, :mod:`.data_keys`, :mod:`.data_prefix` - ITEM-SIZE and the key rules on the items, with evidence
 * :mod:`.key_rows` - :class:`KeyRows`: a loaded table's items as key columns, as the checks read a store
 * :mod:`.heat_rules` - HOT-PARTITION, HOT-INDEX-PARTITION, PARTITION-SIZE, MONOTONIC-WRITES,
   ITEM-SIZE-NEAR-LIMIT, TABLE-CAPACITY, HEAT-MODEL: defined here, emitted by :mod:`blue_nb.heat`

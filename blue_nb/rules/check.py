@@ -8,7 +8,7 @@ from typing import Any, Iterable, Iterator
 
 # importing the rule modules registers their rules, in this order (the report's order within a severity)
 # isort: off
-from blue_nb.rules import spec_rules, schema_rules, key_rules, data_rules, data_keys  # noqa: F401
+from blue_nb.rules import spec_rules, schema_rules, key_rules, data_rules, data_keys, data_prefix  # noqa: F401
 # isort: on
 from blue_nb.rules.data_rules import SAMPLES, DuplicateKeyCheck, ItemSizeCheck, item_label
 from blue_nb.rules.findings import Finding, Findings, counted
