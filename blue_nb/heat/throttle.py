@@ -103,12 +103,20 @@ def monotonic_patterns(spec: Spec) -> dict[tuple[str, str], str]:
     return out
 
 
-def _by_key(df: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
-    """(index, pk) -> its rows of ``df``, in their order (one pass, not a filter per key)."""
-    return {key: g for key, g in df.groupby(["index", "pk"], sort=False)} if len(df) else {}
+class _ByKey:
+    """(index, pk) -> its rows of ``df``, in their order: the positions of every key found in one pass, a key's
+    frame made only when it is asked for (the flagged keys, a few of the many)."""
+
+    def __init__(self, df: pd.DataFrame):
+        self.df = df
+        self.at = df.groupby(["index", "pk"], sort=False).indices if len(df) else {}
+
+    def get(self, key: tuple[str, str]) -> pd.DataFrame | None:
+        rows = self.at.get(key)
+        return None if rows is None else self.df.iloc[rows]
 
 
-def _split_case(spec: Spec, index: str, row, hot_first: dict, drivers_by: dict,
+def _split_case(spec: Spec, index: str, row, hot_first: dict, drivers_by: _ByKey,
                 mono: dict) -> tuple[str, str]:
     """(case, sentence): why the key can or cannot get more than one partition's throughput. ``hot_first``:
     (index, pk) -> the key's hottest item; ``drivers_by``: (index, pk) -> its rows of the drivers."""
@@ -167,7 +175,7 @@ def throttle_findings(spec: Spec, partitions: pd.DataFrame, timeline: pd.DataFra
     some = hot[hot["pk"].isin({pk for _, pk in wanted})].drop_duplicates(["index", "pk"]) if wanted else hot.iloc[:0]
     hot_first = {key: item for key, item in zip(zip(some["index"].tolist(), some["pk"].tolist()),
                                                 some.itertuples(index=False)) if key in wanted}
-    drivers_by = _by_key(drivers)
+    drivers_by = _ByKey(drivers)
     out = []
     for index, group in df.groupby("index", sort=False):
         few = index != "table" and len(group) <= FEW_KEYS

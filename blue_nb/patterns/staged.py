@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
 
 from blue_nb.patterns.layout import TableLayout
 from blue_nb.sizing import item_sizes
@@ -55,7 +54,3 @@ class StagedRows:
             out.entities.append(entity)
             out.wheres.append(x[2] if len(x) > 2 and x[2] else f"item {n:,} of the load")
         return out
-
-    def keyed(self) -> Any:
-        """(key, table row, catalog row, entity, where) of each item; the key is ``(pk, sk)``."""
-        return ((m[:2], m, c, e, w) for m, c, e, w in zip(self.main, self.cat, self.entities, self.wheres))

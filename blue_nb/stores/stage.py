@@ -37,27 +37,31 @@ def stage(order: list[Store], layout: TableLayout, items: Iterable, bar, created
     per_entity: Counter = Counter()
     written = 0
     for rows in _staged(items, layout, min(s.chunk_size for s in order), created):
-        main, cat, src = {}, {}, {}
-        for key, m, c, entity, where in rows.keyed():
-            if key in src:
-                raise duplicate(key, src[key], (entity, where))
-            main[key], cat[key], src[key] = m, c, (entity, where)
+        keys = [m[:2] for m in rows.main]
+        if len(set(keys)) < len(keys):         # a key twice in the chunk: the first repeat, with both rows
+            seen: dict[tuple[str, str], tuple[str | None, str]] = {}
+            for key, entity, where in zip(keys, rows.entities, rows.wheres):
+                if key in seen:
+                    raise duplicate(key, seen[key], (entity, where))
+                seen[key] = (entity, where)
         per_entity.update(e or "?" for e in rows.entities)
         begun = []
         try:
             for store in order:
                 store.begin()
                 begun.append(store)
-            order[0].insert_new(src_table, SRC_COLUMNS, [(*k, e, w) for k, (e, w) in src.items()])
+            order[0].insert_new(src_table, SRC_COLUMNS,
+                                [(*k, e, w) for k, e, w in zip(keys, rows.entities, rows.wheres)])
             for store in order:
                 put = store.insert_new if mode == "replace" else store.insert_rows
-                put(nxt.table, MAIN_COLUMNS, list(main.values()))
-                put(nxt.catalog, nxt.catalog_columns, list(cat.values()))
+                put(nxt.table, MAIN_COLUMNS, rows.main)
+                put(nxt.catalog, nxt.catalog_columns, rows.cat)
             for store in order:
                 store.commit()
         except KeyConflict:
             for store in begun:
                 store.rollback()
+            src = dict(zip(keys, zip(rows.entities, rows.wheres)))
             raise _duplicate_across(order[0], src_table, src) from None
         except BaseException:
             for store in begun:
