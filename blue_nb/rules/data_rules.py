@@ -84,8 +84,12 @@ class ItemSizeCheck(DataCheck):
         """A loaded table's items: the sizes their load recorded; only those near the limit are looked at."""
         sizes, entities = rows.sizes, rows.entities
         for i in [i for i, s in enumerate(sizes) if s is None or s >= NEAR_LIMIT_BYTES]:
-            if entities[i] is not None:
-                self.add(entities[i], rows.item(i)) if sizes[i] is None else self.sized(entities[i], rows.item(i), sizes[i])
+            if entities[i] is None:
+                continue
+            if sizes[i] is None:
+                self.add(entities[i], rows.item(i))
+            else:
+                self.sized(entities[i], rows.item(i), sizes[i])
 
     def sized(self, entity: str, item: dict[str, Any], size: int) -> None:
         """An item whose size is known already (a loaded item: the size its load recorded)."""

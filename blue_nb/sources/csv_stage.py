@@ -63,7 +63,8 @@ def csv_staged_rows(spec: Spec, entity: Entity, path: Path, created: str,
         yield entity.name, item, where
 
 
-def column_batches(spec: Spec, entity: Entity, path: Path, chunk: int = CHUNK_ROWS) -> "tuple[_Plan, Iterator[Batch]] | Rows":
+def column_batches(spec: Spec, entity: Entity, path: Path,
+                   chunk: int = CHUNK_ROWS) -> "tuple[_Plan, Iterator[Batch]] | Rows":
     """How the column way reads ``entity``'s CSV file: its plan and its chunks of rows (:class:`Batch`, read by
     pyarrow where :func:`arrow_batches` can, else by the csv module), or, where the column way does not
     apply, the file's rows for the item way."""
@@ -78,7 +79,7 @@ def column_batches(spec: Spec, entity: Entity, path: Path, chunk: int = CHUNK_RO
     if fast is not None:
         records.close()
         return plan, fast
-    return plan, _record_batches(chain([first], records), len(header), chunk)
+    return plan, _record_batches(chain([first], records), chunk)
 
 
 class Batch:
@@ -124,19 +125,20 @@ class Batch:
         return list(zip(self.lines, zip(*(self.col(i) for i in range(n)))))
 
 
-def _record_batches(records, width: int, chunk: int) -> Iterator[Batch]:
+def _record_batches(records, chunk: int) -> Iterator[Batch]:
+    """The csv module's records (line, fields) in chunks of ``chunk``, each a Batch of Python lists."""
     part: list = []
     for record in records:
         part.append(record)
         if len(part) == chunk:
-            yield _of_records(part, width)
+            yield _of_records(part)
             part = []
     if part:
-        yield _of_records(part, width)
+        yield _of_records(part)
 
 
-def _of_records(part: list, width: int) -> Batch:
-    return Batch([line for line, _ in part], cols=[list(c) for c in zip(*(row for _, row in part))] or [[]] * width)
+def _of_records(part: list) -> Batch:
+    return Batch([line for line, _ in part], cols=[list(c) for c in zip(*(row for _, row in part))])
 
 
 def arrow_batches(path: Path, header: list[str], chunk: int = CHUNK_ROWS) -> Iterator[Batch] | None:
