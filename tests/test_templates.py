@@ -137,3 +137,19 @@ def test_the_plain_render_is_render_where_it_answers(text, row):
     plain = all(isinstance(row.get(n), str) and row.get(n) for n in t.placeholders) and ":" not in text
     assert fast == (slow if plain else None)
     assert (fast is not None) == plain
+
+
+def test_the_regex_pass_over_a_chunk_of_keys_is_read_once_per_chunk():
+    """lines_found feeds all_split_cleanly and clean_values; a KeyRows chunk remembers it per template and keys,
+    and other keys are matched anew."""
+    from blue_nb.rules.key_rows import KeyRows
+    from blue_nb.spec import KeyTemplate
+
+    t = KeyTemplate("PERSP#{round}#{expert}#{seq}")
+    a, b = ["PERSP#1#ann#2", "PERSP#10#bob#3"], ["PERSP#2#cy#1", "PERSP#x#a#b#c"]
+    rows = KeyRows(["P", "P"], [1, 1], {"sk": a})
+    assert rows.lines_found(t, a) is rows.lines_found(t, list(a))          # the same keys: matched once
+    assert t.clean_values(a, ["seq", "round"], rows.lines_found(t, a)) == [["2", "3"], ["1", "10"]]
+    assert t.all_split_cleanly(a, rows.lines_found(t, a))
+    assert rows.lines_found(t, b) == t.lines_found(b) and not t.all_split_cleanly(b, rows.lines_found(t, b))
+    assert t.clean_values(b, ["seq"]) is None and t.lines_found(["a\nb", "c"]) is False

@@ -193,16 +193,17 @@ class SortOrderCheck(DataCheck):
         targets = self._chunk_targets()
         for entity, idx in rows.by_entity().items():
             for attr, t, names, values in targets.get(entity, ()):
-                self._keys(t, names, values, rows.values(attr, idx))
+                self._keys(t, names, values, rows.values(attr, idx), rows)
 
     def _chunk_targets(self) -> dict[str, list]:
         return {e: [(space.sk_attr, t, names, [self._values(where, n) for n in names])
                     for space, t, where, names in ts] for e, ts in self.targets.items()}
 
     @staticmethod
-    def _keys(t: KeyTemplate, names: list[str], values: list[_Values], keys: list) -> None:
+    def _keys(t: KeyTemplate, names: list[str], values: list[_Values], keys: list, rows: KeyRows | None = None) -> None:
         ks = [k for k in (v if type(v) is str else key_string(v) for v in keys) if k is not None]
-        cols = t.clean_values(ks, names) if len(ks) > 1 else None
+        cols = (t.clean_values(ks, names, rows.lines_found(t, ks) if rows is not None else None)
+                if len(ks) > 1 else None)
         if cols is not None:                       # every key splits cleanly: each placeholder's values at once
             for n, (vals, col) in enumerate(zip(values, cols)):
                 vals.add_many(col, ks, lambda j, n=n: t.values_at(ks[j], names)[n][1])

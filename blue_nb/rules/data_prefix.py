@@ -51,8 +51,7 @@ class PrefixValueCheck(DataCheck):
     def add_rows(self, rows: KeyRows) -> None:
         for entity, idx in rows.by_entity().items():
             for tracker in self.trackers.get(entity, ()):
-                for sk, pk in zip(rows.values(tracker.space.sk_attr, idx), rows.values(tracker.space.pk_attr, idx)):
-                    tracker.add_key(key_string(sk), pk)
+                tracker.add_keys(rows.values(tracker.space.sk_attr, idx), rows.values(tracker.space.pk_attr, idx), rows)
         self.probes.add_rows(rows)
 
     def findings(self) -> Iterable[Finding]:
@@ -84,10 +83,26 @@ class _Tracker:
         if got is None:
             return
         parsed = got[0]
+        self._value(key, (key_string(pk) or "",) + tuple(parsed[b] for _, b in self.names[:-1]),
+                    parsed[self.names[-1][1]])
+
+    def add_keys(self, sks: list, pks: list, rows: KeyRows) -> None:
+        """:meth:`add_key` for each item of a run: the placeholder values of all the sort keys from one regex pass
+        when every key splits cleanly (:meth:`~blue_nb.spec.KeyTemplate.clean_values`)."""
+        pairs = [(k, pk) for k, pk in zip(map(key_string, sks), pks) if k is not None]
+        keys, t = [k for k, _ in pairs], self.entity_sk
+        cols = (t.clean_values(keys, [b for _, b in self.names], rows.lines_found(t, keys))
+                if self.names and len(pairs) > 1 else None)
+        if cols is None:
+            for key, pk in pairs:
+                self.add_key(key, pk)
+            return
+        for j, (key, pk) in enumerate(pairs):
+            self._value(key, (key_string(pk) or "",) + tuple(col[j] for col in cols[:-1]), cols[-1][j])
+
+    def _value(self, key: str, context: tuple, value: str) -> None:
         self.items += 1
-        context = (key_string(pk) or "",) + tuple(parsed[b] for _, b in self.names[:-1])
         values = self.seen[context]
-        value = parsed[self.names[-1][1]]
         if value in values:
             values[value][0] += 1
         elif self.size < MAX_DISTINCT:

@@ -221,11 +221,12 @@ class KeyParseCheck(DataCheck):
     def add_rows(self, rows: KeyRows) -> None:
         for entity, idx in rows.by_entity().items():
             for attr, t, opened in self.targets.get(entity, ()):
-                self._keys(entity, attr, t, opened, rows.values(attr, idx))
+                self._keys(entity, attr, t, opened, rows.values(attr, idx), rows)
 
-    def _keys(self, entity: str, attr: str, t, opened: tuple[str, ...], values: list) -> None:
+    def _keys(self, entity: str, attr: str, t, opened: tuple[str, ...], values: list,
+              rows: KeyRows | None = None) -> None:
         keys = [k for k in (v if type(v) is str else key_string(v) for v in values) if k is not None]
-        if t.all_split_cleanly(keys):
+        if t.all_split_cleanly(keys, rows.lines_found(t, keys) if rows is not None else None):
             return
         for key in keys:
             if not t.splits_cleanly(key):

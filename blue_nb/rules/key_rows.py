@@ -24,6 +24,7 @@ class KeyRows:
     sizes: list[int | None]
     keys: dict[str, list[Any]]
     whole: dict[int, dict[str, Any]] = field(default_factory=dict)
+    _found: dict = field(default_factory=dict, repr=False)     # template -> (keys, its lines_found of them)
 
     def __len__(self) -> int:
         return len(self.entities)
@@ -43,6 +44,14 @@ class KeyRows:
         for i, e in enumerate(self.entities):
             out[e].append(i)
         return out
+
+    def lines_found(self, t: Any, keys: list[str]) -> list | bool:
+        """``t.lines_found(keys)`` (:class:`~blue_nb.spec.KeyTemplate`), remembered for the chunk: the checks go
+        over the same keys of an entity in turn, and each would run the same regex over them."""
+        got = self._found.get(t)
+        if got is None or got[0] != keys:
+            got = self._found[t] = (keys, t.lines_found(keys))
+        return got[1]
 
     def values(self, attr: str, rows: list[int]) -> list[Any]:
         """The value of ``attr`` in each of ``rows`` (None where there is none); a whole item's as it is."""

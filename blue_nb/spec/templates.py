@@ -283,24 +283,28 @@ class KeyTemplate:
         the key fails: :meth:`split` tells."""
         return self._clean.match(key) is not None
 
-    def all_split_cleanly(self, keys: list[str]) -> bool:
+    def all_split_cleanly(self, keys: list[str], found: list | None = None) -> bool:
         """:meth:`splits_cleanly` for every key of a list, in one pass of the regex over the keys joined by line
-        breaks (a key that holds one is matched alone)."""
-        text = "\n".join(keys)
-        if text.count("\n") != max(len(keys) - 1, 0):
+        breaks (a key that holds one is matched alone); ``found``: :meth:`lines_found` of the keys, if known."""
+        found = self.lines_found(keys) if found is None else found
+        if found is False:
             return all(self.splits_cleanly(k) for k in keys)
-        return len(self._clean_lines.findall(text)) == len(keys)
+        return len(found) == len(keys)
 
-    def clean_values(self, keys: list[str], names: list[str]) -> list[list[str]] | None:
-        """For each of ``names``: its value in every key, in one regex pass over the keys joined by line breaks;
-        None unless every key splits cleanly (:meth:`all_split_cleanly`: then these are :meth:`values_at`'s)."""
+    def lines_found(self, keys: list[str]) -> list | bool:
+        """The matches of the clean regex in the keys joined by line breaks (False when a key holds a line break):
+        what :meth:`all_split_cleanly` and :meth:`clean_values` read."""
         text = "\n".join(keys)
-        if text.count("\n") != max(len(keys) - 1, 0):
+        return self._clean_lines.findall(text) if text.count("\n") == max(len(keys) - 1, 0) else False
+
+    def clean_values(self, keys: list[str], names: list[str], found: list | None = None) -> list[list[str]] | None:
+        """For each of ``names``: its value in every key, in one regex pass over the keys joined by line breaks;
+        None unless every key splits cleanly (:meth:`all_split_cleanly`: then these are :meth:`values_at`'s);
+        ``found``: :meth:`lines_found` of the keys, if known."""
+        found = self.lines_found(keys) if found is None else found
+        if found is False or len(found) != len(keys):
             return None
         rx = self._clean_lines
-        found = rx.findall(text)
-        if len(found) != len(keys):
-            return None
         if rx.groups == 1:
             return [found for _ in names]
         return [list(map(itemgetter(rx.groupindex[self._groups[n]] - 1), found)) for n in names]
