@@ -324,3 +324,13 @@ def test_design_cost_loads_the_data_itself(dialogue_data):
     assert r.frame("indexes")["index"].tolist() == ["table", "gsi1"]
     assert set(r.provisioned_capacity()) == {"table", "gsi1"}
     assert json.loads(r.to_json())["totals"]["on_demand_usd"] == float(r.totals["on_demand_usd"])
+
+
+def test_storage_read_off_the_heat_reports_sizes_is_the_storage_the_store_sums(worked):
+    spec, store = worked
+    heat = partition_heat(spec, store)                           # with its item and index entry sizes
+    assert len(heat.sizes) and len(heat.entries)
+    sql = monthly_cost(spec, store, heat=dataclasses.replace(heat, sizes=heat.sizes.iloc[:0]))   # summed in SQL
+    read = monthly_cost(spec, store, heat=heat)
+    assert [(i.index, i.entries, i.bytes) for i in read.indexes] == [(i.index, i.entries, i.bytes) for i in sql.indexes]
+    assert read.summary() == sql.summary() and any(i.bytes for i in read.indexes if i.index != "table")

@@ -108,6 +108,15 @@ def _storage(scratch: Scratch, spec: Spec) -> dict[str, tuple[int, int]]:
     return out
 
 
+def _storage_of(heat: HeatReport, spec: Spec) -> dict[str, tuple[int, int]]:
+    """:func:`_storage` read off a heat report's item and index entry sizes (the same entries, counted once)."""
+    out = {"table": (len(heat.sizes), int(heat.sizes["size"].sum()))}
+    for name in spec.table.indexes:
+        sizes = heat.entries.loc[heat.entries["index"] == name, "size"]
+        out[name] = (len(sizes), int(sizes.sum()))
+    return out
+
+
 def _peaks(spec: Spec, timeline: pd.DataFrame) -> dict[str, tuple[Decimal, Decimal]]:
     """capacity owner -> (peak RCU/s, peak WCU/s): the busiest simulated second of the table (with its
     LSIs) and of each GSI."""
@@ -202,7 +211,7 @@ def monthly_cost(spec: Spec, store: Store, *, prices: Prices | str | Path | None
             priced = model.priced()
             if heat is None and peaks and model.rates:
                 timeline = model.timeline(model.simulate(seconds, seed))
-        storage = _storage(scratch, spec)
+        storage = _storage_of(heat, spec) if heat is not None and len(heat.sizes) else _storage(scratch, spec)
     finally:
         scratch.close()
     patterns = _patterns(spec, rate, priced.costs, priced.index_writes, priced.modelled, prices)
