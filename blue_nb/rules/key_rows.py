@@ -25,6 +25,7 @@ class KeyRows:
     keys: dict[str, list[Any]]
     whole: dict[int, dict[str, Any]] = field(default_factory=dict)
     _found: dict = field(default_factory=dict, repr=False)     # template -> (keys, its lines_found of them)
+    _by: dict | None = field(default=None, repr=False)          # by_entity, once made
 
     def __len__(self) -> int:
         return len(self.entities)
@@ -39,11 +40,12 @@ class KeyRows:
         return [(e, self.item(i), s) for i, (e, s) in enumerate(zip(self.entities, self.sizes))]
 
     def by_entity(self) -> dict[str | None, list[int]]:
-        """entity -> its rows, in order."""
-        out: dict[str | None, list[int]] = defaultdict(list)
-        for i, e in enumerate(self.entities):
-            out[e].append(i)
-        return out
+        """entity -> its rows, in order (made once for the chunk)."""
+        if self._by is None:
+            self._by = defaultdict(list)
+            for i, e in enumerate(self.entities):
+                self._by[e].append(i)
+        return self._by
 
     def lines_found(self, t: Any, keys: list[str]) -> list | bool:
         """``t.lines_found(keys)`` (:class:`~blue_nb.spec.KeyTemplate`), remembered for the chunk: the checks go
