@@ -173,7 +173,8 @@ class HeatModel:
         per-write table of :class:`~blue_nb.heat.costs.CostTables`, whose column ``w<k>`` is the k-th index)."""
         if not self.rates:
             return {}
-        w = {int(pid): float(w) for pid, w in self.scratch.execute(f"SELECT pid, sum(w) FROM {self.allc} GROUP BY pid")}
+        w = {int(pid): float(total)
+             for pid, total in self.scratch.execute(f"SELECT pid, sum(w) FROM {self.allc} GROUP BY pid")}
         out: dict[int, dict[str, float]] = {}
         for pid, idx, units in self.scratch.execute(
                 f"SELECT e.pid, e.idx, sum(c.w * e.wcu) FROM {self.costs.effects} e JOIN {self.allc} c "

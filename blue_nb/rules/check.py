@@ -10,7 +10,7 @@ from typing import Any, Iterable, Iterator
 # isort: off
 from blue_nb.rules import spec_rules, schema_rules, key_rules, data_rules, data_keys, data_prefix  # noqa: F401
 # isort: on
-from blue_nb.rules.data_rules import SAMPLES, DuplicateKeyCheck, ItemSizeCheck, item_label
+from blue_nb.rules.data_rules import SAMPLES, DuplicateKeyCheck, item_label
 from blue_nb.rules.findings import Finding, Findings, counted
 from blue_nb.rules.key_rows import KeyRows
 from blue_nb.rules.keyspace import key_string
@@ -67,7 +67,6 @@ class ItemChecks:
         self.static = _static(self.ctx)          # before the items, as they are meant to be
         # stored: the items come from a store, whose primary key already makes every key unique
         self.checks = [cls(self.ctx) for _, cls in DATA_CHECKS if not (stored and cls is DuplicateKeyCheck)]
-        self.sizer = next(c for c in self.checks if isinstance(c, ItemSizeCheck))
         self.items, self.unmatched, self.samples = 0, 0, []
         self.source_failed = False             # tap: the stream itself raised (not what it was passed to)
 
@@ -77,45 +76,40 @@ class ItemChecks:
     def add_chunk(self, entries: list[tuple[str | None, dict[str, Any], int | None]]) -> None:
         """:meth:`add` for each ``(entity, item, size)`` of a chunk, each check run over the chunk at once
         (the same findings, fewer steps per item: the way to feed a store's millions of items)."""
-        spec, t = self.spec, self.spec.table
         known = []
         for entity, item, size in entries:
-            if entity not in spec.entities:
-                entity = spec.entity_for_key(key_string(item.get(t.partition_key)) or "",
-                                             key_string(item.get(t.sort_key)) if t.sort_key else None)
-                if entity is None:
-                    self.unmatched += 1
-                    if len(self.samples) < SAMPLES:
-                        self.samples.append(item_label(spec, item))
-                    continue
-            known.append((entity, item, size))
+            entity = entity if entity in self.spec.entities else self._entity_of(item)
+            if entity is not None:
+                known.append((entity, item, size))
         self.items += len(entries)
         for c in self.checks:
-            if c is self.sizer:
-                for entity, item, size in known:
-                    c.add(entity, item) if size is None else c.sized(entity, item, size)
-            else:
-                c.add_chunk(known)
+            c.add_chunk(known)
 
     def add_rows(self, rows: KeyRows) -> None:
         """:meth:`add_chunk` for a chunk of a loaded table read a column at a time: each check reads the key
-        columns, or the rows as items (:meth:`~blue_nb.rules.registry.DataCheck.add_rows`)."""
-        spec, t = self.spec, self.spec.table
-        strange = [i for i, e in enumerate(rows.entities) if e not in spec.entities]
+        columns, or the rows as items (:meth:`~blue_nb.rules.registry.DataCheck.add_rows`); a row of no
+        entity gets entity None."""
+        strange = [i for i, e in enumerate(rows.entities) if e not in self.spec.entities]
         if strange:
             entities = list(rows.entities)
             for i in strange:
-                item = rows.item(i)
-                entities[i] = spec.entity_for_key(key_string(item.get(t.partition_key)) or "",
-                                                  key_string(item.get(t.sort_key)) if t.sort_key else None)
-                if entities[i] is None:
-                    self.unmatched += 1
-                    if len(self.samples) < SAMPLES:
-                        self.samples.append(item_label(spec, item))
+                entities[i] = self._entity_of(rows.item(i))
             rows = KeyRows(entities, rows.sizes, rows.keys, rows.whole)
         self.items += len(rows)
         for c in self.checks:
             c.add_rows(rows)
+
+    def _entity_of(self, item: dict[str, Any]) -> str | None:
+        """The entity whose key templates ``item``'s table keys match; None (counted, a few kept as samples)
+        when there is no one such entity."""
+        spec, t = self.spec, self.spec.table
+        entity = spec.entity_for_key(key_string(item.get(t.partition_key)) or "",
+                                     key_string(item.get(t.sort_key)) if t.sort_key else None)
+        if entity is None:
+            self.unmatched += 1
+            if len(self.samples) < SAMPLES:
+                self.samples.append(item_label(spec, item))
+        return entity
 
     def tap(self, entries: Iterable[tuple]) -> Iterator[tuple]:
         it = iter(entries)

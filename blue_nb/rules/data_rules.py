@@ -80,16 +80,18 @@ class ItemSizeCheck(DataCheck):
             except BlueNbError as e:
                 self.invalid[entity].append(f"{item_label(self.spec, item)}: {e.msg}")
 
-    def add_rows(self, rows: KeyRows) -> None:
-        """A loaded table's items: the sizes their load recorded; only those near the limit are looked at."""
-        sizes, entities = rows.sizes, rows.entities
-        for i in [i for i, s in enumerate(sizes) if s is None or s >= NEAR_LIMIT_BYTES]:
-            if entities[i] is None:
-                continue
-            if sizes[i] is None:
-                self.add(entities[i], rows.item(i))
+    def add_chunk(self, entries: list[tuple[str, dict[str, Any], int | None]]) -> None:
+        """Items with the size their load recorded are not sized again."""
+        for entity, item, size in entries:
+            if size is None:
+                self.add(entity, item)
             else:
-                self.sized(entities[i], rows.item(i), sizes[i])
+                self.sized(entity, item, size)
+
+    def add_rows(self, rows: KeyRows) -> None:
+        """A loaded table's items: only those whose recorded size is near the limit (or unknown) are looked at."""
+        self.add_chunk([(rows.entities[i], rows.item(i), s) for i, s in enumerate(rows.sizes)
+                        if (s is None or s >= NEAR_LIMIT_BYTES) and rows.entities[i] is not None])
 
     def sized(self, entity: str, item: dict[str, Any], size: int) -> None:
         """An item whose size is known already (a loaded item: the size its load recorded)."""
@@ -173,11 +175,10 @@ class KeySizeCheck(DataCheck):
                 self.add(entity, item)
 
     def add_rows(self, rows: KeyRows) -> None:
+        """:meth:`add_chunk`'s screen, before any row becomes an item."""
         least = min(self.limits.values(), default=0)
-        entities = rows.entities
-        for i in [i for i, s in enumerate(rows.sizes) if s is None or s > least]:
-            if entities[i] is not None:
-                self.add(entities[i], rows.item(i))
+        self.add_chunk([(rows.entities[i], rows.item(i), s) for i, s in enumerate(rows.sizes)
+                        if (s is None or s > least) and rows.entities[i] is not None])
 
     def findings(self) -> Iterable[Finding]:
         for (entity, attr), (count, biggest, samples) in self.bad.items():

@@ -34,7 +34,7 @@ from blue_nb.items.item_json import quoted
 from blue_nb.items.values import number_text, validate_number
 from blue_nb.patterns import TableLayout
 from blue_nb.patterns.staged import StagedRows
-from blue_nb.sizing.columnar import number_text_sizes, text_buffers
+from blue_nb.sizing.columnar import item_size_column, text_buffers
 from blue_nb.sources.files import Rows, csv_records
 from blue_nb.spec import Entity, Spec
 
@@ -269,9 +269,9 @@ class _Plan:
         yield staged
 
     def sizes(self, batch: Batch) -> np.ndarray:
-        """The size of each row's item (:func:`~blue_nb.sizing.item_size`, to the byte), summed a column at a time
-        from the values' UTF-8 lengths: a key is its name, its template's text and its values; an S attribute
-        its name and value; an N attribute its name and number size, nothing where the cell is empty."""
+        """The size of each row's item (:func:`~blue_nb.sizing.item_size`, to the byte), a column at a time: a key
+        is its name, its template's text and its values' UTF-8 lengths; the attributes are sized by
+        :func:`~blue_nb.sizing.columnar.item_size_column` (an empty N cell: no attribute)."""
         total = np.zeros(len(batch), np.int64)
         for attr, parts in self.templates:
             lens = [batch.lengths(p) for p in parts if not isinstance(p, str)]
@@ -282,11 +282,13 @@ class _Plan:
                     raise _Other                   # a table key without a value: the item way names the row
                 size = np.where(present, size, 0)  # a sparse index key: no attribute where a value is empty
             total += size
+        columns = {}
         for attr, dtype, i in self.attrs:
-            if dtype == "S":
-                total += _utf8(attr) + batch.lengths(i)
-            else:
-                total += _number_sizes(batch, i, _utf8(attr))
+            present = batch.lengths(i) > 0
+            columns[attr] = (batch.array(i) if dtype == "S" or present.all() else
+                             pc.if_else(pa.array(present), batch.array(i), pa.scalar(None, pa.string())))
+        if columns:
+            total += item_size_column(pa.table(columns), {attr: dtype for attr, dtype, _ in self.attrs})
         return total
 
     def _columns(self, batch: Batch, prefix: str, created: str) -> StagedRows:
@@ -353,17 +355,6 @@ def _strings(attr: str, cells, lead: str) -> list[str]:
     """Each value's JSON member ``lead"attr":{"S":"value"}`` ("" where the value is None)."""
     head = f"{lead}{quoted(attr)}:{{\"S\":"
     return ["" if c is None else f"{head}{quoted(c)}}}" for c in cells]
-
-
-def _number_sizes(batch: Batch, i: int, name: int) -> np.ndarray:
-    """Each row's N attribute from column ``i``: its name (``name`` bytes) and its number's size by the
-    digit-pair rule, run over the column's bytes; nothing where the cell is empty."""
-    present, arr = batch.lengths(i) > 0, batch.array(i)
-    if present.all():
-        return name + number_text_sizes(arr)
-    out = np.zeros(len(batch), np.int64)
-    out[present] = name + number_text_sizes(arr.filter(pa.array(present)))
-    return out
 
 
 def _utf8(text: str) -> int:

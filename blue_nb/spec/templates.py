@@ -8,11 +8,11 @@ format spec, everything else is literal and ``#`` separates the parts of a compo
 from __future__ import annotations
 
 import re
-from operator import itemgetter
 import string
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import cached_property
+from operator import itemgetter
 from typing import Any, Mapping
 
 from blue_nb.errors import TemplateError

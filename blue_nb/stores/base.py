@@ -12,9 +12,9 @@ from typing import Any, Iterator
 from blue_nb.errors import StoreError
 from blue_nb.items.item_json import stored_item
 from blue_nb.items.values import loads_wire
-from blue_nb.rules.key_rows import KeyRows
 from blue_nb.patterns import (MAIN_COLUMNS, Plan, ReadResult, TableLayout, WriteResult, catalog_name,
                               index_column, key_order, paginate, quote_ident, write_cost)
+from blue_nb.rules.key_rows import KeyRows
 
 __all__ = ["KeyConflict", "Store"]
 

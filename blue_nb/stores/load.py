@@ -10,7 +10,7 @@ Phases of :func:`load_items`:
 2. **stage** (:mod:`blue_nb.stores.stage`): the items (or the rows a source built for them) are read
    in chunks (a few thousand at a time: memory stays flat however many there are); each chunk is
    committed to the staging tables of every store. A key seen twice in the load is refused, naming
-   both source rows: within a chunk by a dict, across chunks by a primary key (the staged table's
+   both source rows: within a chunk by a set of its keys, across chunks by a primary key (the staged table's
    in a replace, ``{table}__next__src``'s in an upsert). The visible tables are untouched.
 3. **switch** (:mod:`blue_nb.stores.journal`): the other stores record the load as ``ready``; one
    transaction in the *commit store* (the first store that is a file: SQLite when both are given)
