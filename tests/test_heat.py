@@ -14,7 +14,7 @@ import pytest
 from blue_nb.patterns import index_entry, plan
 from blue_nb.errors import SourceError, StoreError
 from blue_nb.heat import call_costs, candidates, partition_heat, heat_findings, parse_distribution, parse_timestamp
-from blue_nb.heat import throttle
+from blue_nb.heat import size_limits
 from blue_nb.sizing import item_size, write_units
 from blue_nb.spec import load_spec, loads_spec, with_pattern
 from blue_nb.stores import open_store
@@ -331,7 +331,7 @@ def test_item_size_near_limit_and_partition_size(monkeypatch):
         near, = [f for f in found if f.rule == "ITEM-SIZE-NEAR-LIMIT"]
         assert near.where == "entities.Document" and "3 Document item(s)" in near.message
         assert not [f for f in found if f.rule == "PARTITION-SIZE"]
-        monkeypatch.setattr(throttle, "PARTITION_BYTES", 1_000_000)          # a 1 MB "partition" for the test
+        monkeypatch.setattr(size_limits, "PARTITION_BYTES", 1_000_000)          # a 1 MB "partition" for the test
         size, = [f for f in heat_findings(spec, store) if f.rule == "PARTITION-SIZE"]
     assert size.severity == "warning" and "'letemcook'" in size.message      # no LSI: it spans partitions
     assert [f.rule for f in validate(SPECS / "document.yaml", SAMPLE / "document").by_rule("ITEM-SIZE-NEAR-LIMIT")] \

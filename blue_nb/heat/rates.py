@@ -36,7 +36,7 @@ from blue_nb.errors import QueryError
 from blue_nb.heat.model import PARTITION_COLUMNS, TIMELINE_COLUMNS, HeatModel
 from blue_nb.heat.result import hottest_text
 from blue_nb.heat.throttle import (FEW_KEYS, FEW_KEYS_FRACTION, monotonic_findings, monotonic_patterns, peaks_of,
-                                   table_capacity, throttle_findings)
+                                   table_capacity_of, throttle_findings)
 from blue_nb.heat.workload import parse_distribution
 from blue_nb.rules import RULES, Finding, Findings
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
@@ -340,7 +340,8 @@ class RateModel:
         hot, drivers = self._hot_items(flag, calls), self._drivers(flag, m, calls)
         found = []
         if len(flag):           # throttle.py's own rules, on the keys it can flag (and enough of each index to count)
-            keep = [flag] + [np.arange(a, b) if b - a <= FEW_KEYS else a + np.argsort(-util[a:b])[: FEW_KEYS + 1]
+            keep = [flag] + [np.arange(a, b) if b - a <= FEW_KEYS
+                             else a + np.argpartition(-util[a:b], FEW_KEYS)[: FEW_KEYS + 1]     # any FEW_KEYS + 1 count
                              for a, b in zip(self._istart[:-1], self._istart[1:])]
             keep = np.unique(np.concatenate(keep))
             parts = pd.DataFrame({"index": self._idx_name[keep], "pk": self._pk[keep], "items": self._items[keep],
@@ -350,8 +351,7 @@ class RateModel:
         found += monotonic_findings(self.spec, self._pattern_peaks(m))
         t = slice(self._istart[0], self._istart[1]) if self.indexes[:1] == ["table"] else slice(0, 0)
         tr, tw = (self._draw(np.array([mean[u][t].sum()]), np.array([var[u][t].sum()]), rng)[0] for u in ("rcu", "wcu"))
-        totals = pd.DataFrame({"second": np.arange(self.seconds), "index": "table", "pk": "", "rcu": tr, "wcu": tw})
-        table, capacity = table_capacity(self.spec, totals, self.seconds)
+        table, capacity = table_capacity_of(self.spec, tr, tw)
         return found + capacity + self.static_findings, table, hot, drivers
 
     def _hot_items(self, flag: np.ndarray, calls: np.ndarray) -> pd.DataFrame:

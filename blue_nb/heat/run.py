@@ -12,7 +12,8 @@ from blue_nb.heat.result import HeatReport, skew
 from blue_nb.heat.size_stats import ATTR_SAMPLE, entity_size_stats, size_frames
 from blue_nb.heat.duckdb_sql import Scratch, require_duckdb
 from blue_nb.heat.rates import RateModel
-from blue_nb.heat.throttle import monotonic_findings, size_findings, table_capacity, throttle_findings
+from blue_nb.heat.size_limits import size_findings
+from blue_nb.heat.throttle import monotonic_findings, table_capacity, throttle_findings
 from blue_nb.rules import RULES, Finding, Findings
 from blue_nb.spec import Spec
 from blue_nb.stores import Store

@@ -1,5 +1,6 @@
 """Throttle prediction: which keys go over DynamoDB's per-partition limits, when, why, and
-whether adaptive capacity could help; plus partition and item sizes against their limits.
+whether adaptive capacity could help (partition and item sizes against their limits:
+:mod:`blue_nb.heat.size_limits`).
 
 Limits (dynamodb-rules.md section 4): a partition serves at most 3,000 RCU/s and 1,000 WCU/s,
 and one item never more, whatever the table's capacity. An item collection (one partition key
@@ -16,27 +17,24 @@ The rules are defined in :mod:`blue_nb.rules.heat_rules` (``source="heat"``: in
 from __future__ import annotations
 
 import re
+from collections import namedtuple
 
 import numpy as np
 import pandas as pd
 
-from blue_nb.heat.duckdb_sql import Scratch, ident
-from blue_nb.patterns import TableLayout
 from blue_nb.rules import RULES, Finding
-from blue_nb.sizing import (MAX_ITEM_BYTES, PARTITION_BYTES, PARTITION_RCU, PARTITION_WCU, STORAGE_OVERHEAD,
-                            read_units, write_units)
+from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 from blue_nb.spec import Placeholder, Spec
 
-__all__ = ["BURST_SECONDS", "ERROR_OVERLOAD", "WARN_FRACTION", "FEW_KEYS", "MONOTONIC_FRACTION", "NEAR_LIMIT_BYTES",
-           "throttle_findings", "monotonic_findings", "size_findings", "per_key_peaks", "peaks_of", "table_capacity",
-           "is_time_like"]
+__all__ = ["BURST_SECONDS", "ERROR_OVERLOAD", "WARN_FRACTION", "FEW_KEYS", "MONOTONIC_FRACTION",
+           "throttle_findings", "monotonic_findings", "per_key_peaks", "peaks_of", "table_capacity",
+           "table_capacity_of", "is_time_like"]
 
 BURST_SECONDS = 300
 WARN_FRACTION = 0.8            # a key at >= 80% of a limit on average has no headroom left
 FEW_KEYS = 10                  # an index with at most this many partition key values cannot spread its load
 FEW_KEYS_FRACTION = 0.5        # ... so it is flagged from 50% of a limit
 MONOTONIC_FRACTION = 0.5       # "heavy" writes: >= 50% of 1,000 WCU/s on one partition
-NEAR_LIMIT_BYTES = int(MAX_ITEM_BYTES * 0.9)
 EVIDENCE = 5
 ERROR_OVERLOAD = 2.0           # a key over twice a limit on average is an error even if a split could help
 
@@ -104,19 +102,33 @@ def monotonic_patterns(spec: Spec) -> dict[tuple[str, str], str]:
 
 
 class _ByKey:
-    """(index, pk) -> its rows of ``df``, in their order: the positions of every key found in one pass, a key's
-    frame made only when it is asked for (the flagged keys, a few of the many)."""
+    """(index, pk) -> the positions of its rows in ``df``, in their order: found in one pass over the
+    (few) rows of the flagged keys' drivers."""
 
     def __init__(self, df: pd.DataFrame):
         self.df = df
-        self.at = df.groupby(["index", "pk"], sort=False).indices if len(df) else {}
+        self.at: dict[tuple[str, str], list[int]] = {}
+        for pos, key in enumerate(zip(df["index"].tolist(), df["pk"].tolist())):
+            self.at.setdefault(key, []).append(pos)
 
     def get(self, key: tuple[str, str]) -> pd.DataFrame | None:
         rows = self.at.get(key)
         return None if rows is None else self.df.iloc[rows]
 
+    def total(self, key: tuple[str, str], column: str, where=None) -> float:
+        """The sum of ``column`` over the key's rows (those whose pattern ``where`` accepts), as pandas sums."""
+        rows = self.at.get(key)
+        if rows is None:
+            return 0.0
+        if where is not None:
+            rows = [r for r in rows if where(self.df["pattern"].iat[r])]
+        return float(self.df[column].to_numpy()[rows].sum())
 
-def _split_case(spec: Spec, index: str, row, hot_first: dict, drivers_by: _ByKey,
+
+_Key = namedtuple("_Key", "pk items rcu_per_s wcu_per_s peak_rcu peak_wcu throttled_seconds mean_util peak_util")
+
+
+def _split_case(spec: Spec, index: str, row: _Key, hot_first: dict, drivers_by: _ByKey,
                 mono: dict) -> tuple[str, str]:
     """(case, sentence): why the key can or cannot get more than one partition's throughput. ``hot_first``:
     (index, pk) -> the key's hottest item; ``drivers_by``: (index, pk) -> its rows of the drivers."""
@@ -127,8 +139,7 @@ def _split_case(spec: Spec, index: str, row, hot_first: dict, drivers_by: _ByKey
             return "item", (f"one item, {item.item!r}, alone takes {_num(item.rcu_per_s)} RCU/s and "
                             f"{_num(item.wcu_per_s)} WCU/s: a single item never gets more than {PARTITION_RCU:,} RCU/s "
                             f"or {PARTITION_WCU:,} WCU/s, so no split can help")
-    d = drivers_by.get((index, pk))
-    floor = float(d["floor_rcu_per_s"].sum()) if d is not None else 0.0
+    floor = drivers_by.total((index, pk), "floor_rcu_per_s")
     if floor > PARTITION_RCU:
         return "calls", (f"its read calls alone cost {_num(floor)} RCU/s at the minimum charge per call, which every "
                          "partition a call touches pays, so no split by sort-key range can bring it under "
@@ -136,7 +147,7 @@ def _split_case(spec: Spec, index: str, row, hot_first: dict, drivers_by: _ByKey
     if index == "table" and any(i.type == "local" for i in spec.table.indexes.values()):
         return "lsi", "the table has an LSI, so adaptive capacity cannot split this item collection"
     writes_bound = row.wcu_per_s / PARTITION_WCU >= row.rcu_per_s / PARTITION_RCU
-    mono_w = d[[(n, index) in mono for n in d["pattern"]]]["wcu_per_s"].sum() if d is not None else 0.0
+    mono_w = drivers_by.total((index, pk), "wcu_per_s", lambda name: (name, index) in mono)
     if writes_bound and mono_w >= 0.5 * row.wcu_per_s > 0:
         return "monotonic", ("its writes follow an ever-growing sort key, so a split by sort-key range would leave "
                              "every new write on the last range")
@@ -161,44 +172,69 @@ _HINTS = {
 def throttle_findings(spec: Spec, partitions: pd.DataFrame, timeline: pd.DataFrame, hot: pd.DataFrame,
                       drivers: pd.DataFrame, seconds: int, peaks: pd.DataFrame | None = None) -> list[Finding]:
     """HOT-PARTITION (table keys) and HOT-INDEX-PARTITION (GSI keys), one finding per index and severity.
-    ``peaks``: :func:`per_key_peaks` of the timeline when the caller has it already."""
+    ``peaks``: :func:`per_key_peaks` of the timeline when the caller has it already.
+
+    The keys that can be flagged (at half a limit on average, or throttled in a second) are picked from
+    the columns first; only they are walked in Python (a slider redraws this many times a second)."""
     peaks = per_key_peaks(timeline) if peaks is None else peaks
-    df = partitions.merge(peaks, on=["index", "pk"], how="left").fillna(
-        {"peak_rcu": 0.0, "peak_wcu": 0.0, "throttled_seconds": 0})
-    df["mean_util"] = np.maximum(df["rcu_per_s"] / PARTITION_RCU, df["wcu_per_s"] / PARTITION_WCU)
-    df["peak_util"] = np.maximum(df["peak_rcu"] / PARTITION_RCU, df["peak_wcu"] / PARTITION_WCU)
+    peak_of = dict(zip(zip(peaks["index"].tolist(), peaks["pk"].tolist()),
+                       zip(*(peaks[c].tolist() for c in ("peak_rcu", "peak_wcu", "throttled_seconds")))))
+    codes, names = pd.factorize(partitions["index"].to_numpy(object))       # indexes in order of appearance
+    pks, items = partitions["pk"].to_numpy(object), partitions["items"].to_numpy()
+    rcu, wcu = partitions["rcu_per_s"].to_numpy(float), partitions["wcu_per_s"].to_numpy(float)
+    mean_util = np.maximum(rcu / PARTITION_RCU, wcu / PARTITION_WCU)
+    throttled = [key for key, (_, _, n) in peak_of.items() if n > 0]
+    maybe = mean_util >= min(WARN_FRACTION, FEW_KEYS_FRACTION)
+    if throttled:
+        maybe |= np.isin(pks, [pk for _, pk in throttled])
+    cand: dict[int, list[_Key]] = {}
+    for pos in np.flatnonzero(maybe).tolist():
+        index, pk = names[codes[pos]], pks[pos]
+        pr, pw, n = peak_of.get((index, pk), (0.0, 0.0, 0))
+        if mean_util[pos] >= min(WARN_FRACTION, FEW_KEYS_FRACTION) or n > 0:
+            cand.setdefault(codes[pos], []).append(
+                _Key(pk, items[pos], rcu[pos], wcu[pos], pr, pw, n, mean_util[pos],
+                     max(pr / PARTITION_RCU, pw / PARTITION_WCU)))
+    if not cand:
+        return []
     mono = monotonic_patterns(spec)
-    # the hottest item of each key that can be flagged (hot is hottest first): keys below both thresholds are
-    # never looked up, so the 100k-key frame is not walked in Python
-    maybe = df[(df["mean_util"] >= min(WARN_FRACTION, FEW_KEYS_FRACTION)) | (df["throttled_seconds"] > 0)]
-    wanted = set(zip(maybe["index"].tolist(), maybe["pk"].tolist()))
-    some = hot[hot["pk"].isin({pk for _, pk in wanted})].drop_duplicates(["index", "pk"]) if wanted else hot.iloc[:0]
-    hot_first = {key: item for key, item in zip(zip(some["index"].tolist(), some["pk"].tolist()),
-                                                some.itertuples(index=False)) if key in wanted}
+    wanted = {(names[c], k.pk) for c, keys in cand.items() for k in keys}
+    first, hot_pks = {}, hot["pk"].to_numpy(object)
+    near = np.flatnonzero(np.isin(hot_pks, list({pk for _, pk in wanted})))       # hot is hottest first
+    for pos, key in zip(near.tolist(), zip(hot["index"].to_numpy(object)[near].tolist(), hot_pks[near].tolist())):
+        if key in wanted and key not in first:
+            first[key] = pos
+    hot_first = dict(zip(first, hot.iloc[list(first.values())].itertuples(index=False)))
     drivers_by = _ByKey(drivers)
+    counts = np.bincount(codes, minlength=len(names))
     out = []
-    for index, group in df.groupby("index", sort=False):
-        few = index != "table" and len(group) <= FEW_KEYS
+    for c in sorted(cand):                            # the indexes in order of first appearance
+        index = names[c]
+        few = index != "table" and counts[c] <= FEW_KEYS
         warn = FEW_KEYS_FRACTION if few else WARN_FRACTION
-        flagged = group[(group["mean_util"] >= warn) | (group["throttled_seconds"] > 0)]
-        if flagged.empty:
+        flagged = sorted((k for k in cand[c] if k.mean_util >= warn or k.throttled_seconds > 0),
+                         key=lambda k: (-k.mean_util, -k.peak_util))
+        if not flagged:
             continue
-        flagged = flagged.sort_values(["mean_util", "peak_util"], ascending=False)
-        rows = [(r, *_split_case(spec, index, r, hot_first, drivers_by, mono)) for r in flagged.itertuples()]
+        rows = [(r, *_split_case(spec, index, r, hot_first, drivers_by, mono)) for r in flagged]
         # the severity rises with the overload: over a limit is an error when no split helps, and past
         # ERROR_OVERLOAD times a limit whatever adaptive capacity might do (a split takes sustained throttling)
         errors = [x for x in rows if x[0].mean_util > ERROR_OVERLOAD or (x[0].mean_util > 1 and x[1] != "split")]
         warnings = [x for x in rows if x not in errors]
+        group = (int(counts[c]), int(items[codes == c].sum()) if few else 0)
         for sev, chosen in (("error", errors), ("warning", warnings)):
             if chosen:
-                out.append(_hot_finding(spec, index, sev, chosen, group, drivers, seconds, few))
+                out.append(_hot_finding(spec, index, sev, chosen, group, drivers_by, seconds, few))
     return out
 
 
-def _hot_finding(spec: Spec, index: str, severity: str, rows: list, group: pd.DataFrame, drivers: pd.DataFrame,
+def _hot_finding(spec: Spec, index: str, severity: str, rows: list, group: tuple[int, int], drivers_by: _ByKey,
                  seconds: int, few: bool) -> Finding:
+    """One finding for the ``rows`` (key, case, sentence) of an index, the first the hottest; ``group``: the
+    index's partition keys and their items."""
     r, case, why = rows[0]
-    d = drivers[(drivers["index"] == index) & (drivers["pk"] == r.pk)]
+    d = drivers_by.get((index, r.pk))
+    d = drivers_by.df.iloc[:0] if d is None else d
     top_pattern = d.iloc[0]["pattern"] if len(d) else ""
     what = "table" if index == "table" else f"index {index}"
     over = ": over the limit" if r.mean_util > 1 else ": near the limit" if r.mean_util >= WARN_FRACTION else ""
@@ -209,9 +245,9 @@ def _hot_finding(spec: Spec, index: str, severity: str, rows: list, group: pd.Da
     if len(rows) > 1:
         msg += f" {len(rows) - 1} more key(s) of this {what} too (see evidence)."
     if few:
-        share = r.items / max(group["items"].sum(), 1)
-        msg += (f" The index has only {len(group)} partition key value(s); {r.pk!r} holds {share:.0%} of its "
-                f"{int(group['items'].sum()):,} entries, so this load cannot spread over more keys.")
+        keys, entries = group
+        msg += (f" The index has only {keys} partition key value(s); {r.pk!r} holds {r.items / max(entries, 1):.0%} "
+                f"of its {entries:,} entries, so this load cannot spread over more keys.")
     evidence = [f"{x.pk}: {_num(x.rcu_per_s)} RCU/s, {_num(x.wcu_per_s)} WCU/s, peak {_num(x.peak_rcu)} RCU / "
                 f"{_num(x.peak_wcu)} WCU, {int(x.throttled_seconds)}/{seconds} s throttled, {x.items:,} items; "
                 f"{_CASES[c]}"
@@ -250,12 +286,13 @@ def monotonic_findings(spec: Spec, drivers_peak: pd.DataFrame) -> list[Finding]:
     """MONOTONIC-WRITES: a write pattern adding time-ordered sort keys at >= 50% of 1,000 WCU/s on one key.
 
     ``drivers_peak``: per (pattern, index) the hottest partition key and its WCU/s from that pattern."""
-    out = []
+    out, first = [], {}
+    for r in drivers_peak.itertuples(index=False):               # a row per (pattern, index): a few
+        first.setdefault((r.pattern, r.index), r)
     for (name, index), placeholder in monotonic_patterns(spec).items():
-        d = drivers_peak[(drivers_peak["pattern"] == name) & (drivers_peak["index"] == index)]
-        if d.empty or d.iloc[0]["wcu_per_s"] < MONOTONIC_FRACTION * PARTITION_WCU:
+        r = first.get((name, index))
+        if r is None or r.wcu_per_s < MONOTONIC_FRACTION * PARTITION_WCU:
             continue
-        r = d.iloc[0]
         p = spec.pattern(name)
         entity = p.entities[0]
         sk_attr = spec.key_attributes(index)[1]
@@ -269,69 +306,21 @@ def monotonic_findings(spec: Spec, drivers_peak: pd.DataFrame) -> list[Finding]:
     return out
 
 
-def size_findings(scratch: Scratch, spec: Spec) -> list[Finding]:
-    """PARTITION-SIZE and ITEM-SIZE-NEAR-LIMIT from the catalog, in SQL."""
-    return _partition_size(scratch, spec) + _near_limit(scratch, spec)
-
-
-def _partition_size(scratch: Scratch, spec: Spec) -> list[Finding]:
-    layout = TableLayout.of(spec)
-    cat = ident(layout.catalog)
-    lsis = [n for n, i in spec.table.indexes.items() if i.type == "local"]
-    extra = " + ".join(f"count({ident(layout.index_pk(n))}) * {STORAGE_OVERHEAD} + coalesce(sum(CASE WHEN "
-                       f"{ident(layout.index_pk(n))} IS NOT NULL THEN size END), 0)" for n in lsis)
-    sql = (f"SELECT pk, count(*), sum(size) + count(*) * {STORAGE_OVERHEAD}{' + ' + extra if extra else ''} AS b "
-           f"FROM {cat} GROUP BY pk HAVING b >= {int(PARTITION_BYTES * WARN_FRACTION)} ORDER BY b DESC")
-    rows = scratch.execute(sql)
-    if not rows:
-        return []
-    over = [r for r in rows if r[2] > PARTITION_BYTES]
-    rule = RULES["PARTITION-SIZE"]
-    evidence = [f"{pk}: {n:,} items, {b / 2**30:,.2f} GB" for pk, n, b in rows[:EVIDENCE]]
-    pk, n, b = rows[0]
-    if lsis:
-        sev = "error" if over else "warning"
-        msg = (f"item collection {pk!r} holds {b / 2**30:,.2f} GB with its LSI entries ({len(rows)} key(s) at >= 80% "
-               f"of 10 GB, {len(over)} over): with an LSI ({', '.join(lsis)}) a collection cannot grow past 10 GB; "
-               "writes to it fail with ItemCollectionSizeLimitExceededException")
-        return [rule.finding("table.partition_key", msg, evidence=evidence, severity=sev,
-                             hint="use a GSI instead of the LSI, or split the collection over several keys")]
-    if not over:
-        return []
-    msg = (f"partition key {pk!r} holds {b / 2**30:,.2f} GB ({len(over)} key(s) over 10 GB): it spans several "
-           "partitions, and a query of the whole collection pages through all of them")
-    return [rule.finding("table.partition_key", msg, evidence=evidence, severity="warning",
-                         hint="split the collection over several keys (by time bucket or type)")]
-
-
-def _near_limit(scratch: Scratch, spec: Spec) -> list[Finding]:
-    cat = ident(TableLayout.of(spec).catalog)
-    rows = scratch.execute(
-        f"SELECT coalesce(entity, '?'), count(*), count(*) FILTER (WHERE size > {MAX_ITEM_BYTES}), max(size), "
-        f"arg_max(pk || ' / ' || sk, size) FROM {cat} WHERE size >= {NEAR_LIMIT_BYTES} GROUP BY 1 ORDER BY 1")
-    out = []
-    for entity, n, over, biggest, key in rows:
-        strong, wcu = read_units(min(biggest, MAX_ITEM_BYTES)), write_units(min(biggest, MAX_ITEM_BYTES))
-        msg = (f"{n:,} {entity} item(s) at >= 90% of {MAX_ITEM_BYTES:,} bytes ({over:,} over it; largest "
-               f"{biggest:,} bytes): one strongly consistent read of such an item costs {strong} RCU and one write "
-               f"{wcu} WCU, so one item serves at most {PARTITION_RCU // strong} strong reads/s or "
-               f"{PARTITION_WCU / wcu:.1f} writes/s")
-        out.append(RULES["ITEM-SIZE-NEAR-LIMIT"].finding(
-            f"entities.{entity}", msg, evidence=[f"{key}: {biggest:,} bytes"],
-            hint="keep large bodies out of the item (S3, or chunk items under the same key), or compress them"))
-    return out
-
-
 def table_capacity(spec: Spec, timeline: pd.DataFrame, seconds: int) -> tuple[dict, list[Finding]]:
     """The table's total units per second against its billing mode. For a provisioned table, a
     burst bucket (300 s of the provisioned rate, full at the start) absorbs seconds over the
     provisioned rate and refills with the unused capacity; only the table as a whole is modelled."""
-    t = spec.table
     tl = timeline[timeline["index"] == "table"].groupby("second")[["rcu", "wcu"]].sum()
     tl = tl.reindex(range(seconds), fill_value=0.0)
-    info = {"billing_mode": t.billing_mode, "mean_rcu_per_s": float(tl["rcu"].mean()) if len(tl) else 0.0,
-            "mean_wcu_per_s": float(tl["wcu"].mean()) if len(tl) else 0.0,
-            "peak_rcu": float(tl["rcu"].max()) if len(tl) else 0.0, "peak_wcu": float(tl["wcu"].max()) if len(tl) else 0.0}
+    return table_capacity_of(spec, tl["rcu"].to_numpy(float), tl["wcu"].to_numpy(float))
+
+
+def table_capacity_of(spec: Spec, rcu: np.ndarray, wcu: np.ndarray) -> tuple[dict, list[Finding]]:
+    """:func:`table_capacity` of the table's units in each second (``rcu[s]``, ``wcu[s]``)."""
+    t, seconds, tl = spec.table, len(rcu), {"rcu": rcu, "wcu": wcu}
+    info = {"billing_mode": t.billing_mode, "mean_rcu_per_s": float(rcu.mean()) if seconds else 0.0,
+            "mean_wcu_per_s": float(wcu.mean()) if seconds else 0.0,
+            "peak_rcu": float(rcu.max()) if seconds else 0.0, "peak_wcu": float(wcu.max()) if seconds else 0.0}
     if t.billing_mode != "PROVISIONED":
         info["note"] = ("on demand: a new table serves 12,000 read and 4,000 write request units/s at first, then "
                         "2x its previous peak; the per-partition limits hold regardless")
@@ -341,7 +330,7 @@ def table_capacity(spec: Spec, timeline: pd.DataFrame, seconds: int) -> tuple[di
         if not cap:
             continue
         bucket, throttled, first = BURST_SECONDS * cap, 0, None
-        for s, used in enumerate(tl[kind]):
+        for s, used in enumerate(tl[kind].tolist()):
             bucket = min(bucket + cap - used, BURST_SECONDS * cap)
             if bucket < 0:
                 throttled, bucket, first = throttled + 1, 0.0, first if first is not None else s

@@ -9,13 +9,16 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
+import orjson
+
+from blue_nb.errors import ItemError
 from blue_nb.items.values import (_check_str, _decode, _encode, _name, dumps_wire, item_from_wire, item_to_wire,
                                   loads_wire, number_text, validate_number)
 
 __all__ = ["dumps_item", "quoted", "stored_item"]
 
-_loads = json.JSONDecoder().decode
-_PLAIN_NUMBER = re.compile(r"-?[0-9]{1,18}(?:\.[0-9]{1,18})?")     # Decimal(text) is validate_number(text)
+_fast_loads = orjson.loads
+_plain_number = re.compile(r"-?[0-9]{1,18}(?:\.[0-9]{1,18})?").fullmatch     # Decimal(text) is validate_number(text)
 
 _quoted = quoted = json.encoder.encode_basestring     # what json.dumps(ensure_ascii=False) writes a str as (C)
 
@@ -48,22 +51,31 @@ def dumps_item(item: Mapping[str, Any]) -> str:
 
 def stored_item(text: str) -> dict[str, Any]:
     """``item_from_wire(loads_wire(text))`` for the JSON text :func:`dumps_item` wrote into a store: the same
-    item, the same errors, read in one pass. Top-level strings, booleans and short plain numbers are taken
-    as they are (non-ASCII text still checked); anything else goes through the full decoder."""
+    item, the same errors, read in one pass. orjson parses the text (it refuses a lone surrogate, so every
+    string it returns is valid Unicode); top-level strings, booleans and short plain numbers are taken as
+    they are, anything else goes through the full decoder. Whatever orjson refuses, and any item with a
+    fault, is read again by the reference itself, so an error names the fault as the reference does
+    (orjson reads ``NaN`` not at all and a 30-digit JSON number as a float; the reference refuses the one
+    and keeps the other's digits)."""
     try:
-        wire = _loads(text)
-    except ValueError:
-        wire = None
-    if type(wire) is not dict:
-        return item_from_wire(loads_wire(text))                  # its message names the fault
+        wire = _fast_loads(text)
+        if type(wire) is dict:
+            return _from_wire(wire)
+    except (ValueError, ItemError):                      # orjson.JSONDecodeError is a ValueError
+        pass
+    return item_from_wire(loads_wire(text))
+
+
+def _from_wire(wire: dict[str, Any]) -> dict[str, Any]:
+    """The item of a wire dict orjson parsed (see :func:`stored_item`)."""
     out: dict[str, Any] = {}
     for k, v in wire.items():
         if type(v) is dict and len(v) == 1 and k and k.isascii() and len(k) <= 65_536:
             ((tag, body),) = v.items()
             if tag == "S" and type(body) is str:
-                out[k] = body if body.isascii() else _check_str(body, k)
+                out[k] = body
                 continue
-            if tag == "N" and type(body) is str and _PLAIN_NUMBER.fullmatch(body):
+            if tag == "N" and type(body) is str and _plain_number(body):
                 out[k] = Decimal(body)                            # at most 36 digits, well inside the range
                 continue
             if tag == "BOOL" and type(body) is bool:
