@@ -267,6 +267,35 @@ def test_live_heatmap_redraws_only_what_changes_and_leaves_nothing_behind(timeli
     (OUT / "key_heatmap_live.png").write_bytes(second)
 
 
+class _WholeStrips(plots.LiveHeatmap):
+    """A LiveHeatmap that also draws each strip the plain way (the artist drawn whole on the background),
+    to compare with the strip it lays out of text pixels (made now, or kept)."""
+
+    pairs: list
+
+    def _pasted(self, kind, artist, texts, box):
+        pixels, edge = super()._pasted(kind, artist, texts, box)
+        self._canvas.restore_region(self._backgrounds[self._heat.top])
+        self.figure.draw_artist(artist)
+        area = box if callable(getattr(box, "frozen", None)) else box(texts)
+        self.pairs.append((kind, np.array(pixels), np.array(self._canvas.copy_from_bbox(area))))
+        return pixels, edge
+
+
+def test_live_heatmap_lays_kept_text_pixels_as_matplotlib_draws_the_texts(timeline):
+    """A strip made from texts drawn before (their pixels kept, laid on the artist drawn without text) has
+    the pixels of the artist drawn whole: key names at new rows, peaks that change, a title that stays."""
+    live = _WholeStrips(dpi=50)
+    live.pairs = []
+    hot = timeline["pk"] == "USER#012345"
+    for rate in (5_000.0, 5_100.0, 200.0, 5_000.0, 9_000.0):
+        live.png(timeline.assign(rcu=np.where(hot, rate, timeline["rcu"])), keys_with_traffic=250_000)
+        live.png(timeline.iloc[::2].assign(rcu=np.where(hot.iloc[::2], rate, timeline["rcu"].iloc[::2])))
+    assert len(live._texts) > 20 and {k for k, _, _ in live.pairs} == {"left", "right", "title"}
+    for kind, made, whole in live.pairs:
+        assert made.shape == whole.shape and np.array_equal(made, whole), kind
+
+
 def test_live_heatmap_keeps_the_labels_in_use_and_forgets_the_oldest(timeline):
     """A slider drag: the peaks change every time, the key names and the title stay; at most STRIPS kept."""
     live = plots.LiveHeatmap(dpi=40)

@@ -189,7 +189,7 @@ def _label_rows(ax, hot, keys: np.ndarray, n_keys: int, n_rows: int, gap: int, l
 def _key_axis_label(n_keys: int, n_rows: int, keys_with_traffic: int | None, every: bool) -> str:
     """What the rows are and what the left labels name, in at most three short lines."""
     if keys_with_traffic is not None and keys_with_traffic > n_keys:    # a timeline of the keys that matter
-        counts = f"{keys_with_traffic:,} keys with traffic, {n_keys:,} drawn"
+        counts = f"{keys_with_traffic:,} keys with traffic, the busiest drawn"     # no count that moves with a slider
     elif n_keys > n_rows:
         counts = f"{n_keys:,} keys, {n_keys / n_rows:,.0f} per row"
     else:

@@ -32,6 +32,7 @@ class LiveHeatmap:
     its own dpi."""
 
     STRIPS = 48                    # label strips and titles kept per layout (a strip is a few hundred KB at most)
+    TEXTS = 400                    # texts kept as pixels per layout (a few KB each; an axis label some 50 KB)
 
     def __init__(self, index: str = "table", metric: str = "rcu", *, limit: float | None = None,
                  title: str | None = None, dpi: int = 72, max_rows: int = 200, max_cols: int = 600,
@@ -46,6 +47,7 @@ class LiveHeatmap:
         self._heat: _HeatAxes | None = None
         self._canvas = self._backgrounds = self._room = None
         self._strips: dict = {}
+        self._texts: dict = {}
         self._boxes: dict[str, Bbox] = {}
 
     def png(self, timeline: pd.DataFrame, *, keys_with_traffic: int | None = None) -> bytes:
@@ -86,7 +88,7 @@ class LiveHeatmap:
         ax, bar = heat.ax.get_window_extent(), heat.bar.ax.get_window_extent()
         self._boxes = {"left": Bbox([[0, 0], [np.ceil(ax.x0), height]]),          # key labels, tick marks, axis label
                        "right": Bbox([[np.floor(ax.x1), 0], [np.floor(bar.x0), height]])}   # the hot rows' peaks
-        self._backgrounds, self._strips = {}, {}
+        self._backgrounds, self._strips, self._texts = {}, {}, {}
         paint()
         self._snapshot()
         self._blit()                                   # the same drawing as every later call: same pixels
@@ -118,16 +120,54 @@ class LiveHeatmap:
 
     def _pasted(self, kind: str, artist, texts: list, box) -> tuple:
         """(pixels, outer edge) of ``artist`` drawn alone on the background, within ``box`` (a Bbox, or a
-        function of the drawn texts giving one): kept by what ``texts`` say and where, drawn only the first
-        time. The edge is the outer x of the texts in pixels (left: the smallest, else the largest)."""
-        key = (kind, self._heat.top, tuple((t.get_text(), t.get_color(), t.get_fontsize(), tuple(t.get_fontfamily()),
-                                            t.get_position()) for t in texts))
+        function of the drawn texts giving one): kept by what ``texts`` say and where, made only the first
+        time. The edge is the outer x of the texts in pixels (left: the smallest, else the largest).
+
+        A strip is made without drawing a text that was drawn before: the artist is drawn with its texts
+        placed but not rasterised (its tick marks, and where each text goes), and each text's pixels are
+        laid on it from :meth:`_text_pixels`, darkest wins (text is ink on the figure's white, so where
+        one text's margin meets another's ink the ink stays)."""
+        key = (kind, tuple(_text_key(t) for t in texts))
         if not self._kept(key):
-            self._canvas.restore_region(self._backgrounds[self._heat.top])
-            self.figure.draw_artist(artist)
-            self._strips[key] = (self._canvas.copy_from_bbox(box if isinstance(box, Bbox) else box(texts)),
-                                 _edge(texts, kind == "left"))
+            canvas = self._canvas
+            canvas.restore_region(self._backgrounds[self._heat.top])
+            renderer = canvas.get_renderer()
+            renderer.draw_text = _no_text                  # the rest of the artist, and its texts' places
+            try:
+                self.figure.draw_artist(artist)
+            finally:
+                del renderer.draw_text
+            area = box if isinstance(box, Bbox) else box(texts)
+            bare = canvas.copy_from_bbox(area)
+            inked = [self._text_pixels(t) for t in texts if t.get_visible() and t.get_text()]
+            canvas.restore_region(bare)
+            buffer = np.asarray(canvas.buffer_rgba())
+            for (x0, y0), pixels in inked:
+                view = buffer[y0:y0 + pixels.shape[0], x0:x0 + pixels.shape[1]]
+                np.minimum(view, pixels, out=view)
+            self._strips[key] = (canvas.copy_from_bbox(area), _edge(texts, kind == "left"))
         return self._strips[key]
+
+    def _text_pixels(self, text) -> tuple[tuple[int, int], np.ndarray]:
+        """((x, y) of the top-left pixel in the canvas buffer, RGBA pixels) of ``text`` drawn alone on the
+        background: drawn the first time it says this there, then kept (at most TEXTS, the oldest go)."""
+        key = _text_key(text)
+        if key in self._texts:
+            self._texts[key] = self._texts.pop(key)
+            return self._texts[key]
+        while len(self._texts) >= self.TEXTS:
+            self._texts.pop(next(iter(self._texts)))
+        box = self._box_of([text])
+        if box is None:                                  # outside the picture: no pixels (a layout follows)
+            self._texts[key] = ((0, 0), np.zeros((0, 0, 4), np.uint8))
+        else:
+            x0, y0, x1, y1 = (int(v) for v in box.extents)
+            self._canvas.restore_region(self._backgrounds[self._heat.top], bbox=(x0, y0, x1, y1))
+            self.figure.draw_artist(text)
+            region = self._canvas.copy_from_bbox(box)
+            x0, y0, _, _ = region.get_extents()
+            self._texts[key] = ((x0, y0), np.array(region))
+        return self._texts[key]
 
     def _blit(self) -> bool:
         """The background, the label strips and the title, then the cells and the frame; False when a label
@@ -145,11 +185,12 @@ class LiveHeatmap:
             self.figure.draw_artist(artist)
         return left_edge >= self._room[0] - 1 and right_edge <= self._room[1] + 1
 
-    def _box_of(self, texts: list) -> Bbox:
-        """The pixels around ``texts`` as drawn (a pixel of anti-aliasing and two of margin), inside the figure."""
+    def _box_of(self, texts: list) -> Bbox | None:
+        """The pixels around ``texts`` as drawn (a pixel of anti-aliasing and two of margin), inside the figure
+        (None: none of them is)."""
         box = Bbox.union([t.get_window_extent() for t in texts]).expanded(1, 1).padded(2)
         box = Bbox.intersection(box, self.figure.bbox)
-        return Bbox([np.floor(box.min), np.ceil(box.max)])
+        return None if box is None else Bbox([np.floor(box.min), np.ceil(box.max)])
 
     def _extents(self) -> tuple[float, float, float]:
         """(left edge of the key labels and axis label, right edge of the peaks, right edge of the colour
@@ -157,6 +198,17 @@ class LiveHeatmap:
         ax, right, bar = self._heat.ax, self._heat.right, self._heat.bar.ax
         return (_edge([*ax.yaxis.get_ticklabels(), ax.yaxis.label], left=True), _edge(right.yaxis.get_ticklabels()),
                 _edge(bar.yaxis.get_ticklabels()))
+
+
+def _no_text(*args, **kwargs) -> None:
+    """A renderer's ``draw_text`` that draws nothing: the artist lays its texts out, :meth:`LiveHeatmap._pasted`
+    lays their pixels on."""
+
+
+def _text_key(t) -> tuple:
+    """What a text's pixels depend on: what it says, its colour and font, and where and how it is anchored."""
+    return (t.get_text(), t.get_color(), t.get_fontproperties(), t.get_rotation(), t.get_ha(), t.get_va(),
+            tuple(t.get_transform().transform(t.get_position())))
 
 
 def _edge(texts: list, left: bool = False) -> float:
