@@ -284,14 +284,18 @@ class _WholeStrips(plots.LiveHeatmap):
 
 def test_live_heatmap_lays_kept_text_pixels_as_matplotlib_draws_the_texts(timeline):
     """A strip made from texts drawn before (their pixels kept, laid on the artist drawn without text) has
-    the pixels of the artist drawn whole: key names at new rows, peaks that change, a title that stays."""
+    the pixels of the artist drawn whole: key names at new rows, peaks that change, a title that stays, and
+    strips kept from one colour scale shown on another."""
     live = _WholeStrips(dpi=50)
     live.pairs = []
     hot = timeline["pk"] == "USER#012345"
     for rate in (5_000.0, 5_100.0, 200.0, 5_000.0, 9_000.0):
         live.png(timeline.assign(rcu=np.where(hot, rate, timeline["rcu"])), keys_with_traffic=250_000)
         live.png(timeline.iloc[::2].assign(rcu=np.where(hot.iloc[::2], rate, timeline["rcu"].iloc[::2])))
-    assert len(live._texts) > 20 and {k for k, _, _ in live.pairs} == {"left", "right", "title"}
+    for scale in (100, 30, 100):                                 # quiet maps: other colour scales, the same strips
+        live.png(timeline.assign(rcu=timeline["rcu"] / scale))
+    assert len(live._backgrounds) == 3 and len(live._texts) > 20
+    assert {k for k, _, _ in live.pairs} == {"left", "right", "title"}
     for kind, made, whole in live.pairs:
         assert made.shape == whole.shape and np.array_equal(made, whole), kind
 
