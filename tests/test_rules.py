@@ -620,7 +620,7 @@ def test_values_taken_a_run_at_a_time_are_values_taken_one_by_one(entries, cuts,
         one.add(v, k, s)
     bounds = sorted({0, len(values), *(c for c in cuts if c < len(values))})
     for a, b in zip(bounds, bounds[1:]):
-        runs.add_many(values[a:b], keys[a:b], lambda j, a=a: starts[a + j])
+        runs.add_many(values[a:b], keys[a:b], starts[a:b])
     state = ("items", "digits", "numbered", "heads", "lens", "low", "high", "pair", "last", "head")
     assert [getattr(runs, s) for s in state] == [getattr(one, s) for s in state]
     assert {h: g.keys for h, g in runs.groups.items()} == {h: g.keys for h, g in one.groups.items()}

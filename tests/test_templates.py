@@ -3,6 +3,8 @@
 from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from blue_nb.errors import TemplateError
 from blue_nb.spec import KeyTemplate
@@ -153,3 +155,25 @@ def test_the_regex_pass_over_a_chunk_of_keys_is_read_once_per_chunk():
     assert t.all_split_cleanly(a, rows.lines_found(t, a))
     assert rows.lines_found(t, b) == t.lines_found(b) and not t.all_split_cleanly(b, rows.lines_found(t, b))
     assert t.clean_values(b, ["seq"]) is None and t.lines_found(["a\nb", "c"]) is False
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.sampled_from(["PERSP#{round}#{expert}#{seq}", "{a}#{b}", "X#{a}{b}#{a}#Y", "{a}", "T#{t:>5}#{n}",
+                             "é#{a}#東京#{b}"]),
+       values=st.lists(st.lists(st.text(alphabet="ab#1é ", max_size=4), min_size=4, max_size=4), min_size=1,
+                       max_size=8))
+def test_clean_starts_are_where_values_at_finds_each_value(text, values):
+    """For keys that all split cleanly, clean_starts gives each placeholder's start in each key without
+    matching the key again: what values_at finds."""
+    t = KeyTemplate(text)
+    keys = []
+    for row in values:
+        try:
+            keys.append(t.render(dict(zip(["round", "expert", "seq", "a"], row)) | dict(zip(["b", "t", "n"], row))))
+        except TemplateError:
+            return
+    found = t.lines_found(keys)
+    if found is False or t.clean_values(keys, list(t.placeholders), found) is None:
+        return
+    for name in t.placeholders:
+        assert t.clean_starts(found, name) == [t.values_at(k, [name])[0][1] for k in keys]

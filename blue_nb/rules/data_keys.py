@@ -8,6 +8,7 @@ import bisect
 import re
 from collections import Counter, defaultdict
 from itertools import accumulate
+from operator import itemgetter
 from typing import Any, Iterable
 
 from blue_nb.rules.findings import Finding
@@ -101,8 +102,8 @@ class _Values:
             self.head = key[:start]
             self._look_for_pair(value, n, key, self.head)
 
-    def add_many(self, values: list[str], keys: list[str], start_of) -> None:
-        """:meth:`add` for the values of a run of keys (``start_of(j)``: where ``values[j]`` starts in ``keys[j]``):
+    def add_many(self, values: list[str], keys: list[str], starts: list[int]) -> None:
+        """:meth:`add` for the values of a run of keys (``starts[j]``: where ``values[j]`` starts in ``keys[j]``):
         the counts taken over the run at once, the pair looked for value by value until one is found. A run
         with a value that is not NAME+number, or that brings the key heads past 20, goes value by value."""
         if not self.numbered or not values:
@@ -110,16 +111,17 @@ class _Values:
             return
         text = "\n".join(values)
         found = _NUMBERED_LINES.findall(text) if text.count("\n") == len(values) - 1 else []
-        if len(found) != len(values) or len(self.heads.union(h for h, _ in found)) > 20:
-            for j, v in enumerate(values):
-                self.add(v, keys[j], start_of(j))
+        heads = set(map(itemgetter(0), found))
+        if len(found) != len(values) or len(self.heads | heads) > 20:
+            for v, key, start in zip(values, keys, starts):
+                self.add(v, key, start)
             return
-        digits = [d for _, d in found]
+        digits = list(map(itemgetter(1), found))
         numbers = list(map(int, digits))
         before = self.last[0] if self.last is not None else None
         self.items += len(values)
-        self.digits = self.digits and not any(h for h, _ in found)
-        self.heads.update(h for h, _ in found)
+        self.digits = self.digits and heads <= {""}
+        self.heads |= heads
         self.lens.update(map(len, digits))
         low, high = min(numbers), max(numbers)
         self.low = low if self.low is None else min(self.low, low)
@@ -128,7 +130,7 @@ class _Values:
         for j, v in enumerate(values):
             if self.pair is not None:
                 break
-            head = keys[j][:start_of(j)]
+            head = keys[j][:starts[j]]
             if v == (values[j - 1] if j else before) and head == self.head:
                 continue                               # the same value under the same head: looked up already
             self.head = head
@@ -202,11 +204,11 @@ class SortOrderCheck(DataCheck):
     @staticmethod
     def _keys(t: KeyTemplate, names: list[str], values: list[_Values], keys: list, rows: KeyRows | None = None) -> None:
         ks = [k for k in (v if type(v) is str else key_string(v) for v in keys) if k is not None]
-        cols = (t.clean_values(ks, names, rows.lines_found(t, ks) if rows is not None else None)
-                if len(ks) > 1 else None)
+        found = (rows.lines_found(t, ks) if rows is not None else t.lines_found(ks)) if len(ks) > 1 else False
+        cols = t.clean_values(ks, names, found) if found is not False else None
         if cols is not None:                       # every key splits cleanly: each placeholder's values at once
-            for n, (vals, col) in enumerate(zip(values, cols)):
-                vals.add_many(col, ks, lambda j, n=n: t.values_at(ks[j], names)[n][1])
+            for vals, col, name in zip(values, cols, names):
+                vals.add_many(col, ks, t.clean_starts(found, name))
             return
         for key in ks:
             got = t.values_at(key, names)

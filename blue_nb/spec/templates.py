@@ -309,6 +309,22 @@ class KeyTemplate:
             return [found for _ in names]
         return [list(map(itemgetter(rx.groupindex[self._groups[n]] - 1), found)) for n in names]
 
+    def clean_starts(self, found: list, name: str) -> list[int]:
+        """Where ``name``'s value starts in each key of :meth:`lines_found` (keys that all split cleanly): the
+        template's text before it and the values of the placeholders before it, by their lengths."""
+        fixed, before = 0, []
+        for p in self.parts:
+            if isinstance(p, str):
+                fixed += len(p)
+            elif p.name == name:
+                break
+            else:
+                before.append(self._clean_lines.groupindex[self._groups[p.name]] - 1)
+        lengths = [map(len, map(itemgetter(g), found)) for g in before]
+        if not lengths:
+            return [fixed] * len(found)
+        return list(map(fixed.__add__, lengths[0] if len(lengths) == 1 else map(sum, zip(*lengths))))
+
     def matches(self, key: str) -> bool:
         return self._regex.match(key) is not None
 
