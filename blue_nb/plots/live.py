@@ -26,7 +26,8 @@ class LiveHeatmap:
     the data; later calls with the same time span draw only the cells and the frame over that saved
     background. The key labels on the left, the peaks on the right and the title are pixels kept by what
     they say: while a slider moves the same keys stay hottest, and their labels are pasted, not drawn (text
-    is the dear part of a matplotlib picture). A label that would not fit the saved layout makes it lay out
+    is the dear part of a matplotlib picture); when a strip of labels changes, only its new texts are drawn,
+    each text's pixels being kept too. A label that would not fit the saved layout makes it lay out
     again, so nothing overlaps. ``figure`` is the current Figure; ``layouts`` counts the full draws.
     ``dpi`` and ``figsize`` (inches) set the PNG's size: a widget showing it at its natural width gives it
     its own dpi."""
