@@ -110,10 +110,20 @@ class _ByKey:
         self.at: dict[tuple[str, str], list[int]] = {}
         for pos, key in enumerate(zip(df["index"].tolist(), df["pk"].tolist())):
             self.at.setdefault(key, []).append(pos)
+        self._columns: dict[str, np.ndarray] = {}
+        self._patterns = df["pattern"].tolist() if "pattern" in df else []
 
-    def get(self, key: tuple[str, str]) -> pd.DataFrame | None:
-        rows = self.at.get(key)
-        return None if rows is None else self.df.iloc[rows]
+    def drivers(self, key: tuple[str, str]) -> list[tuple[str, float, float]]:
+        """(pattern, rcu_per_s, wcu_per_s) of the key's rows, in their order."""
+        rows = self.at.get(key, [])
+        r, w = (self._column(c) for c in ("rcu_per_s", "wcu_per_s"))
+        return [(self._patterns[i], float(r[i]), float(w[i])) for i in rows]
+
+    def _column(self, column: str) -> np.ndarray:
+        values = self._columns.get(column)
+        if values is None:
+            values = self._columns[column] = self.df[column].to_numpy(float)
+        return values
 
     def total(self, key: tuple[str, str], column: str, where=None) -> float:
         """The sum of ``column`` over the key's rows (those whose pattern ``where`` accepts), as pandas sums."""
@@ -121,8 +131,8 @@ class _ByKey:
         if rows is None:
             return 0.0
         if where is not None:
-            rows = [r for r in rows if where(self.df["pattern"].iat[r])]
-        return float(self.df[column].to_numpy()[rows].sum())
+            rows = [r for r in rows if where(self._patterns[r])]
+        return float(self._column(column)[rows].sum())
 
 
 _Key = namedtuple("_Key", "pk items rcu_per_s wcu_per_s peak_rcu peak_wcu throttled_seconds mean_util peak_util")
@@ -233,9 +243,8 @@ def _hot_finding(spec: Spec, index: str, severity: str, rows: list, group: tuple
     """One finding for the ``rows`` (key, case, sentence) of an index, the first the hottest; ``group``: the
     index's partition keys and their items."""
     r, case, why = rows[0]
-    d = drivers_by.get((index, r.pk))
-    d = drivers_by.df.iloc[:0] if d is None else d
-    top_pattern = d.iloc[0]["pattern"] if len(d) else ""
+    d = drivers_by.drivers((index, r.pk))
+    top_pattern = d[0][0] if d else ""
     what = "table" if index == "table" else f"index {index}"
     over = ": over the limit" if r.mean_util > 1 else ": near the limit" if r.mean_util >= WARN_FRACTION else ""
     msg = (f"{what} partition key {r.pk!r} takes {_num(r.rcu_per_s)} RCU/s and {_num(r.wcu_per_s)} WCU/s on average "
@@ -274,12 +283,12 @@ def _load_text(rcu_per_s: float, wcu_per_s: float) -> str:
     return f"{times}x the partition's {limit}"
 
 
-def _drivers_text(d: pd.DataFrame) -> str:
-    if d.empty:
+def _drivers_text(d: list[tuple[str, float, float]]) -> str:
+    """The (at most) three patterns that load the key most, by RCU + 3 x WCU (ties: in their order)."""
+    if not d:
         return "no modelled pattern"
-    d = d.assign(u=d["rcu_per_s"] + 3 * d["wcu_per_s"]).sort_values("u", ascending=False).head(3)
-    parts = [f"{x.pattern} ({_num(x.rcu_per_s)} RCU/s, {_num(x.wcu_per_s)} WCU/s)" for x in d.itertuples()]
-    return ", ".join(parts)
+    top = sorted(d, key=lambda x: -(x[1] + 3 * x[2]))[:3]
+    return ", ".join(f"{name} ({_num(r)} RCU/s, {_num(w)} WCU/s)" for name, r, w in top)
 
 
 def monotonic_findings(spec: Spec, drivers_peak: pd.DataFrame) -> list[Finding]:
