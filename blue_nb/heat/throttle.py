@@ -194,14 +194,15 @@ def throttle_findings(spec: Spec, partitions: pd.DataFrame, timeline: pd.DataFra
     rcu, wcu = partitions["rcu_per_s"].to_numpy(float), partitions["wcu_per_s"].to_numpy(float)
     mean_util = np.maximum(rcu / PARTITION_RCU, wcu / PARTITION_WCU)
     throttled = [key for key, (_, _, n) in peak_of.items() if n > 0]
-    maybe = mean_util >= min(WARN_FRACTION, FEW_KEYS_FRACTION)
+    least = min(WARN_FRACTION, FEW_KEYS_FRACTION)              # the lowest load any index is flagged at
+    maybe = mean_util >= least
     if throttled:
         maybe |= np.isin(pks, [pk for _, pk in throttled])
     cand: dict[int, list[_Key]] = {}
     for pos in np.flatnonzero(maybe).tolist():
         index, pk = names[codes[pos]], pks[pos]
         pr, pw, n = peak_of.get((index, pk), (0.0, 0.0, 0))
-        if mean_util[pos] >= min(WARN_FRACTION, FEW_KEYS_FRACTION) or n > 0:
+        if mean_util[pos] >= least or n > 0:                    # (a throttled pk of another index: not)
             cand.setdefault(codes[pos], []).append(
                 _Key(pk, items[pos], rcu[pos], wcu[pos], pr, pw, n, mean_util[pos],
                      max(pr / PARTITION_RCU, pw / PARTITION_WCU)))

@@ -110,13 +110,15 @@ class LiveHeatmap:
             artist.set_visible(True)
         return self._extents()[2] <= self._room[2] + 1
 
-    def _kept(self, key) -> bool:
-        """Whether the pixels of ``key`` are kept (then they become the newest); makes room for them if not."""
-        if key in self._strips:
-            self._strips[key] = self._strips.pop(key)
+    @staticmethod
+    def _kept(cache: dict, key, most: int) -> bool:
+        """Whether ``cache`` keeps ``key``'s pixels (then they become the newest); makes room for them if not,
+        keeping at most ``most``."""
+        if key in cache:
+            cache[key] = cache.pop(key)
             return True
-        while len(self._strips) >= self.STRIPS:
-            self._strips.pop(next(iter(self._strips)))             # the least recently used
+        while len(cache) >= most:
+            cache.pop(next(iter(cache)))                           # the least recently used
         return False
 
     def _pasted(self, kind: str, artist, texts: list, box) -> tuple:
@@ -129,7 +131,7 @@ class LiveHeatmap:
         laid on it from :meth:`_text_pixels`, darkest wins (text is ink on the figure's white, so where
         one text's margin meets another's ink the ink stays)."""
         key = (kind, tuple(_text_key(t) for t in texts))
-        if not self._kept(key):
+        if not self._kept(self._strips, key, self.STRIPS):
             canvas = self._canvas
             canvas.restore_region(self._backgrounds[self._heat.top])
             renderer = canvas.get_renderer()
@@ -153,11 +155,8 @@ class LiveHeatmap:
         """((x, y) of the top-left pixel in the canvas buffer, RGBA pixels) of ``text`` drawn alone on the
         background: drawn the first time it says this there, then kept (at most TEXTS, the oldest go)."""
         key = _text_key(text)
-        if key in self._texts:
-            self._texts[key] = self._texts.pop(key)
+        if self._kept(self._texts, key, self.TEXTS):
             return self._texts[key]
-        while len(self._texts) >= self.TEXTS:
-            self._texts.pop(next(iter(self._texts)))
         box = self._box_of([text])
         if box is None:                                  # outside the picture: no pixels (a layout follows)
             self._texts[key] = ((0, 0), np.zeros((0, 0, 4), np.uint8))

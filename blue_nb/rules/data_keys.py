@@ -205,7 +205,7 @@ class SortOrderCheck(DataCheck):
     def _keys(t: KeyTemplate, names: list[str], values: list[_Values], keys: list, rows: KeyRows | None = None) -> None:
         ks = [k for k in (v if type(v) is str else key_string(v) for v in keys) if k is not None]
         found = (rows.lines_found(t, ks) if rows is not None else t.lines_found(ks)) if len(ks) > 1 else False
-        cols = t.clean_values(ks, names, found) if found is not False else None
+        cols = t.clean_values(ks, names, found)
         if cols is not None:                       # every key splits cleanly: each placeholder's values at once
             for vals, col, name in zip(values, cols, names):
                 vals.add_many(col, ks, t.clean_starts(found, name))
