@@ -273,8 +273,8 @@ class _WholeStrips(plots.LiveHeatmap):
 
     pairs: list
 
-    def _pasted(self, kind, artist, texts, box):
-        pixels, edge = super()._pasted(kind, artist, texts, box)
+    def _pasted(self, kind, artist, texts, box, axis=None):
+        pixels, edge = super()._pasted(kind, artist, texts, box, axis)
         self._canvas.restore_region(self._backgrounds[self._heat.top])
         self.figure.draw_artist(artist)
         area = box if callable(getattr(box, "frozen", None)) else box(texts)
@@ -283,9 +283,9 @@ class _WholeStrips(plots.LiveHeatmap):
 
 
 def test_live_heatmap_lays_kept_text_pixels_as_matplotlib_draws_the_texts(timeline):
-    """A strip made from texts drawn before (their pixels kept, laid on the artist drawn without text) has
-    the pixels of the artist drawn whole: key names at new rows, peaks that change, a title that stays, and
-    strips kept from one colour scale shown on another."""
+    """A strip made from texts drawn before (their pixels kept, laid on the artist drawn without text, or on
+    such a drawing kept by where the tick marks are) has the pixels of the artist drawn whole: key names at new
+    rows, peaks that change, a title that stays, and strips kept from one colour scale shown on another."""
     live = _WholeStrips(dpi=50)
     live.pairs = []
     hot = timeline["pk"] == "USER#012345"
@@ -298,6 +298,22 @@ def test_live_heatmap_lays_kept_text_pixels_as_matplotlib_draws_the_texts(timeli
     assert {k for k, _, _ in live.pairs} == {"left", "right", "title"}
     for kind, made, whole in live.pairs:
         assert made.shape == whole.shape and np.array_equal(made, whole), kind
+
+
+def test_live_heatmap_png_holds_the_canvas_pixels_exactly():
+    """The live map's own PNG writer: Pillow reads back every RGB byte (alpha dropped), the checksums hold, and
+    a picture of long one-colour runs comes out small."""
+    rng = np.random.default_rng(3)
+    noise = rng.integers(0, 256, (37, 53, 4), dtype=np.uint8)
+    flat = np.zeros((495, 880, 4), np.uint8)
+    flat[:, :, 0], flat[::7, :, 1], flat[..., 3] = 200, 90, 255
+    for rgba in (noise, flat, noise[:1, :1]):
+        png = plots.live._png(rgba)
+        with Image.open(io.BytesIO(png)) as im:
+            im.load()                                   # decodes and checks each chunk's CRC
+            assert im.mode == "RGB" and im.size == (rgba.shape[1], rgba.shape[0])
+            assert np.array_equal(np.asarray(im), rgba[..., :3])
+    assert len(plots.live._png(flat)) < 20_000
 
 
 def test_live_heatmap_keeps_the_labels_in_use_and_forgets_the_oldest(timeline):
