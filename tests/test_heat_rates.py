@@ -116,6 +116,24 @@ def test_scans_are_priced_like_the_full_model(dialogue):
     assert_same_load(model.evaluate({"export_all": 20}).partitions, full.partitions)
 
 
+def test_key_ranges_are_the_models_ranges_and_hold_every_key_drawn(model):
+    """Per index, the first key of each of ``rows`` contiguous ranges of the keys with traffic (key order, as
+    the keys split evenly); every key of the timeline lies in one; a rate that leaves the keys with traffic as
+    they are leaves the ranges as they are."""
+    result = model.evaluate()
+    parts = result.partitions
+    assert set(result.key_ranges) == {"table", "gsi1"}
+    for index, starts in result.key_ranges.items():
+        busy = sorted(parts.loc[(parts["index"] == index) & (parts["consumed_throughput_units"] > 0), "pk"])
+        n = min(len(busy), model.rows)
+        assert starts == [busy[-(-r * len(busy) // n)] for r in range(n)] and len(starts) == n > 1
+        drawn = result.timeline.loc[result.timeline["index"] == index, "pk"].unique()
+        assert (np.searchsorted(np.array(starts, dtype=object), np.array(drawn, dtype=object), "right") > 0).all()
+    assert model.evaluate({HOT: 300}).key_ranges == result.key_ranges
+    quiet = model.evaluate({p: 0.0 for p in model.patterns})
+    assert quiet.key_ranges == {} and quiet.timeline.empty
+
+
 def test_skew_zero_spreads_the_calls_evenly_over_the_keys(model):
     on = by_key(model.evaluate(skews={"list_experts": 0.0}).partitions)["rcu_per_s"]
     off = by_key(model.evaluate({"list_experts": 0.0}).partitions)["rcu_per_s"]

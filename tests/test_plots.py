@@ -275,10 +275,13 @@ class _WholeStrips(plots.LiveHeatmap):
 
     def _pasted(self, kind, artist, texts, box, axis=None):
         pixels, edge = super()._pasted(kind, artist, texts, box, axis)
+        canvas = np.asarray(self._canvas.buffer_rgba())
+        as_it_was = canvas.copy()                       # the canvas goes on as the live map left it
         self._canvas.restore_region(self._backgrounds[self._heat.top])
         self.figure.draw_artist(artist)
         area = box if callable(getattr(box, "frozen", None)) else box(texts)
         self.pairs.append((kind, np.array(pixels), np.array(self._canvas.copy_from_bbox(area))))
+        canvas[:] = as_it_was
         return pixels, edge
 
 
@@ -298,6 +301,31 @@ def test_live_heatmap_lays_kept_text_pixels_as_matplotlib_draws_the_texts(timeli
     assert {k for k, _, _ in live.pairs} == {"left", "right", "title"}
     for kind, made, whole in live.pairs:
         assert made.shape == whole.shape and np.array_equal(made, whole), kind
+
+
+def test_key_ranges_keep_each_key_in_its_row_whatever_else_is_drawn(timeline):
+    """With the key ranges of a rate model, a row is one range (named by its first key) and a key stays in its
+    range's row when the timeline holds other keys; without them the keys split evenly, and the rows move."""
+    table = timeline[timeline["index"] == "table"]
+    keys = sorted(table["pk"].unique())
+    starts = keys[::500]
+    fewer = table[table["pk"].isin(set(keys[:60_000:3]) | set(keys[60_000:]))]    # fewer keys before the hot one
+
+    def rows(df, **kw):
+        ax = plots.key_heatmap(df, **kw).axes[0]
+        labels = ax.get_yticklabels()
+        rows.grey = {t.get_text() for t in labels if t.get_color() == "0.45"}             # range starts
+        return ax.get_ylim(), {t.get_text(): y for t, y in zip(labels, ax.get_yticks())}
+
+    lim, every = rows(table, key_ranges={"table": starts})
+    grey = rows.grey
+    lim_fewer, some = rows(fewer, key_ranges={"table": starts})
+    row = np.searchsorted(np.array(starts, dtype=object), "USER#077777", "right") - 1 + 0.5
+    assert lim == lim_fewer == (200, 0) and every["USER#077777"] == some["USER#077777"] == row
+    assert len(grey) > 3 and grey | rows.grey <= set(starts)
+    (_, even), (_, even_fewer) = rows(table), rows(fewer)
+    assert even["USER#077777"] != even_fewer["USER#077777"]
+    assert rows(table, key_ranges={"GSI1": starts})[1] == even                  # another index's ranges: not used
 
 
 def test_live_heatmap_png_holds_the_canvas_pixels_exactly():

@@ -53,7 +53,8 @@ _SHIFT = 40                                                  # (pid << 40) | cid
 class RateResult:
     """One evaluation: the settings (``rates``, ``distributions`` per pattern), the frames of the
     HeatReport contracts (``partitions``, ``timeline`` of the simulated keys, ``hot_items`` and
-    ``drivers`` of the keys that can be flagged), the ``findings``, ``table`` (billing mode, totals)."""
+    ``drivers`` of the keys that can be flagged), the ``findings``, ``table`` (billing mode, totals), and
+    ``key_ranges``: a heat map given them draws a row per range, which stays put while the rates move."""
 
     rates: dict[str, float]
     distributions: dict[str, str]
@@ -65,6 +66,7 @@ class RateResult:
     drivers: pd.DataFrame
     table: dict[str, Any] = field(default_factory=dict)
     elapsed_ms: float = 0.0
+    key_ranges: dict[str, list[str]] = field(default_factory=dict)   # index -> first key of each range simulated
 
     def __repr__(self) -> str:
         hottest = hottest_text(self.partitions)
@@ -258,8 +260,8 @@ class RateModel:
                                    "items": self._items[order], "bytes": self._bytes[order], "rcu_per_s": rcu[order],
                                    "wcu_per_s": wcu[order], "consumed_throughput_units": ctu[order],
                                    "patterns": pd.Categorical.from_codes(codes[order], texts)}, columns=PARTITION_COLUMNS)
-        rng = np.random.default_rng(self.seed)
-        timeline, rows = self._timeline(self._simulated(rcu, wcu, var["rcu"], var["wcu"]), mean, var, rng)
+        (simulated, ranges), rng = self._simulated(rcu, wcu, var["rcu"], var["wcu"]), np.random.default_rng(self.seed)
+        timeline, rows = self._timeline(simulated, mean, var, rng)
         found, table, hot, drivers = self._findings(timeline, rows, mean, var, m, calls, rng)
         findings = Findings(found, spec=self.spec.source_path or self.spec.domain,
                             items_checked=int(self._items[self._idx == 0].sum()), rule_order=list(RULES))
@@ -267,7 +269,8 @@ class RateModel:
                             distributions={n: kind if kind != "zipf" else f"zipf:{s:g}"
                                            for n, (kind, s) in zip(self.patterns, kinds)},
                             seconds=self.seconds, partitions=partitions, timeline=timeline, findings=findings,
-                            hot_items=hot, drivers=drivers, table=table, elapsed_ms=(time.perf_counter() - t0) * 1000)
+                            hot_items=hot, drivers=drivers, table=table, elapsed_ms=(time.perf_counter() - t0) * 1000,
+                            key_ranges=ranges)
 
     def _pattern_lists(self, units: np.ndarray) -> tuple[np.ndarray, list[str]]:
         """Per partition, the patterns with load on it by 3×WCU + RCU descending, then by name (SQL's
@@ -297,22 +300,24 @@ class RateModel:
         same, texts = pd.factorize(np.array(texts, dtype=object))     # (a float32 underflow can leave gaps in ranks)
         return same[codes.reshape(-1)], list(texts)
 
-    def _simulated(self, rcu, wcu, vr, vw) -> np.ndarray:
+    def _simulated(self, rcu, wcu, vr, vw) -> tuple[np.ndarray, dict[str, list[str]]]:
         """The partitions drawn per second: any that can reach half a limit, and per index the hottest
-        key by RCU and by WCU of each of ``rows`` contiguous key ranges (keys with traffic, key order)."""
+        key by RCU and by WCU of each of ``rows`` contiguous key ranges (keys with traffic, key order);
+        and per index the first key of each range."""
         warm = ((rcu + SIGMAS * np.sqrt(vr) >= FEW_KEYS_FRACTION * PARTITION_RCU)
                 | (wcu + SIGMAS * np.sqrt(vw) >= FEW_KEYS_FRACTION * PARTITION_WCU))
-        picked = [np.flatnonzero(warm)]
-        for a, b in zip(self._istart[:-1], self._istart[1:]):
+        picked, ranges = [np.flatnonzero(warm)], {}
+        for name, a, b in zip(self.indexes, self._istart[:-1], self._istart[1:]):
             pos = a + np.flatnonzero((rcu[a:b] > 0) | (wcu[a:b] > 0))
             if not len(pos):
                 continue
             bins = np.arange(len(pos)) * min(len(pos), self.rows) // len(pos)
             starts = np.flatnonzero(np.r_[True, bins[1:] != bins[:-1]])
+            ranges[name] = self._pk[pos[starts]].tolist()
             for v in (rcu[pos], wcu[pos]):
                 top = np.maximum.reduceat(v, starts)[bins]
                 picked.append(pos[(v == top) & (v > 0)])
-        return np.unique(np.concatenate(picked))
+        return np.unique(np.concatenate(picked)), ranges
 
     def _draw(self, mean: np.ndarray, var: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """``seconds`` draws per row of u × Poisson(λ) with λu = mean and λu² = var."""

@@ -6,6 +6,8 @@ The same heat map for sliders, re-drawn fast, is :class:`blue_nb.plots.live.Live
 
 from __future__ import annotations
 
+from typing import Mapping
+
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps
@@ -25,20 +27,30 @@ TIMELINE_COLUMNS = ("second", "index", "pk", "rcu", "wcu")
 MAX_BARS = 100                 # top_keys_chart: one bar per row of the ranked frame it is given
 
 
-def _heat_grid(df: pd.DataFrame, metric: str, max_rows: int, max_cols: int):
-    """(grid of the max units/s per key range and time bin, units per (key rank, second), keys in key order, T)."""
+def _heat_grid(df: pd.DataFrame, metric: str, max_rows: int, max_cols: int, starts: list[str] | None = None):
+    """(grid of the max units/s per key range and time bin, units per (key rank, second), keys in key order, T,
+    the grid row of each key, the first key of each row). The rows are the contiguous key ranges that begin
+    at ``starts`` (keys in key order) when given, the keys cover no key before the first, and they fit in
+    ``max_rows``; else the keys split evenly."""
     values = (df["rcu"] + 3 * df["wcu"] if metric == "ctu" else df[metric]).to_numpy(float)
     codes, uniq = pd.factorize(df["pk"].astype(str))
     order = np.argsort(np.asarray(uniq, dtype=object), kind="stable")  # code-point order == UTF-8 byte order
     rank = np.empty(len(uniq), np.int64)
     rank[order] = np.arange(len(uniq))
+    keys = np.asarray(uniq, dtype=object)[order]
     seconds = int(df["second"].max()) + 1
     cell = pd.Series(values).groupby(rank[codes] * seconds + df["second"].to_numpy(np.int64)).sum()
     key, sec = cell.index.to_numpy() // seconds, cell.index.to_numpy() % seconds
     cell.index = pd.MultiIndex.from_arrays([key, sec], names=["key", "second"])
-    grid = np.zeros((min(len(uniq), max_rows), min(seconds, max_cols)))  # contiguous key ranges x time bins
-    np.maximum.at(grid, (key * len(grid) // len(uniq), sec * grid.shape[1] // seconds), cell.to_numpy())
-    return grid, cell, np.asarray(uniq, dtype=object)[order], seconds
+    firsts = np.asarray(starts or [], dtype=object)
+    rows = np.searchsorted(firsts, keys, side="right") - 1
+    if not 0 < len(firsts) <= max_rows or (rows < 0).any():
+        n_rows = min(len(keys), max_rows)
+        rows = np.arange(len(keys)) * n_rows // len(keys)
+        firsts = keys[-(-np.arange(n_rows) * len(keys) // n_rows)]
+    grid = np.zeros((len(firsts), min(seconds, max_cols)))              # contiguous key ranges x time bins
+    np.maximum.at(grid, (rows[key], sec * grid.shape[1] // seconds), cell.to_numpy())
+    return grid, cell, keys, seconds, rows, firsts
 
 
 def _rows_of(timeline: pd.DataFrame, index: str, metric: str) -> pd.DataFrame:
@@ -113,11 +125,11 @@ class _HeatAxes:
         self.ax.set_ylabel("\n".join([max(lines, key=len)] * 3))        # the most lines a key axis label has
 
     def paint(self, df: pd.DataFrame, metric: str, max_rows: int, max_cols: int,
-              keys_with_traffic: int | None = None) -> None:
+              keys_with_traffic: int | None = None, starts: list[str] | None = None) -> None:
         """Cells, colour scale, key labels (the hottest rows named on the left with their peak on the right,
-        key-order landmarks or every row on the left) and title."""
+        key-order landmarks or every row on the left) and title; ``starts``: see :func:`_heat_grid`."""
         ax, limit = self.ax, self.limit
-        grid, cell, keys, seconds = _heat_grid(df, metric, max_rows, max_cols)
+        grid, cell, keys, seconds, rows, firsts = _heat_grid(df, metric, max_rows, max_cols, starts)
         (n_rows, _), n_keys = grid.shape, len(keys)
         self.im.set_data(grid)
         self.im.set_extent((0, seconds, n_rows, 0))
@@ -126,8 +138,8 @@ class _HeatAxes:
         self._colour_scale(float(grid.max()))
         peaks = cell.groupby(level="key").max()
         gap = max(1, -(-n_rows // self.fit))
-        hot = _hot_rows(peaks.nlargest(40), n_keys, n_rows, gap)
-        _label_rows(ax, hot, keys, n_keys, n_rows, gap, limit)
+        hot = _hot_rows(peaks.nlargest(40), rows, gap)
+        _label_rows(ax, hot, keys, firsts, gap, limit)
         _peaks_of_hot_rows(self.right, hot, limit)
         ax.set_ylabel(_key_axis_label(n_keys, n_rows, keys_with_traffic, every=gap == 1))
         n_hot = int((peaks.to_numpy() > limit).sum())
@@ -159,27 +171,28 @@ class _HeatAxes:
                            f"(square-root scale)\n{scale}")
 
 
-def _hot_rows(peaks: pd.Series, n_keys: int, n_rows: int, gap: int, most: int = 6) -> list[tuple[int, int, float]]:
-    """(row, key, peak) of the hottest keys, hottest first, at most ``most``, rows at least ``gap`` apart."""
+def _hot_rows(peaks: pd.Series, rows: np.ndarray, gap: int, most: int = 6) -> list[tuple[int, int, float]]:
+    """(row, key, peak) of the hottest keys, hottest first, at most ``most``, rows at least ``gap`` apart
+    (``rows``: the row of each key)."""
     taken: list[tuple[int, int, float]] = []
     for key, peak in peaks.items():
-        row = key * n_rows // n_keys
+        row = int(rows[key])
         if len(taken) < most and all(abs(row - r) >= gap for r, _, _ in taken):
             taken.append((row, int(key), float(peak)))
     return taken
 
 
-def _label_rows(ax, hot, keys: np.ndarray, n_keys: int, n_rows: int, gap: int, limit: float) -> None:
-    """Left labels: every row when they fit (one key per row: its name), else the hot rows (named by their
-    hottest key, dark) and, where there is room, the first key of evenly spaced rows (grey)."""
-    first = lambda row: keys[-(-row * n_keys // n_rows)]                          # noqa: E731
+def _label_rows(ax, hot, keys: np.ndarray, firsts: np.ndarray, gap: int, limit: float) -> None:
+    """Left labels: every row when they fit (its first key), else the hot rows (named by their hottest key,
+    dark) and, where there is room, the first key of evenly spaced rows (grey)."""
+    n_rows = len(firsts)
     hot_at = {row: (key, peak) for row, key, peak in hot}
     if gap == 1:
         rows = list(range(n_rows))
     else:
         marks = np.unique(np.linspace(0, n_rows - 1, min(n_rows, 10)).astype(int))
         rows = sorted([*hot_at, *(m for m in marks.tolist() if all(abs(m - r) >= gap for r in hot_at))])
-    labels = [_short(keys[hot_at[r][0]] if r in hot_at else first(r)) for r in rows]
+    labels = [_short(keys[hot_at[r][0]] if r in hot_at else firsts[r]) for r in rows]
     ax.set_yticks(np.array(rows) + 0.5, labels, fontsize=7 if n_rows > 30 else 8)
     for label, row in zip(ax.get_yticklabels(), rows):
         over = row in hot_at and hot_at[row][1] > limit
@@ -222,7 +235,7 @@ def _size(n_rows: int, figsize: tuple[float, float] | None) -> tuple[float, floa
 def key_heatmap(timeline: pd.DataFrame, *, index: str = "table", metric: str = "rcu", limit: float | None = None,
                 title: str | None = None, max_rows: int = 200, max_cols: int = 600,
                 keys_with_traffic: int | None = None, figsize: tuple[float, float] | None = None,
-                dpi: float = DPI) -> PlotFigure:
+                dpi: float = DPI, key_ranges: Mapping[str, list[str]] | None = None) -> PlotFigure:
     """Key Visualizer style: seconds across, partition keys in key order (UTF-8 bytes) down, colour = units/s.
 
     ``timeline`` has ``second, index, pk, rcu, wcu``; one ``index`` is drawn. Keys are binned into at most
@@ -232,6 +245,8 @@ def key_heatmap(timeline: pd.DataFrame, *, index: str = "table", metric: str = "
     peak is under a quarter of the limit. The hottest keys are named on the left at their rows, their peak
     on the right; every row is named when the rows fit.
     ``keys_with_traffic``: when the timeline holds only the keys that matter, how many keys have traffic in all.
+    ``key_ranges``: per index, the first key of each key range to draw as one row (a rate model's result gives
+    them: :attr:`RateResult.key_ranges <blue_nb.heat.RateResult>`); without them the keys split evenly.
     ``figsize`` (inches; default 11 wide, 6.5 to 9.5 tall) and ``dpi`` (default 110) size the figure.
     """
     df = _rows_of(timeline, index, metric)
@@ -241,7 +256,7 @@ def key_heatmap(timeline: pd.DataFrame, *, index: str = "table", metric: str = "
     n_rows = min(df["pk"].nunique(), max_rows)
     heat = _HeatAxes(index, metric, float(limit or METRICS[metric][1]), title, int(df["second"].max()) + 1, max_cols,
                      _size(n_rows, figsize), dpi)
-    heat.paint(df, metric, max_rows, max_cols, keys_with_traffic)
+    heat.paint(df, metric, max_rows, max_cols, keys_with_traffic, (key_ranges or {}).get(index))
     return heat.fig
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import struct
 import zlib
+from typing import Mapping
 
 import numpy as np
 import pandas as pd
@@ -53,7 +54,10 @@ class LiveHeatmap:
         self._texts: dict = {}
         self._boxes: dict[str, Bbox] = {}
 
-    def png(self, timeline: pd.DataFrame, *, keys_with_traffic: int | None = None) -> bytes:
+    def png(self, timeline: pd.DataFrame, *, keys_with_traffic: int | None = None,
+            key_ranges: Mapping[str, list[str]] | None = None) -> bytes:
+        """The PNG of ``timeline``'s heat map (:func:`key_heatmap`'s arguments; ``key_ranges`` keeps the rows
+        put while a slider moves: :attr:`RateResult.key_ranges <blue_nb.heat.RateResult>`)."""
         df = _rows_of(timeline, self.index, self.metric)
         if df.empty:
             self._heat, self.figure = None, _empty(timeline, self.index, self.title)
@@ -67,7 +71,8 @@ class LiveHeatmap:
             self.figure, self._canvas = self._heat.fig, FigureCanvasAgg(self._heat.fig)
             self._backgrounds = None
         def paint():
-            self._heat.paint(df, self.metric, self.max_rows, self.max_cols, keys_with_traffic)
+            self._heat.paint(df, self.metric, self.max_rows, self.max_cols, keys_with_traffic,
+                             (key_ranges or {}).get(self.index))
         paint()
         if self._backgrounds is not None and self._heat.top not in self._backgrounds and not self._snapshot():
             self._backgrounds = None                          # its labels need more room than laid out
@@ -183,13 +188,13 @@ class LiveHeatmap:
         box = self._box_of([text])
         if box is None:                                  # outside the picture: no pixels (a layout follows)
             self._texts[key] = ((0, 0), np.zeros((0, 0, 4), np.uint8))
-        else:
+        else:                                            # the box's pixels: rows from the top, as the buffer's
+            buffer = np.asarray(self._canvas.buffer_rgba())
             x0, y0, x1, y1 = (int(v) for v in box.extents)
-            self._canvas.restore_region(self._backgrounds[self._heat.top], bbox=(x0, y0, x1, y1))
+            at = np.s_[buffer.shape[0] - y1:buffer.shape[0] - y0, x0:x1]
+            buffer[at] = np.asarray(self._backgrounds[self._heat.top])[at]     # the background there, then the text
             self.figure.draw_artist(text)
-            region = self._canvas.copy_from_bbox(box)
-            x0, y0, _, _ = region.get_extents()
-            self._texts[key] = ((x0, y0), np.array(region))
+            self._texts[key] = ((x0, buffer.shape[0] - y1), buffer[at].copy())
         return self._texts[key]
 
     def _blit(self) -> bool:

@@ -233,7 +233,8 @@ class HeatExplorer:
             self._maps[key] = LiveHeatmap(*key, dpi=self.dpi, figsize=self.figsize)
         parts = self.result.partitions           # the timeline holds the keys that matter, not every key
         keys = int(((parts["index"] == key[0]) & (parts["consumed_throughput_units"] > 0)).sum())
-        self.heatmap.value = self._maps[key].png(self.result.timeline, keys_with_traffic=keys)
+        self.heatmap.value = self._maps[key].png(self.result.timeline, keys_with_traffic=keys,
+                                                 key_ranges=self.result.key_ranges)
         if timed:
             self.last_ms = (time.perf_counter() - start) * 1000
             self.timings = {"heatmap_ms": self.last_ms}
