@@ -166,17 +166,30 @@ class LiveHeatmap:
         return area, canvas.copy_from_bbox(area)
 
     def _bare(self, kind: str, artist, axis, box: Bbox) -> tuple:
-        """:meth:`_drawn_bare` for the strip of ``axis``, kept by the pixel rows of its tick marks (the rest
-        of a strip's bare pixels is the same for every timeline of a layout); when kept, the axis label is
-        placed as the artist's draw places it (beside the widest tick label)."""
-        locs = axis.get_majorticklocs()
-        marks = axis.axes.transData.transform(np.column_stack([np.zeros(len(locs)), locs]))[:, 1]
-        key = (kind, tuple(np.round(marks, 3)))
-        if self._kept(self._bares, key, self.STRIPS):
-            if axis.label.get_text():
-                axis._update_label_position(self._canvas.get_renderer())
-        else:
-            self._bares[key] = self._drawn_bare(artist, box, [])
+        """:meth:`_drawn_bare` for the strip of ``axis``, made without drawing the artist again: the artist is
+        drawn once per layout without its tick marks too, and the tick marks (the lines the axis draws per
+        tick, in its order) are drawn on that; kept by the pixel rows of the marks. The axis label is placed as
+        the artist's draw places it (beside the widest tick label)."""
+        ticks = axis._update_ticks()                     # the ticks the axis draws, where it draws them
+        lines = [line for t in ticks for line in (t.gridline, t.tick1line, t.tick2line) if line.get_visible()]
+        at = axis.axes.transData.transform(np.column_stack([np.zeros(len(ticks)), [t.get_loc() for t in ticks]]))
+        key = (kind, tuple(np.round(at[:, 1], 3)))
+        if not self._kept(self._bares, key, self.STRIPS):
+            if not self._kept(self._bares, (kind, None), self.STRIPS):
+                for line in lines:
+                    line.set_visible(False)
+                try:
+                    self._bares[(kind, None)] = self._drawn_bare(artist, box, [])
+                finally:
+                    for line in lines:
+                        line.set_visible(True)
+            area, unmarked = self._bares[(kind, None)]
+            self._canvas.restore_region(unmarked)
+            for line in lines:
+                self.figure.draw_artist(line)
+            self._bares[key] = (area, self._canvas.copy_from_bbox(area))
+        if axis.label.get_text():
+            axis._update_label_position(self._canvas.get_renderer())
         return self._bares[key]
 
     def _text_pixels(self, text) -> tuple[tuple[int, int], np.ndarray]:
