@@ -135,20 +135,19 @@ class LiveHeatmap:
         :meth:`_text_pixels`, darkest wins (text is ink on the figure's white, so where one text's margin meets
         another's ink the ink stays). For the strip of an ``axis`` (``box`` a Bbox), the bare pixels are kept
         too, by where the axis's tick marks are."""
-        label = axis.label if axis is not None else None              # placed by the tick labels (drawn, or below)
+        label = axis.label if axis is not None else None              # its place follows from the tick labels'
         key = (kind, tuple(_text_key(t, placed=t is not label) for t in texts))
         if not self._kept(self._strips, key, self.STRIPS):
             canvas = self._canvas
-            area = self._bare(kind, artist, axis, box) if axis is not None else None
-            if area is None:
-                area = self._drawn_bare(artist, box, texts)
+            area, bare = (self._bare(kind, artist, axis, box) if axis is not None
+                          else self._drawn_bare(artist, box, texts))
             inked = [self._text_pixels(t) for t in texts if t.get_visible() and t.get_text()]
-            canvas.restore_region(area[1])
+            canvas.restore_region(bare)
             buffer = np.asarray(canvas.buffer_rgba())
             for (x0, y0), pixels in inked:
                 view = buffer[y0:y0 + pixels.shape[0], x0:x0 + pixels.shape[1]]
                 np.minimum(view, pixels, out=view)
-            self._strips[key] = (canvas.copy_from_bbox(area[0]), _edge(texts, canvas.get_renderer(), kind == "left"))
+            self._strips[key] = (canvas.copy_from_bbox(area), _edge(texts, canvas.get_renderer(), kind == "left"))
         return self._strips[key]
 
     def _drawn_bare(self, artist, box, texts: list) -> tuple:
