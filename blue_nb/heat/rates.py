@@ -245,7 +245,7 @@ class RateModel:
         ``patterns`` column is categorical (a few distinct lists over many keys)."""
         t0 = time.perf_counter()
         r, kinds = self._settings(rates, skews)
-        calls = r[self._pat] * self._weights(kinds)
+        calls = np.repeat(r, np.diff(self._start)) * self._weights(kinds)     # candidates: by pattern
         n, k = len(self._pk), len(self.patterns)
         m, mean, var = {}, {}, {}
         for unit, (cand, cell, part, v, v2) in self._units.items():
@@ -284,7 +284,7 @@ class RateModel:
                 if o != c:
                     ahead[c] += (u[o] >= u[c]) if o < c else (u[o] > u[c])
         none = 15 if k < 15 else k
-        ahead[units <= 0] = none
+        np.putmask(ahead, units <= 0, none)
         if k < 15:
             code = np.zeros(u.shape[1], np.int64)
             for c in range(k):
