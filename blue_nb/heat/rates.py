@@ -260,7 +260,8 @@ class RateModel:
                                    "items": self._items[order], "bytes": self._bytes[order], "rcu_per_s": rcu[order],
                                    "wcu_per_s": wcu[order], "consumed_throughput_units": ctu[order],
                                    "patterns": pd.Categorical.from_codes(codes[order], texts)}, columns=PARTITION_COLUMNS)
-        (simulated, ranges), rng = self._simulated(rcu, wcu, var["rcu"], var["wcu"]), np.random.default_rng(self.seed)
+        rng = np.random.default_rng(self.seed)
+        simulated, ranges = self._simulated(rcu, wcu, var["rcu"], var["wcu"])
         timeline, rows = self._timeline(simulated, mean, var, rng)
         found, table, hot, drivers = self._findings(timeline, rows, mean, var, m, calls, rng)
         findings = Findings(found, spec=self.spec.source_path or self.spec.domain,
@@ -301,9 +302,8 @@ class RateModel:
         return same[codes.reshape(-1)], list(texts)
 
     def _simulated(self, rcu, wcu, vr, vw) -> tuple[np.ndarray, dict[str, list[str]]]:
-        """The partitions drawn per second: any that can reach half a limit, and per index the hottest
-        key by RCU and by WCU of each of ``rows`` contiguous key ranges (keys with traffic, key order);
-        and per index the first key of each range."""
+        """The partitions drawn per second: any that can reach half a limit, and per index the hottest key by
+        RCU and by WCU of each of ``rows`` contiguous key ranges (keys with traffic, key order) and its first key."""
         warm = ((rcu + SIGMAS * np.sqrt(vr) >= FEW_KEYS_FRACTION * PARTITION_RCU)
                 | (wcu + SIGMAS * np.sqrt(vw) >= FEW_KEYS_FRACTION * PARTITION_WCU))
         picked, ranges = [np.flatnonzero(warm)], {}

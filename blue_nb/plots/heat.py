@@ -30,7 +30,7 @@ MAX_BARS = 100                 # top_keys_chart: one bar per row of the ranked f
 def _heat_grid(df: pd.DataFrame, metric: str, max_rows: int, max_cols: int, starts: list[str] | None = None):
     """(grid of the max units/s per key range and time bin, units per (key rank, second), keys in key order, T,
     the grid row of each key, the first key of each row). The rows are the contiguous key ranges that begin
-    at ``starts`` (keys in key order) when given, the keys cover no key before the first, and they fit in
+    at ``starts`` (keys in key order) when they are given, no key lies before the first and they fit in
     ``max_rows``; else the keys split evenly."""
     values = (df["rcu"] + 3 * df["wcu"] if metric == "ctu" else df[metric]).to_numpy(float)
     codes, uniq = pd.factorize(df["pk"].astype(str))
@@ -101,7 +101,7 @@ class _HeatAxes:
         self.right = ax.secondary_yaxis("right")
         self.right.tick_params(length=0)
         fig.suptitle(title)
-        self.seconds, self.top = seconds, None
+        self.index, self.seconds, self.top = index, seconds, None
         self.fit = max(4, int((figsize[1] - 1.5) * 72 / 9.6))     # key labels of 7 pt the axis holds
 
     @property
@@ -125,10 +125,11 @@ class _HeatAxes:
         self.ax.set_ylabel("\n".join([max(lines, key=len)] * 3))        # the most lines a key axis label has
 
     def paint(self, df: pd.DataFrame, metric: str, max_rows: int, max_cols: int,
-              keys_with_traffic: int | None = None, starts: list[str] | None = None) -> None:
+              keys_with_traffic: int | None = None, key_ranges: Mapping[str, list[str]] | None = None) -> None:
         """Cells, colour scale, key labels (the hottest rows named on the left with their peak on the right,
-        key-order landmarks or every row on the left) and title; ``starts``: see :func:`_heat_grid`."""
+        key-order landmarks or every row on the left) and title; ``key_ranges``: :func:`key_heatmap`'s."""
         ax, limit = self.ax, self.limit
+        starts = (key_ranges or {}).get(self.index)
         grid, cell, keys, seconds, rows, firsts = _heat_grid(df, metric, max_rows, max_cols, starts)
         (n_rows, _), n_keys = grid.shape, len(keys)
         self.im.set_data(grid)
@@ -256,7 +257,7 @@ def key_heatmap(timeline: pd.DataFrame, *, index: str = "table", metric: str = "
     n_rows = min(df["pk"].nunique(), max_rows)
     heat = _HeatAxes(index, metric, float(limit or METRICS[metric][1]), title, int(df["second"].max()) + 1, max_cols,
                      _size(n_rows, figsize), dpi)
-    heat.paint(df, metric, max_rows, max_cols, keys_with_traffic, (key_ranges or {}).get(index))
+    heat.paint(df, metric, max_rows, max_cols, keys_with_traffic, key_ranges)
     return heat.fig
 
 

@@ -71,8 +71,7 @@ class LiveHeatmap:
             self.figure, self._canvas = self._heat.fig, FigureCanvasAgg(self._heat.fig)
             self._backgrounds = None
         def paint():
-            self._heat.paint(df, self.metric, self.max_rows, self.max_cols, keys_with_traffic,
-                             (key_ranges or {}).get(self.index))
+            self._heat.paint(df, self.metric, self.max_rows, self.max_cols, keys_with_traffic, key_ranges)
         paint()
         if self._backgrounds is not None and self._heat.top not in self._backgrounds and not self._snapshot():
             self._backgrounds = None                          # its labels need more room than laid out
