@@ -177,3 +177,46 @@ def test_the_checks_and_the_model_run_side_by_side(loaded, root):
         assert store.count(spec.table_name) == 1500      # the store's own connection is still good
     finally:
         store.close()
+
+
+def test_the_checks_findings_are_kept_with_the_items_until_the_next_load(tmp_path, root, dialogue_data, monkeypatch):
+    """check_loaded keeps its findings in the store under the spec and the code: the same checks of the same items
+    are read back (the checks do not run), another spec or code runs them again, and a new load drops them."""
+    import blue_nb.app.workflows as wf
+    from blue_nb.rules import ItemChecks
+    from blue_nb.stores.duckdb import DuckDBStore
+
+    spec_path = root / "data/specs/dialogue.yaml"
+    duck = tmp_path / "blue.duckdb"
+    load_data(spec_path, dialogue_data, duckdb=duck, progress=False)
+    spec = load_spec(spec_path)
+    ran = []
+    add_rows = ItemChecks.add_rows
+    monkeypatch.setattr(ItemChecks, "add_rows", lambda self, rows: (ran.append(len(rows)), add_rows(self, rows)))
+    with open_store("duckdb", duck) as s:
+        first = check_loaded(spec, s)
+        assert sum(ran) == 1500 and s.count("blue_dialogue__checks") == 1
+        ran.clear()
+        again = check_loaded(spec, s)
+    assert ran == [] and again.to_text() == first.to_text() and again.items_checked == 1500
+    assert [f.evidence for f in again] == [f.evidence for f in first] and "KEY-SORT-ORDER" in again.rule_ids
+
+    other = load_spec(spec_path)
+    other.access_patterns[0].rate_per_second = (other.access_patterns[0].rate_per_second or 0) + 7
+    with DuckDBStore(duck, read_only=True) as s:                      # read-only: checked, nothing kept
+        check_loaded(other, s)
+        assert sum(ran) == 1500 and s.count("blue_dialogue__checks") == 1
+    ran.clear()
+    with open_store("duckdb", duck) as s:
+        check_loaded(other, s)
+        assert sum(ran) == 1500 and s.count("blue_dialogue__checks") == 2        # one per spec version
+    ran.clear()
+    monkeypatch.setattr(wf, "_code_digest", lambda: "another blue_nb")
+    with open_store("duckdb", duck) as s:
+        check_loaded(spec, s)
+    assert sum(ran) == 1500
+    monkeypatch.undo()
+
+    load_data(spec_path, dialogue_data, duckdb=duck, progress=False)
+    with open_store("duckdb", duck) as s:
+        assert not s.has_table("blue_dialogue__checks")                    # the new items are checked anew

@@ -21,6 +21,7 @@ from PIL import Image
 from blue_nb import plots
 from blue_nb.errors import BlueNbError
 from blue_nb.heat import top_keys
+from blue_nb.plots.base import png_bytes
 
 OUT = Path("/tmp/blue_nb_plots")
 GB10 = 10_737_418_240
@@ -328,20 +329,36 @@ def test_key_ranges_keep_each_key_in_its_row_whatever_else_is_drawn(timeline):
     assert rows(table, key_ranges={"GSI1": starts})[1] == even                  # another index's ranges: not used
 
 
-def test_live_heatmap_png_holds_the_canvas_pixels_exactly():
-    """The live map's own PNG writer: Pillow reads back every RGB byte (alpha dropped), the checksums hold, and
-    a picture of long one-colour runs comes out small."""
+@pytest.mark.parametrize("level, dpi", [(1, None), (6, 110)])
+def test_the_png_writer_holds_the_canvas_pixels_exactly(level, dpi):
+    """The pictures' own PNG writer: Pillow reads back every RGB byte (alpha dropped), the checksums hold, the
+    resolution is the one given, and a picture of long one-colour runs comes out small."""
     rng = np.random.default_rng(3)
     noise = rng.integers(0, 256, (37, 53, 4), dtype=np.uint8)
     flat = np.zeros((495, 880, 4), np.uint8)
     flat[:, :, 0], flat[::7, :, 1], flat[..., 3] = 200, 90, 255
     for rgba in (noise, flat, noise[:1, :1]):
-        png = plots.live._png(rgba)
+        png = png_bytes(rgba, level, dpi)
         with Image.open(io.BytesIO(png)) as im:
             im.load()                                   # decodes and checks each chunk's CRC
             assert im.mode == "RGB" and im.size == (rgba.shape[1], rgba.shape[0])
             assert np.array_equal(np.asarray(im), rgba[..., :3])
-    assert len(plots.live._png(flat)) < 20_000
+            assert (round(im.info["dpi"][0], 1) if dpi else im.info.get("dpi")) == dpi
+    assert len(png_bytes(flat, level)) < 20_000
+
+
+def test_a_figures_png_is_what_matplotlib_draws():
+    """PlotFigure.png: the pixels of matplotlib's own PNG of the figure, at the dpi asked (its own by default)."""
+    fig = plots.partition_sizes(pd.DataFrame({"index": ["table"] * 3, "pk": ["a", "b", "c"],
+                                              "items": [1, 2, 3], "bytes": [10, 2 ** 20, 5 * 2 ** 30]}))
+    for dpi in (None, 72):
+        fig.png(dpi)                  # a first draw at a dpi settles the constrained layout, whoever draws it
+        ours = Image.open(io.BytesIO(fig.png(dpi)))
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=dpi or fig.dpi)
+        theirs = Image.open(buf)
+        assert ours.size == theirs.size and round(ours.info["dpi"][0]) == round(dpi or fig.dpi)
+        assert np.array_equal(np.asarray(ours), np.asarray(theirs.convert("RGB")))
 
 
 def test_live_heatmap_keeps_the_labels_in_use_and_forgets_the_oldest(timeline):

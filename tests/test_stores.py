@@ -1,6 +1,7 @@
 """SQLite and DuckDB stores: ADR 0018's exact table, identical items, every type intact,
 all-or-nothing loads, re-loads that leave one copy, and indexed index keys."""
 
+import threading
 from decimal import Decimal
 from itertools import islice
 
@@ -197,7 +198,7 @@ def test_loads_stream(store):
     pulled = []
 
     def items():
-        for n in range(store.chunk_size * 3):
+        for n in range(store.chunk_size * 6):
             pulled.append(n)
             yield "Thing", {"pk": f"p{n}", "sk": "1", "kind": "k"}
 
@@ -211,8 +212,9 @@ def test_loads_stream(store):
 
     store.insert_rows, store.insert_new = spy(store.insert_rows), spy(store.insert_new)
     load_items([store], SPEC, items(), progress=False)
-    assert seen[0] <= store.chunk_size                      # the first chunk is written before the rest is read
-    assert store.count("blue_kitchen") == store.chunk_size * 3
+    # the first chunk is written before the rest is read: the next chunk waits, and one more is being made
+    assert seen[0] <= store.chunk_size * 3
+    assert store.count("blue_kitchen") == store.chunk_size * 6
 
 
 def test_index_keys_are_indexed_and_sparse():
@@ -324,3 +326,40 @@ def test_duckdb_finds_key_values_that_are_not_strings_as_the_json_test_does():
         want = {(k, "s") for k in "bdeg"}
         assert store._not_strings("t", ["pk", "sk", odd]) == Store._not_strings(store, "t", ["pk", "sk", odd]) == want
         store.close()
+
+
+def test_ahead_makes_the_items_in_a_thread_of_their_own_in_order_with_errors_in_place():
+    from blue_nb.stores.stage import Ahead
+    made_in = []
+
+    def source(n, fail_at=None):
+        for i in range(n):
+            made_in.append(threading.current_thread().name)
+            if i == fail_at:
+                raise ValueError(f"bad item {i}")
+            yield i
+
+    with Ahead(source(50)) as it:
+        assert list(it) == list(range(50))
+    assert set(made_in) == {"blue-nb-load-chunks"}
+    got = []
+    with pytest.raises(ValueError, match="bad item 7"):
+        with Ahead(source(50, fail_at=7)) as it:
+            for x in it:
+                got.append(x)
+    assert got == list(range(7))                        # every item before the error, then the error
+
+
+def test_leaving_ahead_early_stops_its_thread_and_the_source_reads_on():
+    from blue_nb.stores.stage import Ahead
+    rows = iter(range(100))
+
+    def chunks():                                       # like the load's chunks over a source the caller keeps
+        for x in rows:
+            yield x
+
+    with Ahead(chunks()) as it:
+        assert next(it) == 0
+    assert not any(t.name == "blue-nb-load-chunks" for t in threading.enumerate())
+    rest = list(rows)                                   # no "generator already executing": the thread is done
+    assert rest and rest == list(range(100 - len(rest), 100)) and len(rest) >= 100 - 4

@@ -55,7 +55,7 @@ def write_heat_report(report: HeatReport, out_dir: str | Path, *, figures: bool 
         files.append(f"{name}.csv")
     if figures:
         for name, draw in heat_figures(report).items():
-            draw().savefig(out / f"{name}.png", dpi=DPI)
+            (out / f"{name}.png").write_bytes(draw().png(DPI))
             files.append(f"{name}.png")
     summary = report.summary()
     summary["files"] = ["summary.json", *files]

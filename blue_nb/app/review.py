@@ -9,13 +9,12 @@ gives the provisioned peaks of the cost too. Layer 3.
 
 from __future__ import annotations
 
-import io
-import warnings
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from blue_nb.app.reports import heat_figures
+from blue_nb.plots.base import DPI
 from blue_nb.app.workflows import (as_spec, beside_checks, data_store, heat_failed, load_checked, validate_into,
                                    with_heat_findings)
 from blue_nb.errors import BlueNbError
@@ -69,17 +68,11 @@ def _caption(name: str) -> tuple[str, str]:
     return name.replace("_", " "), ""
 
 
-def _png(fig: Any) -> bytes:
-    buf = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
-        fig.savefig(buf, format="png", dpi=110)
-    return buf.getvalue()
 
 
 def figures_of(report: HeatReport) -> list[Image]:
     """Every heat and size picture of ``report`` as PNG bytes with its title and caption."""
-    return [Image(name, *_caption(name), _png(draw())) for name, draw in heat_figures(report).items()]
+    return [Image(name, *_caption(name), draw().png(DPI)) for name, draw in heat_figures(report).items()]
 
 
 def _examples(store: Store, spec: Spec) -> tuple[dict[str, list[dict[str, str]]], dict[str, str]]:

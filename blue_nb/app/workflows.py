@@ -5,7 +5,9 @@ Layer 3: may import sources, stores and everything below.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -17,13 +19,14 @@ from blue_nb.errors import BlueNbError, SourceError
 from blue_nb.heat import heat_findings
 from blue_nb.items import ItemBuilder, dumps_wire
 from blue_nb.patterns import ReadResult, WriteResult, plan, row_values
-from blue_nb.rules import RULES, Findings, ItemChecks, check_spec
+from blue_nb.rules import RULES, Findings, ItemChecks, check_spec, findings_of
 from blue_nb.sources.csv_stage import csv_staged_rows
 from blue_nb.sources.files import count_rows, find_source, iter_rows
-from blue_nb.spec import Spec, load_spec
+from blue_nb.spec import Spec, dumps_spec, load_spec
 from blue_nb.patterns.layout import items_digest
 from blue_nb.patterns.staged import StagedRows, load_time
-from blue_nb.stores import LoadResults, Store, TableLayout, load_items, loaded_spec, open_store
+from blue_nb.stores import (LoadResults, Store, TableLayout, keep_checks, kept_checks, load_items, loaded_spec,
+                            open_store)
 
 _CHECK_CHUNK = 10_000      # loaded items fed to the design checks at a time (check_loaded)
 
@@ -202,12 +205,40 @@ def check_loaded(spec: Spec, store: Store) -> Findings:
     read once from the store's catalog in key order; nothing is built, decoded or sized again. The load
     must have used ``spec`` or a version of it that builds the same items (same table, keys, indexes and
     entities: only patterns, rates, capacity or descriptions changed); otherwise the checks would judge
-    other items, and a SourceError says so."""
+    other items, and a SourceError says so.
+
+    The findings are kept in the store beside the items (:func:`~blue_nb.stores.keep_checks`), under a digest
+    of the whole spec and of this blue_nb's code: the same checks of the same items (``validate``, then the
+    review report) are read back, not run again. The next load of the table drops them."""
     require_items_of(spec, store)
+    key = _checks_key(spec)
+    kept = kept_checks(store, spec.table_name, key)
+    if kept is not None:
+        got = json.loads(kept)
+        return findings_of(spec, got["findings"], got["items"])
     checks = ItemChecks(spec, stored=True)
     for rows in store.key_rows(TableLayout.of(spec), _CHECK_CHUNK):
         checks.add_rows(rows)
-    return checks.findings()
+    found = checks.findings()
+    if not store.read_only:              # a store opened read-only is checked again next time
+        keep_checks(store, spec.table_name, key,
+                    json.dumps({"items": found.items_checked, "findings": found.to_dicts()}, ensure_ascii=False))
+    return found
+
+
+def _checks_key(spec: Spec) -> str:
+    """What the checks' findings on a table's items depend on, besides the items: the whole spec and the code."""
+    return hashlib.sha256((_code_digest() + dumps_spec(spec, "json")).encode("utf-8")).hexdigest()
+
+
+@functools.cache
+def _code_digest() -> str:
+    """A digest of this blue_nb's own files: findings kept by another version of the code are not read back."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for f in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        h.update(f.relative_to(root).as_posix().encode("utf-8") + b"\0" + f.read_bytes())
+    return h.hexdigest()
 
 
 def require_items_of(spec: Spec, store: Store) -> None:

@@ -13,6 +13,8 @@ While a load runs it writes the next version beside them (see :mod:`blue_nb.stor
 indexes until the switch), ``blue_{domain}__next__src`` (the source row of each key of the load,
 in the first store only), ``blue_{domain}__next__spec`` (which spec the items were built with: becomes
 ``blue_{domain}__spec`` at the switch), and one journal table per store file, ``blue_nb_loads``.
+After a load, ``blue_{domain}__checks`` keeps the design checks' findings on its items (one row per spec
+version checked); the next load's switch drops it.
 
 Pure: the DDL and the row shapes are data; the stores (layer 2) execute them. Every identifier
 written into SQL goes through :func:`quote_ident`.
@@ -33,7 +35,7 @@ from blue_nb.spec import Spec
 
 __all__ = ["LOADS_TABLE", "MAIN_COLUMNS", "TableLayout", "catalog_name", "catalog_table_sql", "index_column",
            "items_digest", "main_table_sql", "quote_ident", "source_rows_name", "spec_record_name", "staging_name",
-           "stored_key"]
+           "stored_key", "checks_record_name"]
 
 _IDENT = re.compile(r"^[A-Za-z0-9_.-]{1,255}$")
 MAIN_COLUMNS = ["pk", "sk", "data", "created_at"]
@@ -65,6 +67,11 @@ def source_rows_name(table: str) -> str:
 def spec_record_name(table: str) -> str:
     """The side table saying which spec built the items of ``table``: one row (digest, spec, loaded_at)."""
     return f"{table}__spec"
+
+
+def checks_record_name(table: str) -> str:
+    """The side table keeping the design checks' findings on the items of ``table`` (see the module docstring)."""
+    return f"{table}__checks"
 
 
 def items_digest(spec: Spec) -> str:

@@ -17,7 +17,7 @@ its items. Layer 1: imports only errors, values, spec and sizing of blue_nb, and
 """
 
 # isort: off  (the order registers the rules: check's rules, then the heat model's, last in RULES)
-from blue_nb.rules.check import ItemChecks, check_spec, check_specs
+from blue_nb.rules.check import ItemChecks, check_spec, check_specs, findings_of
 from blue_nb.rules import heat_rules  # noqa: F401
 # isort: on
 from blue_nb.rules.findings import SEVERITIES, SEVERITY_TITLES, Finding, Findings
@@ -27,5 +27,6 @@ from blue_nb.rules.spec_rules import single_table_findings
 
 __all__ = [
     "RULES", "SEVERITIES", "SEVERITY_TITLES", "Context", "DataCheck", "Finding", "Findings", "ItemChecks", "Rule", "check_spec", "check_specs",
+    "findings_of",
     "data_check", "define", "is_reserved", "needs_alias", "reserved_words", "single_table_findings", "spec_check",
 ]

@@ -17,7 +17,7 @@ from blue_nb.rules.keyspace import key_string
 from blue_nb.rules.registry import DATA_CHECKS, RULES, SPEC_CHECKS, Context, define
 from blue_nb.spec import Spec, load_spec
 
-__all__ = ["ItemChecks", "check_spec", "check_specs"]
+__all__ = ["ItemChecks", "check_spec", "check_specs", "findings_of"]
 
 UNMATCHED = define("UNMATCHED-ITEM", "warning", "an item whose keys match no entity of the spec")
 
@@ -29,6 +29,12 @@ def _as_spec(spec: Spec | str | Path) -> Spec:
 def _report(spec: Spec, findings: Iterable[Finding], items: int | None) -> Findings:
     unique = list({(f.rule, f.where, f.message): f for f in findings}.values())
     return Findings(unique, spec=spec.source_path or spec.domain, items_checked=items, rule_order=list(RULES))
+
+
+def findings_of(spec: Spec | str | Path, records: Iterable[dict[str, Any]], items: int | None) -> Findings:
+    """A report again from its findings' :meth:`Findings.to_dicts` records (findings kept with a store):
+    the same findings in the same order."""
+    return _report(_as_spec(spec), [Finding(**r) for r in records], items)
 
 
 def check_spec(spec: Spec | str | Path, items: Iterable[Any] | None = None) -> Findings:

@@ -14,11 +14,11 @@ from blue_nb.errors import StoreError
 from blue_nb.patterns import BACKENDS, TableLayout
 from blue_nb.stores.base import Store
 from blue_nb.stores import drivers
-from blue_nb.stores.journal import loaded_digest, loaded_spec, recover
+from blue_nb.stores.journal import keep_checks, kept_checks, loaded_digest, loaded_spec, recover
 from blue_nb.stores.load import LoadInterrupted, LoadResult, LoadResults, load_items
 
 __all__ = ["BACKENDS", "LoadInterrupted", "LoadResult", "LoadResults", "Store", "TableLayout", "load_items",
-           "loaded_digest", "loaded_spec", "open_store", "recover"]
+           "keep_checks", "kept_checks", "loaded_digest", "loaded_spec", "open_store", "recover"]
 
 
 def open_store(backend: str, path: str | Path = ":memory:") -> Store:

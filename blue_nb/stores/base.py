@@ -34,6 +34,7 @@ class Store:
     kind = "store"
     chunk_size = 5_000
     path = ":memory:"
+    read_only = False
     created_folder: str | None = None
     recovered: tuple[str, ...] = ()
 

@@ -40,6 +40,7 @@ class DuckDBStore(Store):
 
     def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False):
         self.path = str(path) if str(path) == ":memory:" else str(Path(path).absolute())
+        self.read_only = read_only
         limit = self.memory_limit = os.environ.get(MEMORY_ENV, MEMORY_LIMIT)
         if not _SIZE.fullmatch(limit):
             raise StoreError(f"{MEMORY_ENV}={limit!r} is not a memory size", where="environment",
@@ -179,7 +180,7 @@ class DuckDBStore(Store):
         is used by one thread at a time; its cursors are connections to the same database). Closing the twin
         closes only that connection; :meth:`interrupt` stops the statement it runs."""
         twin = object.__new__(DuckDBStore)
-        twin.path, twin.memory_limit, twin._spill = self.path, self.memory_limit, None
+        twin.path, twin.memory_limit, twin._spill, twin.read_only = self.path, self.memory_limit, None, self.read_only
         twin.con = self.con.cursor()
         return twin
 

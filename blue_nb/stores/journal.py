@@ -29,13 +29,15 @@ so it always describes the items in place.
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
 from blue_nb.errors import StoreError
 from blue_nb.patterns import catalog_name, catalog_table_sql, quote_ident
-from blue_nb.patterns.layout import LOADS_TABLE, items_digest, source_rows_name, spec_record_name, staging_name
+from blue_nb.patterns.layout import (LOADS_TABLE, checks_record_name, items_digest, source_rows_name, spec_record_name,
+                                     staging_name)
 from blue_nb.spec import Spec
 from blue_nb.stores.base import Store
 from blue_nb.stores.drivers import open_driver
@@ -104,6 +106,7 @@ def swap_in(store: Store, table: str) -> None:
         store.execute(stmt)
     store.execute(f"DROP TABLE IF EXISTS {quote_ident(source_rows_name(table))}")
     store.execute(f"DROP TABLE IF EXISTS {quote_ident(spec_record_name(table))}")
+    store.execute(f"DROP TABLE IF EXISTS {quote_ident(checks_record_name(table))}")    # findings on the old items
     if store.has_table(spec_record_name(nxt)):          # staged by a load that records its spec
         store.execute(f"ALTER TABLE {quote_ident(spec_record_name(nxt))} "
                       f"RENAME TO {quote_ident(spec_record_name(table))}")
@@ -133,6 +136,35 @@ def loaded_spec(store: Store, table: str) -> tuple[str | None, str, str] | None:
         return None
     rows = store.execute(f"SELECT digest, spec, loaded_at FROM {quote_ident(rec)}")
     return tuple(rows[0]) if rows else None
+
+
+#: spec versions whose findings are kept per table (the most recent ones)
+CHECKS_KEPT = 8
+
+
+def kept_checks(store: Store, table: str, key: str) -> str | None:
+    """The findings (text) that :func:`keep_checks` kept for the items of ``table`` under ``key``; None if none."""
+    rec = checks_record_name(table)
+    if not store.has_table(rec):
+        return None
+    rows = store.execute(f"SELECT findings FROM {quote_ident(rec)} WHERE key = ?", (key,))
+    return rows[0][0] if rows else None
+
+
+def keep_checks(store: Store, table: str, key: str, findings: str) -> None:
+    """Keep the findings of the design checks on the items of ``table`` under ``key`` (what was checked, by
+    what), with those of the last few other keys; the next load of the table drops them (:func:`swap_in`)."""
+    rec = quote_ident(checks_record_name(table))
+
+    def work() -> bool:
+        store.execute(f"CREATE TABLE IF NOT EXISTS {rec} (key TEXT NOT NULL, kept_at DOUBLE NOT NULL, "
+                      "findings TEXT NOT NULL)")
+        store.execute(f"DELETE FROM {rec} WHERE key = ?", (key,))
+        store.execute(f"INSERT INTO {rec} (key, kept_at, findings) VALUES (?, ?, ?)", (key, time.time(), findings))
+        store.execute(f"DELETE FROM {rec} WHERE key NOT IN (SELECT key FROM {rec} ORDER BY kept_at DESC LIMIT ?)",
+                      (CHECKS_KEPT,))
+        return True
+    _transaction(store, work)
 
 
 def _transaction(store: Store, work: Callable[[], bool]) -> bool:

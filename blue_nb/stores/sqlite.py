@@ -20,7 +20,8 @@ __all__ = ["SQLiteStore"]
 CACHE_KB = 128 * 1024
 CHECKPOINT_PAGES = 65_536
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,255}$")     # the table names the stores can quote
-_INTERNAL = ("__items", "__next", "__src", "__spec")   # blue_nb's own side tables: catalogs, staging, spec record
+#: blue_nb's own side tables: catalogs, staging, the spec record, the checks' findings
+_INTERNAL = ("__items", "__next", "__src", "__spec", "__checks")
 
 
 class SQLiteStore(Store):

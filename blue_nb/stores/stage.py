@@ -10,7 +10,9 @@ keeps the source rows (``{table}__next__src``) without a key of their own, for t
 from __future__ import annotations
 
 import os
+import queue
 import sys
+import threading
 import time
 from collections import Counter
 from typing import Iterable, Iterator
@@ -21,7 +23,7 @@ from blue_nb.patterns.layout import source_rows_name
 from blue_nb.patterns.staged import StagedRows
 from blue_nb.stores.base import KeyConflict, Store
 
-__all__ = ["PAUSE_ENV", "chunks", "duplicate", "pause", "stage"]
+__all__ = ["Ahead", "PAUSE_ENV", "chunks", "duplicate", "pause", "stage"]
 
 PAUSE_ENV = "BLUE_NB_TEST_PAUSE"
 SRC_COLUMNS = ["pk", "sk", "entity", "src"]
@@ -31,47 +33,117 @@ def stage(order: list[Store], layout: TableLayout, items: Iterable, bar, created
           mode: str) -> tuple[int, dict[str, int]]:
     """Write every item into the staging tables, one committed chunk at a time. Returns the items written, and
     per entity. A key met again in a later chunk: in an upsert, the source rows' table (keyed) refuses it; in
-    a replace, which inserts plainly, the staged table does."""
+    a replace, which inserts plainly, the staged table does. The chunks are made in a thread of their own
+    (:class:`Ahead`) while the stores write the chunk before."""
     nxt = layout.staging()
     src_table = source_rows_name(layout.table)
     per_entity: Counter = Counter()
     written = 0
-    for rows in _staged(items, layout, min(s.chunk_size for s in order), created):
+    with Ahead(_keyed(_staged(items, layout, min(s.chunk_size for s in order), created), per_entity)) as ready:
+        for rows, src in ready:
+            _write(order, nxt, src_table, mode, rows, src)
+            if not written:
+                pause("staging")
+            written += len(rows)
+            bar.update(len(rows))
+    return written, dict(per_entity)
+
+
+def _keyed(chunks: Iterator[StagedRows], per_entity: Counter) -> Iterator[tuple[StagedRows, list[tuple]]]:
+    """Each chunk with its source rows ``(pk, sk, entity, where)``, after refusing a key twice in it (the first
+    repeat, with both rows); the items counted per entity."""
+    for rows in chunks:
         keys = [m[:2] for m in rows.main]
-        if len(set(keys)) < len(keys):         # a key twice in the chunk: the first repeat, with both rows
+        if len(set(keys)) < len(keys):
             seen: dict[tuple[str, str], tuple[str | None, str]] = {}
             for key, entity, where in zip(keys, rows.entities, rows.wheres):
                 if key in seen:
                     raise duplicate(key, seen[key], (entity, where))
                 seen[key] = (entity, where)
         per_entity.update(e or "?" for e in rows.entities)
-        begun = []
+        yield rows, [(*k, e, w) for k, e, w in zip(keys, rows.entities, rows.wheres)]
+
+
+def _write(order: list[Store], nxt, src_table: str, mode: str, rows: StagedRows, src: list[tuple]) -> None:
+    """One chunk committed to the staging tables of every store, or to none."""
+    begun = []
+    try:
+        for store in order:
+            store.begin()
+            begun.append(store)
+        order[0].insert_new(src_table, SRC_COLUMNS, src)
+        for store in order:
+            put = store.insert_new if mode == "replace" else store.insert_rows
+            put(nxt.table, MAIN_COLUMNS, rows.main)
+            put(nxt.catalog, nxt.catalog_columns, rows.cat)
+        for store in order:
+            store.commit()
+    except KeyConflict:
+        for store in begun:
+            store.rollback()
+        raise _duplicate_across(order[0], src_table, {(pk, sk): (e, w) for pk, sk, e, w in src}) from None
+    except BaseException:
+        for store in begun:
+            store.rollback()
+        raise
+
+
+class Ahead:
+    """An iterator's items made in a thread of their own, ``depth`` ahead of the caller: a load's next chunk is
+    built (Python) while the stores write the one before (SQLite and DuckDB let go of Python's lock while they
+    work), so on two cores a load takes about the time of the longer of the two, not their sum. An error of the
+    iterator is raised to the caller at its place in the order. Leaving the ``with`` block (done, an error, an
+    interrupt) stops the thread at its next hand-over and waits for it, so ``it``'s own source can be read on
+    afterwards by the caller."""
+
+    _END = object()
+
+    def __init__(self, it: Iterator, depth: int = 1):
+        self._it = it
+        self._queue: queue.Queue = queue.Queue(maxsize=depth)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="blue-nb-load-chunks", daemon=True)
+
+    def __enter__(self) -> Iterator:
+        self._thread.start()
+        return self._items()
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        while self._thread.is_alive():       # a put blocked on a full queue sees the stop within its timeout
+            self._thread.join(0.05)
+
+    def _run(self) -> None:
         try:
-            for store in order:
-                store.begin()
-                begun.append(store)
-            order[0].insert_new(src_table, SRC_COLUMNS,
-                                [(*k, e, w) for k, e, w in zip(keys, rows.entities, rows.wheres)])
-            for store in order:
-                put = store.insert_new if mode == "replace" else store.insert_rows
-                put(nxt.table, MAIN_COLUMNS, rows.main)
-                put(nxt.catalog, nxt.catalog_columns, rows.cat)
-            for store in order:
-                store.commit()
-        except KeyConflict:
-            for store in begun:
-                store.rollback()
-            src = dict(zip(keys, zip(rows.entities, rows.wheres)))
-            raise _duplicate_across(order[0], src_table, src) from None
-        except BaseException:
-            for store in begun:
-                store.rollback()
-            raise
-        if not written:
-            pause("staging")
-        written += len(rows)
-        bar.update(len(rows))
-    return written, dict(per_entity)
+            for x in self._it:
+                if not self._hand((x, None)):
+                    break
+            else:
+                self._hand((self._END, None))
+        except BaseException as e:        # to the caller, in order
+            self._hand((None, e))
+        finally:
+            close = getattr(self._it, "close", None)
+            if close is not None:
+                close()
+
+    def _hand(self, got: tuple) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(got, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _items(self) -> Iterator:
+        while True:
+            x, error = self._queue.get()
+            if error is not None:
+                raise error
+            if x is self._END:
+                return
+            yield x
 
 
 def _staged(items: Iterable, layout: TableLayout, n: int, created: str) -> Iterator[StagedRows]:
