@@ -363,3 +363,41 @@ def test_leaving_ahead_early_stops_its_thread_and_the_source_reads_on():
     assert not any(t.name == "blue-nb-load-chunks" for t in threading.enumerate())
     rest = list(rows)                                   # no "generator already executing": the thread is done
     assert rest and rest == list(range(100 - len(rest), 100)) and len(rest) >= 100 - 4
+
+
+def test_spill_folders_of_processes_that_are_gone_are_removed(tmp_path, monkeypatch):
+    """A killed process leaves its in-memory store's spill folder; the next in-memory store removes the folders
+    of processes that no longer run, and keeps those of living ones."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = tmp_path / f"blue-nb-duckdb-{gone.stdout.strip()}-abc"
+    living = tmp_path / f"blue-nb-duckdb-{os.getppid()}-def"
+    other = tmp_path / "blue-nb-duckdb-notapid"
+    for d in (dead, living, other):
+        d.mkdir()
+        (d / "spilled.tmp").write_bytes(b"x")
+    store = open_store("duckdb")
+    spill = store.execute("SELECT current_setting('temp_directory')")[0][0]
+    assert not dead.exists() and living.exists() and other.exists()
+    assert os.path.basename(spill).startswith(f"blue-nb-duckdb-{os.getpid()}-") and os.path.dirname(spill) == str(tmp_path)
+    store.close()
+
+
+def test_a_duckdb_file_has_small_row_groups_and_spills_beside_it(tmp_path):
+    """A store file is written in row groups of ROW_GROUP_SIZE rows (a read of one partition scans fewer rows),
+    read back the same read-only, and spills to a folder beside it, as DuckDB does for a file."""
+    from blue_nb.stores.duckdb import ROW_GROUP_SIZE, DuckDBStore
+    path = tmp_path / "x.duckdb"
+    with open_store("duckdb", path) as s:
+        s.execute("CREATE TABLE t AS SELECT range AS i FROM range(40000)")
+        s.execute("CHECKPOINT")
+        groups = s.execute("SELECT count(DISTINCT row_group_id) FROM pragma_storage_info('t')")[0][0]
+        assert ROW_GROUP_SIZE == 16_384 and groups == 3
+        assert s.execute("SELECT current_setting('temp_directory')")[0][0] == f"{path}.tmp"
+        assert s.twin().execute("SELECT count(*) FROM t") == [(40000,)]           # a cursor reads the file too
+    with DuckDBStore(path, read_only=True) as s:
+        assert s.execute("SELECT sum(i) FROM t") == [(sum(range(40000)),)]
