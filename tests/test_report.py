@@ -331,3 +331,21 @@ def test_export_all_checks_once_and_writes_what_each_export_writes(tmp_path, dia
     assert (tmp_path / "dialogue.review_files" / "top_keys.png").is_file()
     with pytest.raises(BlueNbError, match="unknown export format 'pdf'"):
         export_all(V2, tmp_path, formats=["pdf"])
+
+
+def test_the_entry_sizes_picture_takes_the_table_items_as_a_category():
+    """The table's items join the index entries as index "table", a categorical (a byte per item, not a string):
+    every size kept, each row of the picture counting its own."""
+    import pandas as pd
+    from blue_nb import plots
+    from blue_nb.app.reports import _with_table
+    sizes = pd.DataFrame({"entity": ["A", "B", "A"], "size": [100, 2000, 300]})
+    entries = pd.DataFrame({"index": ["gsi1", "gsi2", "gsi1"], "size": [10, 20, 30]})
+    got = _with_table(sizes, entries)
+    assert list(got["index"].cat.categories) == ["table", "gsi1", "gsi2"]
+    assert list(got["index"].astype(str)) == ["table"] * 3 + ["gsi1", "gsi2", "gsi1"]
+    assert list(got["size"]) == [100, 2000, 300, 10, 20, 30]
+    fig = plots.index_entry_sizes(got)
+    labels = [t.get_text().splitlines()[:2] for t in fig.axes[0].get_yticklabels()]
+    assert [lab[0] for lab in labels] == ["table", "gsi1", "gsi2"]
+    assert [lab[1].split(" · ")[0] for lab in labels] == ["3 items", "2 entries", "1 entry"]

@@ -383,7 +383,8 @@ def test_spill_folders_of_processes_that_are_gone_are_removed(tmp_path, monkeypa
     store = open_store("duckdb")
     spill = store.execute("SELECT current_setting('temp_directory')")[0][0]
     assert not dead.exists() and living.exists() and other.exists()
-    assert os.path.basename(spill).startswith(f"blue-nb-duckdb-{os.getpid()}-") and os.path.dirname(spill) == str(tmp_path)
+    assert os.path.basename(spill).startswith(f"blue-nb-duckdb-{os.getpid()}-")
+    assert os.path.dirname(spill) == str(tmp_path)
     store.close()
 
 
@@ -401,3 +402,20 @@ def test_a_duckdb_file_has_small_row_groups_and_spills_beside_it(tmp_path):
         assert s.twin().execute("SELECT count(*) FROM t") == [(40000,)]           # a cursor reads the file too
     with DuckDBStore(path, read_only=True) as s:
         assert s.execute("SELECT sum(i) FROM t") == [(sum(range(40000)),)]
+
+
+def test_a_duckdb_file_checkpoints_while_a_load_writes(tmp_path, monkeypatch):
+    """A store file takes a checkpoint after each CHECKPOINT_ROWS rows a commit brought (so a load's key index is
+    written out, not held in memory); an in-memory store never does; the items are all there either way."""
+    from blue_nb.stores import duckdb as duck_mod
+    monkeypatch.setattr(duck_mod, "CHECKPOINT_ROWS", 3000)
+    items = [("Thing", {"pk": f"p{n}", "sk": "1", "kind": "k"}) for n in range(duck_mod.DuckDBStore.chunk_size * 2)]
+    for path in (tmp_path / "x.duckdb", ":memory:"):
+        with open_store("duckdb", path) as s:
+            seen = []
+            execute = s.execute
+            s.execute = lambda sql, params=(): (seen.append(sql), execute(sql, params))[1]
+            load_items([s], SPEC, items, progress=False)
+            assert s.count("blue_kitchen") == len(items)
+        # each staged chunk (items, catalog and source rows) passes 3,000 rows: one checkpoint per chunk
+        assert seen.count("CHECKPOINT") == (2 if path != ":memory:" else 0), path

@@ -53,6 +53,9 @@ def partition_sizes(partitions: pd.DataFrame, n: int = 30, title: str | None = N
     return _finish(fig)
 
 
+_ONE = {"items": "item", "entries": "entry"}
+
+
 def _ridges(groups, marks, *, title: str, xlabel: str, ylabel: str) -> PlotFigure:
     """One log-binned histogram row per group (name, sizes, noun, colour), each scaled to its own peak."""
     groups = [g for g in groups if len(g[1])]
@@ -70,6 +73,7 @@ def _ridges(groups, marks, *, title: str, xlabel: str, ylabel: str) -> PlotFigur
         ax.stairs(base + 0.85 * counts / max(counts.max(), 1), edges, baseline=base, fill=True, color=color, alpha=0.85)
         p50 = float(np.percentile(v, 50, method="inverted_cdf"))     # nearest rank, as every size table
         ax.plot([p50, p50], [base, base + 0.9], color="black", lw=1.5)
+        noun = noun if len(v) != 1 else _ONE.get(noun, noun)
         labels.append(f"{_short(name)}\n{len(v):,} {noun} · p50 {human_bytes(p50)} · max {human_bytes(v.max())}")
     ax.set_yticks(np.arange(len(groups))[::-1] + 0.3, labels, fontsize=8)
     ax.set_ylim(0, len(groups))
