@@ -419,3 +419,14 @@ def test_a_duckdb_file_checkpoints_while_a_load_writes(tmp_path, monkeypatch):
             assert s.count("blue_kitchen") == len(items)
         # each staged chunk (items, catalog and source rows) passes 3,000 rows: one checkpoint per chunk
         assert seen.count("CHECKPOINT") == (2 if path != ":memory:" else 0), path
+
+
+def test_a_sqlite_file_is_not_read_as_a_duckdb_store(tmp_path):
+    """A store file is opened as DuckDB's own kind only: another database (a SQLite file given as --duckdb) is
+    refused by name, and DuckDB fetches no extension to read it (no network)."""
+    path = tmp_path / "blue.sqlite"
+    with open_store("sqlite", path) as s:
+        s.execute("CREATE TABLE t (x)")
+    with pytest.raises(StoreError, match="not a valid DuckDB database file") as e:
+        open_store("duckdb", path)
+    assert "extension" not in str(e.value) and str(path) in str(e.value)

@@ -28,7 +28,8 @@ MEMORY_LIMIT = "400MB"
 MEMORY_ENV = "BLUE_NB_DUCKDB_MEMORY"
 #: the write-ahead log a file grows to before DuckDB checkpoints it into the file. DuckDB's 16 MB default
 #: checkpoints a load every ~50k items, compressing the table's last row group again each time: a million
-#: items loaded in 40 s, 31 s with this (measured: blue-nb load of 1M dialogue rows, same peak memory)
+#: items loaded in 40 s, 31 s with this (measured: blue-nb load of 1M dialogue rows, same peak memory). In a store
+#: file's small row groups (ROW_GROUP_SIZE) a load's log stays under it: CHECKPOINT_ROWS paces those checkpoints
 CHECKPOINT_THRESHOLD = "256MB"
 _SIZE = re.compile(r"\s*\d+(\.\d+)?\s*([KMGT]i?B|B|bytes)\s*", re.IGNORECASE)
 
@@ -50,14 +51,16 @@ SPILL_PREFIX = "blue-nb-duckdb-"
 
 
 def _connect(path: str, read_only: bool, config: dict) -> duckdb.DuckDBPyConnection:
-    """A connection to a store: an in-memory database, or the store file attached with :data:`ROW_GROUP_SIZE`
-    (a file opened with ``duckdb.connect`` takes DuckDB's default, and no setting changes it)."""
+    """A connection to a store: an in-memory database, or the store file attached as a DuckDB file (never read
+    as another kind) with :data:`ROW_GROUP_SIZE` (a file opened with ``duckdb.connect`` takes DuckDB's default,
+    and no setting changes it)."""
     if path == ":memory:":
         return duckdb.connect(path, config=config)
     con = duckdb.connect(":memory:", config=config)
     try:
-        options = f"ROW_GROUP_SIZE {ROW_GROUP_SIZE}" + (", READ_ONLY" if read_only else "")
-        con.execute(f"ATTACH '{path.replace(chr(39), chr(39) * 2)}' AS {_FILE} ({options})")
+        options = f"TYPE DUCKDB, ROW_GROUP_SIZE {ROW_GROUP_SIZE}" + (", READ_ONLY" if read_only else "")
+        quoted = path.replace("'", "''")
+        con.execute(f"ATTACH '{quoted}' AS {_FILE} ({options})")
         con.execute(f"USE {_FILE}")
     except BaseException:
         con.close()
@@ -103,7 +106,9 @@ class DuckDBStore(Store):
         self._spill = _spill_folder() if self.path == ":memory:" else None
         if self._spill:                                # removed on close, or when the store is forgotten
             weakref.finalize(self, shutil.rmtree, self._spill, True)
-        config = {"memory_limit": limit, "checkpoint_threshold": CHECKPOINT_THRESHOLD}
+        # no extension is ever fetched or loaded behind the user's back (ATTACH of a SQLite file would fetch one)
+        config = {"memory_limit": limit, "checkpoint_threshold": CHECKPOINT_THRESHOLD,
+                  "autoinstall_known_extensions": False, "autoload_known_extensions": False}
         # in memory: spill to a folder of our own, not ./.tmp; a file: beside it, where DuckDB puts it for a file
         config["temp_directory"] = self._spill or f"{self.path}.tmp"
         try:
