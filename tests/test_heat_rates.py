@@ -106,6 +106,21 @@ def test_a_skew_equals_the_full_model_with_that_distribution(dialogue, model, pa
     assert_same_load(fast.partitions, full.partitions)
 
 
+def test_an_evaluation_does_not_depend_on_the_ones_before_it(dialogue):
+    """A slider change recounts only its own pattern; what was kept of the others gives the same answer as a
+    model that never moved, whatever the order of the changes (timeline and findings included)."""
+    moved, still = rate_model(*dialogue), rate_model(*dialogue)
+    for rates, skews in [({HOT: 900}, {}), ({HOT: 900}, {"list_round": 2.0}), ({"get_dialogue": 5000}, {}),
+                         ({HOT: 0.0}, {"list_round": 0.0})]:
+        moved.evaluate(rates, skews)
+    settings = ({HOT: 300, "get_dialogue": 5000}, {"list_round": 2.0})
+    a, b = moved.evaluate(*settings), still.evaluate(*settings)
+    assert moved._ucache and {key[0] for key in moved._ucache} == {"rcu", "wcu"}
+    pd.testing.assert_frame_equal(a.partitions, b.partitions, check_exact=True)
+    pd.testing.assert_frame_equal(a.timeline, b.timeline, check_exact=True)
+    assert a.findings.summary() == b.findings.summary() and a.table == b.table
+
+
 def test_scans_are_priced_like_the_full_model(dialogue):
     spec, store = dialogue
     spec = with_pattern(spec, "export_all", operation="scan", entities=["Dialogue"], rate_per_second=2)

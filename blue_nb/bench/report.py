@@ -46,14 +46,16 @@ def format_latency(run: dict) -> str:
     """The read-pattern latencies and the interactive answers of one scale (when measured)."""
     lines = []
     if run.get("latency"):
-        head = f"{'pattern':<22} {'store':<7} {'p50 ms':>8} {'p99 ms':>8} {'max items':>10} {'1 MB pages':>11} {'slowest':>8}"
+        head = (f"{'pattern':<22} {'store':<7} {'p50 ms':>8} {'p99 ms':>8} {'max items':>10} {'1 MB pages':>11} "
+                f"{'page p50':>8} {'slowest':>8}")
         calls = max(n["calls"] for per in run["latency"].values() for n in per.values())
         lines += [f"read patterns ({calls:,} calls each, parameters by the key distribution, one page per call)", head,
                   "-" * len(head)]
         for name, per in run["latency"].items():
             for kind, n in per.items():
                 lines.append(f"{name:<22} {kind:<7} {n['p50_ms']:>8.2f} {n['p99_ms']:>8.2f} {n['max_items']:>10,} "
-                             f"{n['full_pages']:>11,} {_num(n['full_page_max_ms']):>8}")
+                             f"{n['full_pages']:>11,} {_num(n.get('full_page_p50_ms')):>8} "
+                             f"{_num(n['full_page_max_ms']):>8}")
     inter = run.get("interactive")
     if inter:
         e, s = inter["explorer"], inter["sliders"]

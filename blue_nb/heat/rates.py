@@ -34,6 +34,7 @@ import pandas as pd
 
 from blue_nb.errors import QueryError
 from blue_nb.heat.model import PARTITION_COLUMNS, TIMELINE_COLUMNS, HeatModel
+from blue_nb.heat.rankings import pattern_lists
 from blue_nb.heat.result import hottest_text
 from blue_nb.heat.throttle import (FEW_KEYS, FEW_KEYS_FRACTION, monotonic_findings, monotonic_patterns, peaks_of,
                                    table_capacity_of, throttle_findings)
@@ -175,11 +176,14 @@ class RateModel:
         order, self._eoff = _sorted_by(part[keep], len(self._pk))
         self._ecand, self._epart = cand[keep][order], part[keep][order]
         self._ercu, self._ewcu, self._efloor = (e[x].to_numpy(float)[keep][order] for x in ("rcu", "wcu", "floor"))
-        cell = self._col[self._pat[self._ecand]] * len(self._pk) + self._epart     # (column, partition) of a matrix
         self._units = {}
         for unit, v in (("rcu", self._ercu), ("wcu", self._ewcu)):
             at = np.flatnonzero(v > 0)                                            # reads and writes apart: half the work
-            self._units[unit] = (self._ecand[at], cell[at], self._epart[at], v[at], v[at] ** 2)
+            pat = self._pat[self._ecand[at]]
+            at = at[np.argsort(pat, kind="stable")]              # by pattern: a slider's change recounts one pattern
+            off = np.searchsorted(self._pat[self._ecand[at]], np.arange(len(self.patterns) + 1))
+            self._units[unit] = (self._ecand[at], self._epart[at], v[at], v[at] ** 2, off)
+        self._ucache: dict[tuple[str, int], tuple] = {}
 
     def _hits(self, h: pd.DataFrame) -> None:
         cand, part = self._codes(h)
@@ -247,15 +251,18 @@ class RateModel:
         r, kinds = self._settings(rates, skews)
         calls = np.repeat(r, np.diff(self._start)) * self._weights(kinds)     # candidates: by pattern
         n, k = len(self._pk), len(self.patterns)
+        by_name = np.argsort(self._col)
         m, mean, var = {}, {}, {}
-        for unit, (cand, cell, part, v, v2) in self._units.items():
-            c = calls[cand]
-            m[unit] = np.bincount(cell, c * v, n * k).reshape(k, n)            # units/s per (pattern by name, key)
-            mean[unit], var[unit] = np.ones(k) @ m[unit], np.bincount(part, c * v2, n)
+        for unit in self._units:
+            rows = [self._unit_rows(unit, j, (r[j], kinds[j]), calls) for j in range(k)]
+            m[unit] = np.array([rows[j][0] for j in by_name]).reshape(k, n)     # units/s per (pattern by name, key)
+            mean[unit], var[unit] = np.ones(k) @ m[unit], np.zeros(n)
+            for _, v2 in rows:
+                var[unit] += v2
         rcu, wcu = mean["rcu"], mean["wcu"]
         ctu = 3 * wcu + rcu
         order = self._tiebreak[np.argsort(-ctu[self._tiebreak], kind="stable")]
-        codes, texts = self._pattern_lists(3 * m["wcu"] + m["rcu"])
+        codes, texts = pattern_lists(3 * m["wcu"] + m["rcu"], sorted(self.patterns))
         partitions = pd.DataFrame({"index": self._idx_arr.take(order), "pk": self._pk_arr.take(order),
                                    "items": self._items[order], "bytes": self._bytes[order], "rcu_per_s": rcu[order],
                                    "wcu_per_s": wcu[order], "consumed_throughput_units": ctu[order],
@@ -273,33 +280,17 @@ class RateModel:
                             hot_items=hot, drivers=drivers, table=table, elapsed_ms=(time.perf_counter() - t0) * 1000,
                             key_ranges=ranges)
 
-    def _pattern_lists(self, units: np.ndarray) -> tuple[np.ndarray, list[str]]:
-        """Per partition, the patterns with load on it by 3×WCU + RCU descending, then by name (SQL's
-        ``string_agg``; loads equal to 7 digits are ties): (code per partition, texts). Each key's
-        ranking is packed into one integer, 4 bits per pattern; each distinct ranking is joined once."""
-        k = len(self.patterns)
-        u = units.astype(np.float32)                     # rows: patterns by name, so ties go to the first name
-        ahead = np.zeros(u.shape, np.int8)
-        for c in range(k):                               # a loop over pairs of patterns, not over candidates
-            for o in range(k):
-                if o != c:
-                    ahead[c] += (u[o] >= u[c]) if o < c else (u[o] > u[c])
-        none = 15 if k < 15 else k
-        np.putmask(ahead, units <= 0, none)
-        if k < 15:
-            code = np.zeros(u.shape[1], np.int64)
-            for c in range(k):
-                code |= ahead[c].astype(np.int64) << (4 * c)
-            codes, uniq = pd.factorize(code)
-            ranks = [[(int(x) >> (4 * c)) & 15 for c in range(k)] for x in uniq]
-        else:
-            uniq, codes = np.unique(ahead.T, axis=0, return_inverse=True)
-            ranks = uniq.tolist()
-        names = sorted(self.patterns)
-        texts = [", ".join(names[c] for c in sorted((c for c in range(k) if row[c] != none), key=row.__getitem__))
-                 for row in ranks]
-        same, texts = pd.factorize(np.array(texts, dtype=object))     # (a float32 underflow can leave gaps in ranks)
-        return same[codes.reshape(-1)], list(texts)
+    def _unit_rows(self, unit: str, j: int, setting: tuple, calls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Pattern ``j``'s units/s and their variance per partition, counted again only when its rate or
+        distribution (``setting``) changed since the last evaluation: a slider changes one pattern."""
+        hit = self._ucache.get((unit, j))
+        if hit is None or hit[0] != setting:
+            cand, part, v, v2, off = self._units[unit]
+            a, b, n = off[j], off[j + 1], len(self._pk)
+            c = calls[cand[a:b]]
+            hit = (setting, np.bincount(part[a:b], c * v[a:b], n), np.bincount(part[a:b], c * v2[a:b], n))
+            self._ucache[(unit, j)] = hit
+        return hit[1], hit[2]
 
     def _simulated(self, rcu, wcu, vr, vw) -> tuple[np.ndarray, dict[str, list[str]]]:
         """The partitions drawn per second: any that can reach half a limit, and per index the hottest key by

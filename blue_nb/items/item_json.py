@@ -49,11 +49,12 @@ def dumps_item(item: Mapping[str, Any]) -> str:
     return "{" + ",".join(parts) + "}"
 
 
-def stored_item(text: str) -> dict[str, Any]:
-    """``item_from_wire(loads_wire(text))`` for the JSON text :func:`dumps_item` wrote into a store: the same
-    item, the same errors, read in one pass. orjson parses the text (it refuses a lone surrogate, so every
-    string it returns is valid Unicode); top-level strings, booleans and short plain numbers are taken as
-    they are, anything else goes through the full decoder. Whatever orjson refuses, and any item with a
+def stored_item(text: str | bytes) -> dict[str, Any]:
+    """``item_from_wire(loads_wire(text))`` for the JSON text :func:`dumps_item` wrote into a store (a str,
+    or its UTF-8 bytes as the stores fetch it): the same item, the same errors, read in one pass. orjson
+    parses the text (it refuses a lone surrogate, so every string it returns is valid Unicode); top-level
+    strings, booleans and short plain numbers are taken as they are, anything else goes through the full
+    decoder. Whatever orjson refuses, and any item with a
     fault, is read again by the reference itself, so an error names the fault as the reference does
     (orjson reads ``NaN`` not at all and a 30-digit JSON number as a float; the reference refuses the one
     and keeps the other's digits)."""

@@ -117,5 +117,4 @@ def plan(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | N
     p = spec.pattern(pattern) if isinstance(pattern, str) else pattern
     req = bind(spec, p, params)
     layout = TableLayout.of(spec)
-    stmt = read_sql(layout, req)
-    return Plan(spec, req, layout, {b: stmt for b in BACKENDS}, boto3_request(req), p)
+    return Plan(spec, req, layout, {b: read_sql(layout, req, b) for b in BACKENDS}, boto3_request(req), p)

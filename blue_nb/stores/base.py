@@ -12,7 +12,7 @@ from typing import Any, Iterator
 from blue_nb.errors import StoreError
 from blue_nb.items.item_json import stored_item
 from blue_nb.items.values import loads_wire
-from blue_nb.patterns import (MAIN_COLUMNS, Plan, ReadResult, TableLayout, WriteResult, catalog_name,
+from blue_nb.patterns import (MAIN_COLUMNS, Plan, ReadResult, TableLayout, WriteResult, catalog_name, data_bytes,
                               index_column, key_order, paginate, quote_ident, write_cost)
 from blue_nb.rules.key_rows import KeyRows
 
@@ -100,7 +100,8 @@ class Store:
         return self.execute(f"SELECT count(*) FROM {quote_ident(catalog_name(table))} WHERE entity = ?", (entity,))[0][0]
 
     def get_item(self, table: str, pk: str, sk: str = "") -> dict[str, Any] | None:
-        rows = self.execute(f"SELECT data FROM {quote_ident(table)} WHERE pk = ? AND sk = ?", (pk, sk))
+        rows = self.execute(f"SELECT {data_bytes(self.kind)} FROM {quote_ident(table)} WHERE pk = ? AND sk = ?",
+                            (pk, sk))
         return stored_item(rows[0][0]) if rows else None
 
     def iter_entity_items(self, table: str, batch: int = 10_000) -> Iterator[tuple[str | None, dict[str, Any]]]:
@@ -108,7 +109,7 @@ class Store:
         are each read in key order and walked side by side (ordering a join of millions of rows runs out of
         DuckDB's memory); a catalog that does not hold the table's keys is an error."""
         t, c = quote_ident(table), quote_ident(catalog_name(table))
-        items = self.rows(f"SELECT pk, sk, data FROM {t} ORDER BY pk, sk", [], batch)
+        items = self.rows(f"SELECT pk, sk, {data_bytes(self.kind)} FROM {t} ORDER BY pk, sk", [], batch)
         entities = self.rows(f"SELECT pk, sk, entity FROM {c} ORDER BY pk, sk", [], batch)
         for (pk, sk, data), (cpk, csk, entity) in zip_longest(items, entities, fillvalue=(None, None, None)):
             if (pk, sk) != (cpk, csk):
@@ -181,7 +182,7 @@ class Store:
         if entity:
             where = f" WHERE EXISTS (SELECT 1 FROM {c} c WHERE c.pk = t.pk AND c.sk = t.sk AND c.entity = ?)"
             params = [entity]
-        sql = f"SELECT t.data FROM {t} t{where} ORDER BY t.pk, t.sk"
+        sql = f"SELECT {data_bytes(self.kind, 't.data')} FROM {t} t{where} ORDER BY t.pk, t.sk"
         if limit is not None:
             sql, params = sql + " LIMIT ?", params + [max(limit, 0)]
         for (data,) in self.rows(sql, params, batch):

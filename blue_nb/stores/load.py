@@ -41,7 +41,7 @@ from tqdm.auto import tqdm
 
 from blue_nb.errors import BlueNbError, StoreError
 from blue_nb.items.item_json import stored_item
-from blue_nb.patterns import MAIN_COLUMNS, TableLayout, catalog_table_sql, main_table_sql, quote_ident
+from blue_nb.patterns import MAIN_COLUMNS, TableLayout, catalog_table_sql, data_bytes, main_table_sql, quote_ident
 from blue_nb.patterns.layout import KEY_SQL, source_rows_name
 from blue_nb.patterns.staged import StagedRows, load_time
 from blue_nb.sizing import item_sizes
@@ -183,7 +183,8 @@ def _copy_current(store: Store, layout: TableLayout) -> None:
     entity = "c.entity" if has_entity else "NULL"
     join = f"LEFT JOIN {c} c ON c.pk = t.pk AND c.sk = t.sk" if has_entity else ""
     # one query streamed in chunks (a query per chunk, ordered and limited, would order the table again each time)
-    stream = store.rows(f"SELECT t.pk, t.sk, t.data, t.created_at, {entity} FROM {t} t {join}", [], store.chunk_size)
+    data = data_bytes(store.kind, "t.data")
+    stream = store.rows(f"SELECT t.pk, t.sk, {data}, t.created_at, {entity} FROM {t} t {join}", [], store.chunk_size)
     for rows in chunks(stream, store.chunk_size):
         found = [stored_item(r[2]) for r in rows]
         cats = [layout.rows(r[4], item, size, r[3])[1] for r, item, size in zip(rows, found, item_sizes(found))]
