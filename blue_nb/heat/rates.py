@@ -180,8 +180,8 @@ class RateModel:
         for unit, v in (("rcu", self._ercu), ("wcu", self._ewcu)):
             at = np.flatnonzero(v > 0)                                            # reads and writes apart: half the work
             pat = self._pat[self._ecand[at]]
-            at = at[np.argsort(pat, kind="stable")]              # by pattern: a slider's change recounts one pattern
-            off = np.searchsorted(self._pat[self._ecand[at]], np.arange(len(self.patterns) + 1))
+            by_pattern = np.argsort(pat, kind="stable")          # a slider's change recounts its pattern's slice
+            at, off = at[by_pattern], np.searchsorted(pat[by_pattern], np.arange(len(self.patterns) + 1))
             self._units[unit] = (self._ecand[at], self._epart[at], v[at], v[at] ** 2, off)
         self._ucache: dict[tuple[str, int], tuple] = {}
 
