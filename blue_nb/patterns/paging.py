@@ -127,6 +127,8 @@ class ReadResult:
 def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
              max_pages: int | None = None, *, follow: bool = False) -> ReadResult:
     """(item, table item size) pairs, already in key order and matching the key condition -> pages.
+    The result holds the items given when a read returns them whole (the table, or an index that
+    projects all): the stores pass items of their own, just read, so nothing is copied.
 
     As DynamoDB pages: a page ends when ``limit`` items have been evaluated or when its bytes read
     reach 1 MB (the item that takes the read to or past 1 MB is on the page, so a page can cost up
@@ -140,10 +142,11 @@ def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
     ``max_pages`` caps either. GetItem costs by its one item, and the minimum when there is none.
     """
     req = plan.request
+    whole = req.index_type == "table" or req.projection == "all"
     if req.operation == "get_item":
         found = [(item, size) for item, size in items][:1]
         size = found[0][1] if found else 0
-        return ReadResult(plan, [project(found[0][0], req)] if found else [],
+        return ReadResult(plan, [found[0][0] if whole else project(found[0][0], req)] if found else [],
                            [Page(len(found), size, read_units(size, req.read_mode), None)])
     if max_pages is None and req.limit is not None and not follow:
         max_pages = 1                                  # a paged pattern reads one page per call
@@ -153,8 +156,8 @@ def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
     page_items: list[dict[str, Any]] = []
     read = 0                                           # bytes read on the current page
     for item, size in items:
-        entry = project(item, req)
-        sizes.append(size if req.index_type == "table" or req.projection == "all" else item_size(entry))
+        entry = item if whole else project(item, req)
+        sizes.append(size if whole else item_size(entry))
         page_items.append(entry)
         read += sizes[-1]
         if read >= PAGE_BYTES or (req.limit and len(page_items) >= req.limit):
