@@ -13,9 +13,11 @@ import pandas as pd
 import pytest
 
 from blue_nb.bench.baselines import expand_requests, naive_item_size, naive_sizes, naive_timeline
+from blue_nb.bench import latency
+from blue_nb.bench.latency import pattern_latencies
 from blue_nb.bench.loop import LOOP, run_scale
 from blue_nb.bench.measure import run_measured
-from blue_nb.bench.report import format_stages, save_results, targets
+from blue_nb.bench.report import format_latency, format_stages, save_results, targets
 from blue_nb.bench.run import same_sqlite_rows
 from blue_nb.bench.sliders import SPEC
 from blue_nb.bench.stages import catalog_sizes, heat_seconds, modelled_calls, paths, same_timeline, source_sizes
@@ -125,6 +127,33 @@ def test_the_results_file_and_its_targets(bench, tmp_path):
     assert names[0] == "the whole loop within 120 s" and any("item sizes" in n for n in names)
     assert all(t["scale"] == SCALE and t["holds"] in (True, False) for t in doc["targets"][:1])
     assert targets({}) == []
+
+
+def test_latency_times_every_read_pattern_on_both_stores_after_collecting_the_setups_garbage(bench, monkeypatch):
+    _, ctx = bench
+    spec = load_spec(SPEC)
+    stores = [open_store("sqlite", paths(ctx)["sqlite"]), open_store("duckdb", paths(ctx)["duckdb"])]
+    events: list[str] = []
+    monkeypatch.setattr(latency.gc, "collect", lambda *a: events.append("collect"))
+    for store in stores:
+        run = store.run_plan
+        store.run_plan = lambda *a, _run=run, **k: (events.append("call"), _run(*a, **k))[1]
+    try:
+        out = pattern_latencies(spec, stores, stores[1], calls=12)
+    finally:
+        for store in stores:
+            store.close()
+    assert list(out) == [p.name for p in spec.access_patterns if p.is_read]
+    for name, per in out.items():
+        assert list(per) == ["sqlite", "duckdb"]
+        for n in per.values():
+            assert n["calls"] == 12 and 0 < n["p50_ms"] <= n["p99_ms"]
+            assert (n["full_page_p50_ms"] is None) == (n["full_page_max_ms"] is None) == (n["full_pages"] == 0)
+        assert per["sqlite"]["max_items"] == per["duckdb"]["max_items"] > 0, name      # the same answers
+    # per pattern and store: a warm-up call, the collection, then the timed calls (no collection among them)
+    assert events == ["call", "collect", *["call"] * 12] * (2 * len(out))
+    text = format_latency({"latency": out})
+    assert "page p50" in text and all(name in text for name in out)
 
 
 def test_a_stage_in_a_child_process_reports_its_peak_memory(tmp_path):

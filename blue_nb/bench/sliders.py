@@ -9,6 +9,7 @@ changes the :class:`~blue_nb.widgets.PatternExplorer`'s parameters (plan + run_p
 
 from __future__ import annotations
 
+import gc
 import io
 import statistics
 import tempfile
@@ -81,6 +82,7 @@ def bench_heat_sliders(dialogues: int = 100_000) -> dict:
     t_model = time.perf_counter() - t0
     explorer = HeatExplorer(report)
     redraw, parts = [], {"evaluate_ms": [], "heatmap_ms": [], "top_keys_ms": []}
+    gc.collect()                                    # the load's and the model's garbage, before the timing
     for slider, value in _slider_plan(explorer):    # what dragging a slider does: its observer redraws
         t0 = time.perf_counter()
         slider.value = value
@@ -124,6 +126,7 @@ def bench_explorer(dialogues: int = 100_000, changes: int = 5) -> dict:
     out: dict = {"items": session.stores["sqlite"].count(session.spec.table_name), "load_s": round(t_load, 1),
                  "patterns": {}}
     try:
+        gc.collect()                                # the load's garbage, before the timing
         for p in [p for p in session.spec.access_patterns if p.is_read]:
             explorer.pattern.value = p.name
             values = session.parameter_values(p.name, limit=changes)
