@@ -84,6 +84,20 @@ def sized(items):
     return [(i, item_size(i)) for i in items]
 
 
+def test_a_read_returns_the_items_it_was_given_whole_and_projects_the_others():
+    """The stores pass items of their own, just decoded: a table read keeps them as they are (no copy per
+    item); an index that does not project all returns new dicts of its attributes and leaves the items alone."""
+    rows = [({"pk": "c1", "sk": f"ORDER#{n:05d}", "gpk": "STATUS#open", "gsk": str(n), "title": "t", "x": n}, 90)
+            for n in range(3)]
+    whole = paginate(plan(SPEC, "orders", {"customer": "c1"}), rows)
+    assert [id(i) for i in whole.items] == [id(i) for i, _ in rows]
+    projected = paginate(plan(SPEC, "by_status", {"status": "open"}), rows)
+    assert projected.items == [{k: i[k] for k in ("pk", "sk", "gpk", "gsk", "title")} for i, _ in rows]
+    assert all("x" in i for i, _ in rows) and not {id(i) for i in projected.items} & {id(i) for i, _ in rows}
+    one = paginate(plan(SPEC, "get_order", {"customer": "c1", "order": 0}), rows[:1])
+    assert one.items[0] is rows[0][0]
+
+
 def test_query_rounds_once_over_the_page():
     # AWS: a Query of 10 items totalling 40.8 KB reads 44 KB: 11 RCU strong, 5.5 eventual
     total = int(40.8 * 1024)                                   # 41,779 bytes

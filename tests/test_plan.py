@@ -76,7 +76,7 @@ def test_a_plan_is_the_same_for_every_caller(root):
     a = plan(spec, "list_round", {"dialogue_id": "nvidia-dec", "round": "1"})
     b = plan(spec, "list_round", {"dialogue_id": "nvidia-dec", "round": "1"})
     assert isinstance(a, Plan) and a.sql == b.sql and a.boto3 == b.boto3 and a.request == b.request
-    assert a.sql == {b: read_sql(a.layout, a.request, b) for b in BACKENDS}
+    assert a.sql == {kind: read_sql(a.layout, a.request, kind) for kind in BACKENDS}
     assert a.statement("sqlite").params == ("nvidia-dec", "PERSP#1#", "PERSP#1$")
     assert a.boto3[0] == "query" and a.boto3[1]["KeyConditionExpression"] == "#pk = :pk AND begins_with(#sk, :sk0)"
     with pytest.raises(ValueError, match="no SQL planned for a 'postgres' store"):

@@ -54,10 +54,9 @@ def stored_item(text: str | bytes) -> dict[str, Any]:
     or its UTF-8 bytes as the stores fetch it): the same item, the same errors, read in one pass. orjson
     parses the text (it refuses a lone surrogate, so every string it returns is valid Unicode); top-level
     strings, booleans and short plain numbers are taken as they are, anything else goes through the full
-    decoder. Whatever orjson refuses, and any item with a
-    fault, is read again by the reference itself, so an error names the fault as the reference does
-    (orjson reads ``NaN`` not at all and a 30-digit JSON number as a float; the reference refuses the one
-    and keeps the other's digits)."""
+    decoder. Whatever orjson refuses, and any item with a fault, is read again by the reference itself, so
+    an error names the fault as the reference does (orjson reads ``NaN`` not at all and a 30-digit JSON
+    number as a float; the reference refuses the one and keeps the other's digits)."""
     try:
         wire = _fast_loads(text)
         if type(wire) is dict:

@@ -3,9 +3,9 @@
 Pure functions; the same SQL runs on SQLite and DuckDB (both compare TEXT by UTF-8 bytes, as
 DynamoDB compares S keys), but for how each returns ``data`` as bytes (:func:`data_bytes`). Values
 are always parameters; identifiers come from the :class:`~blue_nb.patterns.layout.TableLayout` and
-are validated and quoted. For N and B sort keys
-the SQL selects the partition and :func:`~blue_nb.patterns.paging.key_order` filters and orders
-exactly (numbers numerically, binary by bytes).
+are validated and quoted. For N and B sort keys the SQL selects the partition and
+:func:`~blue_nb.patterns.paging.key_order` filters and orders exactly (numbers numerically, binary by
+bytes).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ __all__ = ["Statement", "data_bytes", "get_sql", "read_sql"]
 
 # ``data`` as the UTF-8 bytes of its JSON text, which is what the stores fetch: orjson reads bytes as they
 # are, while a str costs the driver a decode and orjson an encode back (a full 1 MB page of 3,000 items
-# with non-ASCII text came 3-5 ms sooner on either store). DuckDB's CAST to BLOB reads backslash escapes,
-# so it encodes instead.
+# with non-ASCII text came 3-5 ms sooner on either store). DuckDB encodes: its CAST of text to BLOB reads
+# backslash escapes and refuses non-ASCII characters.
 _DATA_BYTES = {"sqlite": "CAST({} AS BLOB)", "duckdb": "encode({})"}
 
 
