@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from blue_nb.app.reports import heat_figures
-from blue_nb.plots.base import DPI
 from blue_nb.app.workflows import (as_spec, beside_checks, data_store, heat_failed, load_checked, validate_into,
                                    with_heat_findings)
 from blue_nb.errors import BlueNbError
@@ -29,6 +28,7 @@ from blue_nb.export import (
 from blue_nb.heat import HeatReport, load_prices, monthly_cost, partition_heat
 from blue_nb.patterns import row_values
 from blue_nb.patterns.layout import items_digest
+from blue_nb.plots.base import DPI
 from blue_nb.rules import Findings, check_spec
 from blue_nb.spec import Spec
 from blue_nb.stores import Store
@@ -66,8 +66,6 @@ def _caption(name: str) -> tuple[str, str]:
                 return f"{title}: {index}, {metric.upper()}", text
             return title, text
     return name.replace("_", " "), ""
-
-
 
 
 def figures_of(report: HeatReport) -> list[Image]:

@@ -33,9 +33,9 @@ from blue_nb.errors import StoreError
 from blue_nb.items.item_json import dumps_item
 from blue_nb.spec import Spec
 
-__all__ = ["LOADS_TABLE", "MAIN_COLUMNS", "TableLayout", "catalog_name", "catalog_table_sql", "index_column",
-           "items_digest", "main_table_sql", "quote_ident", "source_rows_name", "spec_record_name", "staging_name",
-           "stored_key", "checks_record_name"]
+__all__ = ["LOADS_TABLE", "MAIN_COLUMNS", "TableLayout", "catalog_name", "catalog_table_sql", "checks_record_name",
+           "index_column", "items_digest", "main_table_sql", "quote_ident", "source_rows_name", "spec_record_name",
+           "staging_name", "stored_key"]
 
 _IDENT = re.compile(r"^[A-Za-z0-9_.-]{1,255}$")
 MAIN_COLUMNS = ["pk", "sk", "data", "created_at"]

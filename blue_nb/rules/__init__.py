@@ -26,7 +26,7 @@ from blue_nb.rules.reserved import is_reserved, needs_alias, reserved_words
 from blue_nb.rules.spec_rules import single_table_findings
 
 __all__ = [
-    "RULES", "SEVERITIES", "SEVERITY_TITLES", "Context", "DataCheck", "Finding", "Findings", "ItemChecks", "Rule", "check_spec", "check_specs",
-    "findings_of",
-    "data_check", "define", "is_reserved", "needs_alias", "reserved_words", "single_table_findings", "spec_check",
+    "RULES", "SEVERITIES", "SEVERITY_TITLES", "Context", "DataCheck", "Finding", "Findings", "ItemChecks", "Rule",
+    "check_spec", "check_specs", "data_check", "define", "findings_of", "is_reserved", "needs_alias",
+    "reserved_words", "single_table_findings", "spec_check",
 ]
