@@ -32,7 +32,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
-	$(BIN)/python -m blue_nb.bench $(if $(SCALE),--scale $(SCALE))
+	$(BIN)/python -m bench $(if $(SCALE),--scale $(SCALE))
 
 browser:
 	@if command -v chromium >/dev/null 2>&1 && fc-list 2>/dev/null | grep -qi "cjk"; then \

@@ -12,15 +12,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from blue_nb.bench.baselines import expand_requests, naive_item_size, naive_sizes, naive_timeline
-from blue_nb.bench import latency
-from blue_nb.bench.latency import pattern_latencies
-from blue_nb.bench.loop import LOOP, run_scale
-from blue_nb.bench.measure import run_measured
-from blue_nb.bench.report import format_latency, format_stages, save_results, targets
-from blue_nb.bench.run import same_sqlite_rows
-from blue_nb.bench.sliders import SPEC
-from blue_nb.bench.stages import catalog_sizes, heat_seconds, modelled_calls, paths, same_timeline, source_sizes
+from bench.baselines import expand_requests, naive_item_size, naive_sizes, naive_timeline
+from bench import latency
+from bench.latency import pattern_latencies
+from bench.loop import LOOP, run_scale
+from bench.measure import run_measured
+from bench.report import format_latency, format_stages, save_results, targets
+from bench.naive_load import same_sqlite_rows
+from bench.sliders import SPEC
+from bench.stages import catalog_sizes, heat_seconds, modelled_calls, paths, same_timeline, source_sizes
 from blue_nb.sizing import item_sizes
 from blue_nb.spec import load_spec
 from blue_nb.stores import open_store

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bench.sliders import bench_heat_sliders
 from blue_nb.errors import BlueNbError, QueryError
 from blue_nb.heat import RateModel, partition_heat, parse_distribution, rate_model
 from blue_nb.spec import load_spec, loads_spec, with_pattern
@@ -295,8 +296,6 @@ def test_explorer_needs_the_model(dialogue):
 def test_the_slider_benchmark_runs_at_a_small_scale():
     """``make bench``'s slider part on 2,000 dialogues: the same data every time, every change redrawn
     (the numbers it prints are timings; here only what does not depend on the machine is checked)."""
-    from blue_nb.bench.run import bench_heat_sliders
-
     out = bench_heat_sliders(2_000)
     assert (out["partitions"], out["items"], out["changes"]) == (2_003, 11_870, 20)
     assert out["redraw_median_ms"] > 0 and out["naive_new_figures_ms"] > 0 and out["naive_heat_one_change_s"] > 0

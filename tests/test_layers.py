@@ -1,7 +1,7 @@
 """The layers, checked. The map is written once, as import-linter contracts in pyproject.toml;
 here ``lint-imports`` runs them, and README.md and the package docstring must draw the same map.
-Also: no import cycles, no hidden imports inside functions, each driver imported only in its own
-module, and no module over 400 lines."""
+Also: no import cycles (imports made only for type checking included), no hidden imports inside
+functions, each driver imported only in its own module, and no private name imported from another module."""
 
 import ast
 import re
@@ -18,14 +18,13 @@ CONTRACTS = {c["id"]: c for c in tomllib.loads((ROOT / "pyproject.toml").read_te
 LAYERS = [[m.strip().removeprefix("blue_nb.") for m in layer.split("|")] for layer in CONTRACTS["layers"]["layers"]]
 FACE = {"__init__", "errors", "cli"}           # the top of blue_nb/: the package's face, the exception tree, the CLI
 ONLY_IN = {                                    # third-party driver -> the only modules allowed to import it
-    "sqlite3": {"stores/sqlite.py", "bench/run.py"},     # bench: the naive baseline loader
+    "sqlite3": {"stores/sqlite.py"},
     "duckdb": {"stores/duckdb.py"},
     "boto3": {"dynamo"}, "botocore": {"dynamo"}, "moto": {"dynamo"},
     "matplotlib": {"plots", "widgets"}, "PIL": {"plots"},
     "ipywidgets": {"widgets"},
     "click": {"cli"},
 }
-MAX_LINES = 400
 
 
 def layer_map() -> str:
@@ -46,14 +45,15 @@ def module_name(rel: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports(rel: Path):
-    """(imported module, ast node, nested in a function) for every import of a module."""
+def imports(rel: Path, *, type_checking: bool = False):
+    """(imported module, ast node, nested in a function) for every import of a module; with ``type_checking``
+    also those under ``if TYPE_CHECKING:``."""
     tree = ast.parse((PKG / rel).read_text(encoding="utf-8"))
     package = module_name(rel).split(".") if rel.name == "__init__.py" else module_name(rel).split(".")[:-1]
     nested = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
               for n in ast.walk(f) if n is not f}
     checking = {id(n) for i in ast.walk(tree) if isinstance(i, ast.If) and "TYPE_CHECKING" in ast.unparse(i.test)
-                for n in ast.walk(i)}
+                for n in ast.walk(i)} if not type_checking else set()
     for node in ast.walk(tree):
         if id(node) in checking:
             continue
@@ -109,7 +109,7 @@ def test_drivers_are_imported_only_in_their_module(rel):
 
 
 def test_no_import_cycles():
-    graph = {module_name(rel): {n for n, _, _ in imports(rel) if module_file(n) and n != module_name(rel)}
+    graph = {module_name(rel): {n for n, _, _ in imports(rel, type_checking=True) if module_file(n) and n != module_name(rel)}
              for rel in ALL}
     index, low, stack, on, cycles = {}, {}, [], set(), []
 
@@ -150,6 +150,10 @@ def test_imports_inside_functions_only_defer_heavy_imports(rel):
                 "or, if it defers a heavy optional import, say so with a trailing '# deferred: <why>'")
 
 
-def test_modules_stay_small():
-    big = {str(rel): n for rel in ALL if (n := len((PKG / rel).read_text().splitlines())) > MAX_LINES}
-    assert not big, f"split these modules (over {MAX_LINES} lines): {big}"
+@pytest.mark.parametrize("rel", ALL, ids=[str(r) for r in ALL])
+def test_no_private_name_is_imported_from_another_module(rel):
+    """A name with a leading underscore belongs to its module: what another module needs is public there."""
+    tree = ast.parse((PKG / rel).read_text(encoding="utf-8"))
+    private = [f"{n.module}.{a.name}" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module
+               and n.module.startswith("blue_nb") for a in n.names if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not private, f"blue_nb/{rel} imports private names {private}: make them public where they live"

@@ -29,7 +29,7 @@ from blue_nb.widgets import HeatExplorer, PatternExplorer
 
 __all__ = ["ROOT", "bench_explorer", "bench_heat_sliders", "write_wide_sample"]
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "data/specs/dialogue.yaml"
 
 

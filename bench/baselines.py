@@ -1,5 +1,5 @@
 """The naive baselines ``make bench`` measures the product against, each the obvious way to get the
-same answer (the SQLite one lives in :mod:`.run`, the only bench module that may import sqlite3):
+same answer (the SQLite one lives in :mod:`.naive_load`, the only bench module that may import sqlite3):
 
 - sizes: boto3's ``TypeSerializer`` turns each item into DynamoDB JSON, and a per-item Python walk
   over that wire form adds up the bytes (:func:`naive_sizes`);

@@ -1,9 +1,9 @@
 """``make bench``: the whole design loop on the dialogue domain, stage by stage, at each scale.
 
-``python -m blue_nb.bench [--scale N ...] [--requests N] [--no-latency] [--work DIR] [--out FILE]``;
+``python -m bench [--scale N ...] [--requests N] [--no-latency] [--work DIR] [--out FILE]``;
 the scales default to 100k and 1M items. Each stage runs in a child process of its own (its seconds
 and peak RSS, :mod:`.measure`); ``load_sqlite``, ``sizes`` and ``heat`` are followed by their naive
-baseline on the same data (:mod:`.baselines`, :mod:`.run`), which must give the same answers, and
+baseline on the same data (:mod:`.baselines`, :mod:`.naive_load`), which must give the same answers, and
 the ratio baseline / product. At the largest scale: the read-pattern latencies on both store files
 and the interactive answers at ~100k partition keys (``--no-latency`` leaves them out). The tables
 are printed and merged into ``bench/results.json`` with the issue's targets."""
@@ -15,10 +15,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from blue_nb.bench.measure import run_measured
-from blue_nb.bench.report import format_latency, format_stages, format_targets, save_results
-from blue_nb.bench.sliders import ROOT, SPEC
-from blue_nb.bench.stages import BASELINES
+from bench.measure import run_measured
+from bench.report import format_latency, format_stages, format_targets, save_results
+from bench.sliders import ROOT, SPEC
+from bench.stages import BASELINES
 
 __all__ = ["DEFAULT_SCALES", "LOOP", "main", "run_scale"]
 
@@ -74,7 +74,7 @@ def run_scale(scale: int, work: Path, *, requests: int = 1_000_000, latency: boo
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m blue_nb.bench", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     ap.add_argument("--scale", type=int, action="append", help="items (sample rows) to run at; repeat for several "
                     "(default: 100000 and 1000000)")
     ap.add_argument("--requests", type=int, default=1_000_000, help="modelled requests of the heat stage")

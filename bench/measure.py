@@ -1,6 +1,6 @@
 """One stage in a child process of its own, measured from outside: its wall time and its peak RSS.
 
-The child is a fresh interpreter (``python -m blue_nb.bench.stages NAME CONTEXT.json``), so a stage's
+The child is a fresh interpreter (``python -m bench.stages NAME CONTEXT.json``), so a stage's
 memory is that of a command run alone (the interpreter and its imports included), not the sum of the
 stages before it. The peak RSS is the child's own ``ru_maxrss``, read by the parent with
 :func:`os.wait4` (the rusage of that one process; ``RUSAGE_CHILDREN`` would give the largest child so
@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from blue_nb.bench.stages import run_stage
+from bench.stages import run_stage
+from bench.sliders import ROOT
 from blue_nb.errors import BlueNbError
 
 __all__ = ["run_measured"]
@@ -39,7 +40,7 @@ def run_measured(name: str, ctx: dict, *, isolate: bool = True) -> dict[str, Any
     result_file = work / f"{name}.json"
     result_file.unlink(missing_ok=True)
     t = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "blue_nb.bench.stages", name, str(ctx_file)])
+    child = subprocess.Popen([sys.executable, "-m", "bench.stages", name, str(ctx_file)], cwd=ROOT)
     try:
         _, status, usage = os.wait4(child.pid, 0)
     except BaseException:
@@ -51,6 +52,6 @@ def run_measured(name: str, ctx: dict, *, isolate: bool = True) -> dict[str, Any
     if child.returncode != 0 or not result_file.is_file():
         raise BlueNbError(f"bench stage {name!r} failed (exit code {child.returncode})", where=str(work),
                           hint="its error is printed above; run the stage alone with: python -m "
-                               f"blue_nb.bench.stages {name} {ctx_file}")
+                               f"bench.stages {name} {ctx_file}")
     out = json.loads(result_file.read_text())
     return {**out, "wall_seconds": wall, "peak_mb": _peak_mb(usage.ru_maxrss)}

@@ -1,6 +1,6 @@
 """The stages of the design loop and their naive baselines, one per child process.
 
-``python -m blue_nb.bench.stages NAME CONTEXT.json`` runs stage ``NAME`` and writes what it measured
+``python -m bench.stages NAME CONTEXT.json`` runs stage ``NAME`` and writes what it measured
 to ``<work>/NAME.json`` (the parent, :mod:`.measure`, adds the child's peak RSS). The context holds
 ``spec``, ``data`` (the sample rows), ``work`` (the store files and the answers the baselines are
 checked against), ``scale``, ``requests`` and ``seed``. Each stage times its own work with
@@ -35,10 +35,10 @@ import pandas as pd
 
 from blue_nb.app.exports import export_spec
 from blue_nb.app.workflows import load_data, validate
-from blue_nb.bench.baselines import expand_requests, naive_sizes, naive_timeline
-from blue_nb.bench.latency import pattern_latencies
-from blue_nb.bench.run import naive_sqlite_load, same_sqlite_rows
-from blue_nb.bench.sliders import bench_explorer, bench_heat_sliders
+from bench.baselines import expand_requests, naive_sizes, naive_timeline
+from bench.latency import pattern_latencies
+from bench.naive_load import naive_sqlite_load, same_sqlite_rows
+from bench.sliders import bench_explorer, bench_heat_sliders
 from blue_nb.heat import DEFAULT_SEED, partition_heat
 from blue_nb.heat.duckdb_sql import Scratch, frame
 from blue_nb.heat.model import HeatModel

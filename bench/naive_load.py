@@ -3,8 +3,7 @@ import sqlite3): plain ``sqlite3``, blue_nb's table layout (ADR 0018's main tabl
 with its index columns and indexes), one INSERT per row, all in one transaction, each item sized
 by the exact reference walk. :func:`same_sqlite_rows` checks that it holds the same rows as the
 product's load (``created_at`` aside: the load's clock).
-
-``bench_heat_sliders`` is re-exported from :mod:`.sliders` (its old home)."""
+"""
 
 from __future__ import annotations
 
@@ -13,12 +12,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from blue_nb.app.workflows import spec_items
-from blue_nb.bench.sliders import bench_heat_sliders
 from blue_nb.patterns import TableLayout, catalog_table_sql, main_table_sql, quote_ident
 from blue_nb.sizing import item_size
 from blue_nb.spec import Spec
 
-__all__ = ["bench_heat_sliders", "naive_sqlite_load", "same_sqlite_rows"]
+__all__ = ["naive_sqlite_load", "same_sqlite_rows"]
 
 
 def naive_sqlite_load(spec: Spec, data_dir: str | Path, path: str | Path) -> int:

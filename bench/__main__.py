@@ -1,0 +1,3 @@
+from bench.loop import main
+
+main()

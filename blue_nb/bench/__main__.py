@@ -1,3 +1,0 @@
-from blue_nb.bench.loop import main
-
-main()
