@@ -1,18 +1,22 @@
-"""Bring real data in: a DynamoDB S3 export, Blue's SQLite file or a live table becomes an
-inferred draft spec, row files that rebuild the items, and items in the local stores.
+"""Bring real data in: a DynamoDB S3 export, Blue's SQLite file, a live table or a NoSQL Workbench
+model becomes a draft spec, row files that rebuild the items, and items in the local stores.
 
-:func:`import_data` is what ``blue-nb import SOURCE --from FMT --out DIR`` calls. Per table:
+``with staged_import(source, fmt, out) as staged: load_and_check(staged, stores)`` is the import
+(:func:`blue_nb.app.imports.import_data` opens the user's stores between the two). Per table:
 
-1. stream the source into a scratch store of raw items by key (:mod:`.import_raw`): incremental
-   exports apply their inserts, updates and deletes there, and memory stays flat;
-2. infer the draft spec in one pass over it (:mod:`blue_nb.sources.infer`);
+1. stream the source (:mod:`.table_sources`) into a scratch store of raw items by key
+   (:mod:`.raw_store`): incremental exports apply their inserts, updates and deletes there, and
+   memory stays flat;
+2. infer the draft spec in one pass over it (:mod:`.infer`);
 3. write ``DIR/<domain>.yaml`` and one JSON Lines file per entity in ``DIR/<domain>/``, each row
-   proven to rebuild its item (items that fit no entity go to a catch-all entity);
+   proven to rebuild its item (items that fit no entity go to a catch-all entity, :mod:`.infer_rows`);
 4. load the items into the stores given (all or nothing, :func:`blue_nb.stores.load_items`);
 5. check the draft and its items (:func:`blue_nb.rules.check_spec`); the findings are in the result.
 
 Nothing is loaded before every table has been read, checked and written: a bad line, a manifest
-count that does not match or a repeated key stops the import with the stores untouched.
+count that does not match or a repeated key stops the import with the stores untouched. A
+Workbench model (:mod:`.workbench`) is read whole instead, and its rows are made from its spec
+(:mod:`.workbench_rows`).
 """
 
 from __future__ import annotations
@@ -20,26 +24,25 @@ from __future__ import annotations
 import json
 import tempfile
 from collections import Counter
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from tqdm.auto import tqdm
 
-from blue_nb.app.import_raw import Applied, RawStore
-from blue_nb.app.import_sources import TableSource, dynamodb_sources, key_override, s3_sources, sqlite_sources
-from blue_nb.app.workflows import open_stores
 from blue_nb.errors import SourceError
+from blue_nb.imports.infer import SpecInferrer
+from blue_nb.imports.infer_rows import RowMaker, RowWriter
+from blue_nb.imports.raw_store import Applied, RawStore
+from blue_nb.imports.table_sources import TableSource, dynamodb_sources, key_override, s3_sources, sqlite_sources
+from blue_nb.imports.workbench import WorkbenchModel, WorkbenchTable, read_workbench
+from blue_nb.imports.workbench_rows import SpecRows
 from blue_nb.rules import Findings, check_spec
-from blue_nb.sources.infer import SpecInferrer
-from blue_nb.sources.infer_rows import RowMaker, RowWriter
-from blue_nb.sources.workbench import WorkbenchModel, WorkbenchTable, read_workbench
-from blue_nb.sources.workbench_rows import SpecRows
 from blue_nb.spec import Spec, dump_spec
-from blue_nb.stores import load_items
+from blue_nb.stores import Store, load_items
 
-__all__ = ["IMPORT_FORMATS", "ImportResult", "import_data"]
+__all__ = ["IMPORT_FORMATS", "WORKBENCH_EXTRA", "ImportResult", "StagedTable", "load_and_check", "staged_import"]
 
 IMPORT_FORMATS = ("s3-export", "sqlite", "dynamodb", "workbench")
 WORKBENCH_EXTRA = "workbench-extra.json"     # unknown top-level keys of an imported Workbench model, as read
@@ -81,19 +84,29 @@ class ImportResult:
                 "findings": self.findings.to_dicts() if self.findings is not None else []}
 
 
-def import_data(source: str | Path, fmt: str, out_dir: str | Path, *, sqlite: str | Path | None = None,
-                duckdb: str | Path | None = None, endpoint_url: str | None = None, aws: bool = False,
-                profile: str | None = None, domain: str | None = None, key: Any = None, segments: int = 4,
-                progress: bool = True, client: Any = None) -> list[ImportResult]:
-    """Import ``source`` (``fmt``: s3-export, sqlite, dynamodb or workbench) into ``out_dir`` and the stores given.
+@dataclass
+class StagedTable:
+    """One table read, inferred and written (its result so far), and its items ``(entity, item, where)``
+    for the load and the checks (a call gives them all, in key order; it may be called twice)."""
 
-    ``source`` is an export folder, a SQLite file, a table name or a NoSQL Workbench model file (a
-    model blue_nb exported gives back its own spec; see :mod:`blue_nb.sources.workbench`).
-    ``domain`` names the spec (for a SQLite file or a Workbench model of several tables: imports only
-    that one); ``key`` = ``(pk, sk)`` (or ``"PK,SK"``) says which attributes are the table key when
-    the source does not; ``endpoint_url`` / ``aws`` / ``profile``
-    (or an open DynamoClient as ``client``) say where a live table is; ``segments`` is its Scan's
-    parallelism. Returns one :class:`ImportResult` per table.
+    result: ImportResult
+    items: Callable[[], Iterable[tuple[str, dict[str, Any], str]]]
+
+
+@contextmanager
+def staged_import(source: str | Path, fmt: str, out_dir: str | Path, *, endpoint_url: str | None = None,
+                  aws: bool = False, profile: str | None = None, domain: str | None = None, key: Any = None,
+                  segments: int = 4, progress: bool = True, client: Any = None) -> Iterator[list[StagedTable]]:
+    """Read ``source`` (``fmt``: s3-export, sqlite, dynamodb or workbench), infer each table's draft
+    spec and write it and its rows into ``out_dir``: the tables staged, their items still readable
+    (from a scratch store in ``out_dir``, removed on exit). Nothing is loaded anywhere:
+    :func:`load_and_check` does that, before the exit.
+
+    ``source`` is an export folder, a SQLite file, a table name or a Workbench model file;
+    ``domain`` names the spec (of several tables: selects that one); ``key`` = ``(pk, sk)`` (or
+    ``"PK,SK"``) says which attributes are the table key when the source does not;
+    ``endpoint_url`` / ``aws`` / ``profile`` (or an open DynamoClient as ``client``) say where a
+    live table is; ``segments`` is its Scan's parallelism.
     """
     if fmt not in IMPORT_FORMATS:
         raise SourceError(f"unknown import format {fmt!r}", where="--from",
@@ -104,7 +117,8 @@ def import_data(source: str | Path, fmt: str, out_dir: str | Path, *, sqlite: st
         if keys is not None:
             raise SourceError("a Workbench model names its table's keys: key (--key) is not used", where="--key",
                               hint="leave --key out")
-        return _import_workbench(source, out, sqlite=sqlite, duckdb=duckdb, domain=domain, progress=progress)
+        yield _stage_workbench(source, out, domain=domain)
+        return
     with tempfile.TemporaryDirectory(prefix=".blue-nb-import-", dir=out) as tmp, ExitStack() as stack:
         if fmt == "s3-export":
             tables = s3_sources(source, domain=domain, key=keys, progress=progress)
@@ -119,17 +133,21 @@ def import_data(source: str | Path, fmt: str, out_dir: str | Path, *, sqlite: st
             raw = RawStore(Path(tmp) / f"raw{n}.sqlite", table.keys.names)
             stack.callback(raw.close)
             applied = raw.apply(table.changes())
-            staged.append((raw, _draft(raw, table, applied, out, progress)))
-        stores = open_stores(sqlite, duckdb)
-        for s in stores:
-            stack.callback(s.close)
-        for raw, result in staged:
-            if stores:
-                load_items(stores, result.spec, _in_spec_order(result.spec, raw.entity_items()), total=result.items,
-                           progress=progress)
-                result.stores = [f"{s.kind}:{s.path}" for s in stores]
-            result.findings = check_spec(result.spec, ((e, item) for e, item, _ in raw.entity_items()))
-        return [r for _, r in staged]
+            staged.append(StagedTable(_draft(raw, table, applied, out, progress), raw.entity_items))
+        yield staged
+
+
+def load_and_check(staged: list[StagedTable], stores: list[Store], *, progress: bool = True) -> list[ImportResult]:
+    """Load each staged table's items into ``stores`` (all or nothing, :func:`blue_nb.stores.load_items`)
+    and check its draft on them (:func:`blue_nb.rules.check_spec`); the results."""
+    for table in staged:
+        result = table.result
+        if stores:
+            load_items(stores, result.spec, _in_spec_order(result.spec, table.items()), total=result.items,
+                       progress=progress)
+            result.stores = [f"{s.kind}:{s.path}" for s in stores]
+        result.findings = check_spec(result.spec, ((e, item) for e, item, _ in table.items()))
+    return [table.result for table in staged]
 
 
 def _in_spec_order(spec: Spec, items: Iterable[tuple[str, dict[str, Any], str]]) -> Iterator[tuple]:
@@ -229,28 +247,22 @@ def _row_notes(maker: RowMaker, catch_all: str) -> list[str]:
 # ---------------------------------------------------------------- a NoSQL Workbench model
 
 
-def _import_workbench(source: str | Path, out: Path, *, sqlite: str | Path | None, duckdb: str | Path | None,
-                      domain: str | None, progress: bool) -> list[ImportResult]:
-    """Every table of the model: its spec and rows written, its items loaded and checked."""
+def _stage_workbench(source: str | Path, out: Path, *, domain: str | None) -> list[StagedTable]:
+    """Every table of the model, its spec and rows written; the model's unknown keys written beside them."""
     model = read_workbench(source, domain=domain)
-    staged = [(_workbench_draft(table, model, out), table) for table in model.tables]
+    staged = [StagedTable(_workbench_draft(table, model, out), _items_of(table)) for table in model.tables]
     if model.extra:
         path = out / WORKBENCH_EXTRA
         path.write_text(json.dumps(model.extra, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        for result, _ in staged:
-            result.notes.append(f"the model's unknown top-level keys ({', '.join(model.extra)}) are kept as read in "
-                                f"{path}; the spec has no place for them, so an export does not carry them")
-    with ExitStack() as stack:
-        stores = open_stores(sqlite, duckdb)
-        for s in stores:
-            stack.callback(s.close)
-        for result, table in staged:
-            if stores:
-                load_items(stores, result.spec, _in_spec_order(result.spec, table.items), total=len(table.items),
-                           progress=progress)
-                result.stores = [f"{s.kind}:{s.path}" for s in stores]
-            result.findings = check_spec(result.spec, ((e, item) for e, item, _ in table.items))
-    return [r for r, _ in staged]
+        for table in staged:
+            table.result.notes.append(f"the model's unknown top-level keys ({', '.join(model.extra)}) are kept as "
+                                      f"read in {path}; the spec has no place for them, so an export does not "
+                                      "carry them")
+    return staged
+
+
+def _items_of(table: WorkbenchTable) -> Callable[[], list[tuple[str, dict[str, Any], str]]]:
+    return lambda: table.items
 
 
 def _workbench_draft(table: WorkbenchTable, model: WorkbenchModel, out: Path) -> ImportResult:

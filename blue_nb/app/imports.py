@@ -1,0 +1,38 @@
+"""Bring real data in, into the user's stores: :func:`import_data` is what ``blue-nb import SOURCE
+--from FMT --out DIR`` calls. The import itself (reading, inference, spec and row files, the load
+and the checks) is :mod:`blue_nb.imports.workflow`; here the store files given are opened, once
+every table has been read and written, and closed after the load.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from blue_nb.app.workflows import open_stores
+from blue_nb.imports.workflow import ImportResult, load_and_check, staged_import
+
+__all__ = ["import_data"]
+
+
+def import_data(source: str | Path, fmt: str, out_dir: str | Path, *, sqlite: str | Path | None = None,
+                duckdb: str | Path | None = None, endpoint_url: str | None = None, aws: bool = False,
+                profile: str | None = None, domain: str | None = None, key: Any = None, segments: int = 4,
+                progress: bool = True, client: Any = None) -> list[ImportResult]:
+    """Import ``source`` (``fmt``: s3-export, sqlite, dynamodb or workbench) into ``out_dir`` and the stores given.
+
+    ``source`` is an export folder, a SQLite file, a table name or a NoSQL Workbench model file (a
+    model blue_nb exported gives back its own spec; see :mod:`blue_nb.imports.workbench`).
+    ``domain`` names the spec (for a SQLite file or a Workbench model of several tables: imports only
+    that one); ``key`` = ``(pk, sk)`` (or ``"PK,SK"``) says which attributes are the table key when
+    the source does not; ``endpoint_url`` / ``aws`` / ``profile``
+    (or an open DynamoClient as ``client``) say where a live table is; ``segments`` is its Scan's
+    parallelism. Returns one :class:`~blue_nb.imports.workflow.ImportResult` per table.
+    """
+    with staged_import(source, fmt, out_dir, endpoint_url=endpoint_url, aws=aws, profile=profile, domain=domain,
+                       key=key, segments=segments, progress=progress, client=client) as staged, ExitStack() as stack:
+        stores = open_stores(sqlite, duckdb)
+        for s in stores:
+            stack.callback(s.close)
+        return load_and_check(staged, stores, progress=progress)
