@@ -265,28 +265,29 @@ class SpecInferrer:
         if self.overflow:
             self.notes.append(f"{self.overflow:,} items have more than {MAX_ENTITIES} kinds of key prefix: "
                               "those beyond went to the catch-all entity")
-        pk, sk = self.keys.partition_key, self.keys.sort_key
         taken = self._name_entities(plans)
-        _name_across(plans, pk, sk)
+        _name_across(plans, self.keys.partition_key, self.keys.sort_key)
         other = self._catch_all(index_attrs, taken)
         everything = {p.name: p for p in [*plans, other]}
-        table = self._table(indexes)
-        notes = self._inferred(plans, indexes)
-        data = {"spec_version": 1, "domain": self.domain,
+        return Draft(self._spec_data(plans, other, indexes), everything, other.name, self.group_of, list(self.notes))
+
+    def _spec_data(self, plans: list[EntityPlan], other: EntityPlan, indexes: dict[str, Index]) -> dict[str, Any]:
+        """The draft spec as a mapping: the table, the entities (the catch-all last), draft access patterns
+        and the ``inferred`` notes."""
+        return {"spec_version": 1, "domain": self.domain,
                 "description": f"Draft inferred from {self.source or 'data'}: review the entities, keys and access "
                                "patterns",
-                "table": table,
-                "entities": {p.name: _entity(p, other is p) for p in everything.values()},
-                "access_patterns": _patterns(plans, indexes, pk, sk),
-                "inferred": notes}
-        return Draft(data, everything, other.name, self.group_of, list(self.notes))
+                "table": self._table(indexes),
+                "entities": {p.name: _entity(p, p is other) for p in [*plans, other]},
+                "access_patterns": _patterns(plans, indexes, self.keys.partition_key, self.keys.sort_key),
+                "inferred": self._inferred(plans, indexes)}
 
     def _name_entities(self, plans: list[EntityPlan]) -> set[str]:
         """Name each entity after its type prefix and each part of its keys; the entity names taken."""
         pk, sk = self.keys.partition_key, self.keys.sort_key
         taken: set[str] = set()
         for plan in plans:
-            kind, tag = plan.group
+            tag = plan.group[1]
             plan.name = unique_name(camel(tag) if tag else camel(self.domain), taken)
             taken.add(plan.name)
             plan.attributes = {a: t for a, t in plan.attributes.items() if ATTR_NAME.match(a)}
