@@ -24,7 +24,7 @@ import json
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Iterable
 
 from blue_nb.errors import BlueNbError
 from blue_nb.imports.infer import ATTR_NAME, MAX_ATTRIBUTES, Draft, EntityPlan, type_tag
@@ -211,6 +211,13 @@ class RowWriter:
 
     def path(self, entity: str) -> Path:
         return self.folder / f"{self.sources[entity]}.jsonl"
+
+    def write_empty(self, entities: Iterable[str]) -> None:
+        """An empty row file for each of ``entities`` that has no row (a load of the rows finds its source)."""
+        for entity in entities:
+            if not self.counts.get(entity):
+                self.folder.mkdir(parents=True, exist_ok=True)
+                self.path(entity).write_text("", encoding="utf-8")
 
     def close(self) -> None:
         for f in self.files.values():

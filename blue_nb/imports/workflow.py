@@ -206,10 +206,7 @@ def _draft(raw: RawStore, table: TableSource, applied: Applied, out: Path, progr
             if text is not None:
                 writer.write(draft.catch_all, text)
     spec = draft.spec(dict(counts), dict(writer.counts))
-    for name in spec.entities:
-        if not writer.counts.get(name):
-            rows_dir.mkdir(parents=True, exist_ok=True)
-            writer.path(name).write_text("", encoding="utf-8")
+    writer.write_empty(spec.entities)
     spec_path = dump_spec(spec, out / f"{table.domain}.yaml")
     notes = list(table.notes) + draft.notes + _row_notes(maker, draft.catch_all)
     if not counts:
@@ -238,10 +235,13 @@ def _row_notes(maker: RowMaker, catch_all: str) -> list[str]:
         misfits = ", ".join(f"{e} {n:,}" for e, n in maker.misfits.most_common())
         notes.append(f"{maker.unmatched:,} items fit no entity's templates and are in the catch-all entity {catch_all}"
                      + (f" (misfits of: {misfits})" if misfits else ""))
-    for reason, n in maker.lost.most_common():
-        notes.append(f"{n:,} items cannot be written as rows ({reason}): they are in the stores, but a load of the "
-                     "rows leaves them out")
-    return notes
+    return notes + _lost_notes(maker.lost)
+
+
+def _lost_notes(lost: Counter[str]) -> list[str]:
+    """One note per reason why items cannot be written as rows (most items first)."""
+    return [f"{n:,} items cannot be written as rows ({reason}): they are in the stores, but a load of the rows "
+            "leaves them out" for reason, n in lost.most_common()]
 
 
 # ---------------------------------------------------------------- a NoSQL Workbench model
@@ -277,16 +277,11 @@ def _workbench_draft(table: WorkbenchTable, model: WorkbenchModel, out: Path) ->
             if text is not None:
                 writer.write(entity, text)
     if table.items:
-        for name in spec.entities:
-            if not writer.counts.get(name):
-                rows_dir.mkdir(parents=True, exist_ok=True)
-                writer.path(name).write_text("", encoding="utf-8")
+        writer.write_empty(spec.entities)
     spec_path = dump_spec(spec, out / f"{spec.domain}.yaml")
     notes = [f"{model.source}: NoSQL Workbench model {model.name!r}, format {model.version or 'none (2019)'}",
              *model.notes, *table.notes]
-    for reason, n in maker.lost.most_common():
-        notes.append(f"{n:,} items cannot be written as rows ({reason}): they are in the stores, but a load of the "
-                     "rows leaves them out")
+    notes += _lost_notes(maker.lost)
     empty = [n for n, e in spec.entities.items() if not counts.get(n) and not e.allow_empty]
     if not table.items:
         notes.append("the model holds no sample items: the spec only, no rows")
