@@ -8,7 +8,7 @@ checked against), ``scale``, ``requests`` and ``seed``. Each stage times its own
 items to size) is reported beside it. The product stages use the product's public entry points:
 
 =================  ===================================================================================
-generate           :func:`blue_nb.sources.generate_sample` (dialogue rows)
+generate           :func:`blue_nb.samples.generate_sample` (dialogue rows)
 load_sqlite        :func:`blue_nb.app.workflows.load_data` into a SQLite file
 load_duckdb        :func:`blue_nb.app.workflows.load_data` into a DuckDB file
 sizes              the loader's own sizing (``csv_stage``'s plan ``sizes``) over every row of the sample, chunk by chunk
@@ -43,7 +43,8 @@ from blue_nb.heat import DEFAULT_SEED, partition_heat
 from blue_nb.heat.duckdb_sql import Scratch, frame
 from blue_nb.heat.model import HeatModel
 from blue_nb.patterns import catalog_name, quote_ident
-from blue_nb.sources import find_source, generate_sample
+from blue_nb.samples import generate_sample
+from blue_nb.sources import find_source
 from blue_nb.sources.csv_stage import column_batches
 from blue_nb.spec import Spec, load_spec
 from blue_nb.stores import open_store

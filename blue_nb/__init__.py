@@ -12,7 +12,8 @@ rooms of one layer). The contract is in pyproject.toml and ``lint-imports`` chec
     L3  app                     what notebooks and the CLI call: workflows, design session, what-if, reports
     L3  plots                   matplotlib figures: take data, return a Figure
     L2  heat                    partition heat: workload model, per-key units, throttle prediction
-    L2  stores | sources | dynamo | export  SQLite/DuckDB plans | samples, sources, imports | boto3 | export formats
+    L2  imports                 foreign formats in: S3 exports, Blue's SQLite, live tables, Workbench; spec inference
+    L2  stores | samples | sources | dynamo | export  SQLite/DuckDB plans | sample data | file readers | boto3 | export formats
     L1  patterns | rules        bind, plan (SQL per store, boto3 request), pages, costs | design checks
     L1  sizing                  exact item sizes and capacity units; the vectorized path
     L1  items                   DynamoDB values and codecs; rows -> items
@@ -36,7 +37,7 @@ _EXPORTS = {
     "Plan": "patterns", "ReadResult": "patterns", "WriteResult": "patterns", "plan": "patterns",
     "check_spec": "rules", "Findings": "rules",
     "open_store": "stores", "load_items": "stores",
-    "generate_sample": "sources",
+    "generate_sample": "samples",
     "partition_heat": "heat",
     "DesignSession": "app.session",
     "compare_stores": "app.workflows", "entity_summary": "app.workflows", "largest_items": "app.workflows",

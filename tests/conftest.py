@@ -32,7 +32,7 @@ def document_spec():
 @pytest.fixture(scope="session")
 def dialogue_data(tmp_path_factory) -> Path:
     """A small dialogue sample, generated once for the session."""
-    from blue_nb.sources import generate_sample
+    from blue_nb.samples import generate_sample
 
     out = tmp_path_factory.mktemp("dialogue")
     generate_sample("dialogue", scale=1500, seed=3, out_dir=out)

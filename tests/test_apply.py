@@ -38,7 +38,7 @@ def endpoint(dynamo_endpoint):
 
 @pytest.fixture(scope="module")
 def document_data(tmp_path_factory) -> Path:
-    from blue_nb.sources import generate_sample
+    from blue_nb.samples import generate_sample
 
     out = tmp_path_factory.mktemp("document")
     generate_sample("document", scale=300, seed=5, out_dir=out)
@@ -48,7 +48,7 @@ def document_data(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def small_dialogue(tmp_path_factory) -> Path:
     """A few hundred dialogue rows: enough for every pattern and for several batches, quick to write."""
-    from blue_nb.sources import generate_sample
+    from blue_nb.samples import generate_sample
 
     out = tmp_path_factory.mktemp("small_dialogue")
     generate_sample("dialogue", scale=300, seed=4, out_dir=out)

@@ -18,10 +18,10 @@ import pytest
 from blue_nb.app.imports import import_data
 from blue_nb.app.workflows import compare_stores, load_data, spec_items, validate
 from blue_nb.errors import SourceError
+from blue_nb.imports.infer import SpecInferrer, unique_name
+from blue_nb.imports.infer_keys import KeyInfo, canonical_key
 from blue_nb.items import dumps_wire, item_to_wire
 from blue_nb.sources import s3_export
-from blue_nb.sources.infer import SpecInferrer
-from blue_nb.sources.infer_keys import KeyInfo
 from blue_nb.spec import load_spec
 from blue_nb.stores import open_store
 
@@ -386,7 +386,7 @@ def test_bad_json_in_a_blue_sqlite_row_names_the_row(tmp_path):
 
 
 def test_dialogue_sample_exported_and_imported_gives_the_adr_keys(tmp_path, dialogue_spec):
-    from blue_nb.sources import generate_sample
+    from blue_nb.samples import generate_sample
 
     generate_sample("dialogue", scale=400, seed=11, out_dir=tmp_path / "rows")
     with open_store("sqlite", tmp_path / "src.sqlite") as store:
@@ -410,6 +410,25 @@ def test_inference_keeps_counters_not_items():
     part = inf.groups[("sk", "EV")].keys["sk"].parts[2][1]
     assert part.overflow and part.values == set() and part.widths == {6: 3000}
     assert inf.draft().spec().entities["Ev"].key == {"pk": "D#{d}", "sk": "EV#{ev:06d}"}
+
+
+def test_one_rule_makes_a_taken_name_unique():
+    """Entity, placeholder and pattern names, inferred or from a Workbench model, take the same suffix:
+    the first free number, after ``_`` when the name ends in a digit (``persp_1_2``, never ``persp_12``)."""
+    assert unique_name("Order", set()) == "Order"
+    assert unique_name("Order", {"Order", "Order2"}) == "Order3"
+    assert unique_name("persp_1", {"persp_1"}) == "persp_1_2"
+    assert unique_name("query_gsi1", {"query_gsi1", "query_gsi1_2"}) == "query_gsi1_3"
+
+
+def test_an_items_identity_is_its_key_attributes_dynamodb_json():
+    """One key text for the raw import store and the Workbench reader: the key attributes' DynamoDB JSON
+    in the table's key order; none when a key attribute is missing or empty."""
+    assert canonical_key({"x": 1, "sk": Decimal("1"), "pk": "A"}, ("pk", "sk")) == '{"pk":{"S":"A"},"sk":{"N":"1"}}'
+    assert canonical_key({"pk": "A", "sk": b"\x01"}, ("pk", "sk")) == '{"pk":{"S":"A"},"sk":{"B":"AQ=="}}'
+    assert canonical_key({"pk": "A"}, ("pk", "sk")) is None
+    assert canonical_key({"pk": ""}, ("pk",)) is None
+    assert canonical_key({"pk": True}, ("pk",)) is None
 
 
 # ---------------------------------------------------------------- a live table

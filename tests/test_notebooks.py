@@ -298,7 +298,7 @@ def dialogue_dir(tmp_path_factory) -> Path:
     committed = ROOT / "data" / "sample" / "dialogue"
     if committed.is_dir() and any(committed.iterdir()):
         return committed
-    from blue_nb.sources import SAMPLE_PARAMS, generate_sample
+    from blue_nb.samples import SAMPLE_PARAMS, generate_sample
 
     out = tmp_path_factory.mktemp("dialogue")
     generate_sample("dialogue", out_dir=out, **SAMPLE_PARAMS["dialogue"])

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from blue_nb.errors import SourceError
-from blue_nb.sources import sample_dialogue
-from blue_nb.sources.sample_text import END_TS
-from blue_nb.sources.samples import SAMPLE_DOMAINS, SAMPLE_SOURCES, generate_sample
-from blue_nb.sources.writers import SourceFiles
+from blue_nb.samples import dialogue as sample_dialogue
+from blue_nb.samples.generate import SAMPLE_DOMAINS, SAMPLE_SOURCES, generate_sample
+from blue_nb.samples.text import END_TS
+from blue_nb.samples.writers import SourceFiles
 
 DIALOGUE_COLUMNS = {
     "dialogues": ["dialogue_id", "title", "status", "created_at"],

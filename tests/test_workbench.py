@@ -16,11 +16,12 @@ import pytest
 from click.testing import CliRunner
 
 from blue_nb.app.exports import sample_items_by_entity
-from blue_nb.app.imports import WORKBENCH_EXTRA, import_data
+from blue_nb.app.imports import import_data
 from blue_nb.cli import cli
 from blue_nb.errors import SourceError
 from blue_nb.export import export
-from blue_nb.sources.workbench import read_workbench
+from blue_nb.imports.workbench import read_workbench
+from blue_nb.imports.workflow import WORKBENCH_EXTRA
 from blue_nb.spec import load_spec
 from blue_nb.stores import open_store
 

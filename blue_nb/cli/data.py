@@ -27,7 +27,7 @@ __all__ = ["lab", "load", "prepare", "sample", "size"]
 @handles_errors
 def sample(domain, scale, seed, out, progress, fmt):
     """Generate relational sample rows for DOMAIN (dialogue or document)."""
-    from blue_nb.sources import generate_sample  # deferred: keep `blue-nb --help` fast
+    from blue_nb.samples import generate_sample  # deferred: keep `blue-nb --help` fast
 
     counts = generate_sample(domain, scale=scale, seed=seed, out_dir=out, progress=progress)
     if fmt == "json":
@@ -125,7 +125,7 @@ def _item_lines(stream, name: str):
 @handles_errors
 def prepare(root):
     """Generate the example domains' sample data under data/sample/ where it is missing."""
-    from blue_nb.sources import prepare_samples  # deferred: keep `blue-nb --help` fast
+    from blue_nb.samples import prepare_samples  # deferred: keep `blue-nb --help` fast
 
     for domain, (path, made) in prepare_samples(Path(root) / "data" / "sample").items():
         click.echo(f"{domain}: {'generated' if made else 'present'} in {path}")

@@ -1,10 +1,11 @@
 """Rows of Blue's SQLite tables (ADR 0018: ``blue_{domain}(pk, sk, data JSON, created_at)``) as items.
 
-Pure decoding; the file itself is read through the read-only SQLite store (layer 2 rooms do not
-import each other, so the app layer joins the two). ``data`` holds the non-key attributes as plain
-JSON (numbers read exactly, as Decimal; lists and maps kept; JSON has no sets or binary); when
-every value of ``data`` is DynamoDB JSON (blue_nb's own store files hold the whole item so), it
-is decoded as DynamoDB JSON instead.
+Pure decoding; the file itself is read through the read-only SQLite store (the rooms of one
+layer do not import each other, so the imports layer above joins the two, in
+:mod:`blue_nb.imports.table_sources`). ``data`` holds the non-key attributes as plain JSON
+(numbers read exactly, as Decimal; lists and maps kept; JSON has no sets or binary); when every
+value of ``data`` is DynamoDB JSON (blue_nb's own store files hold the whole item so), it is
+decoded as DynamoDB JSON instead.
 """
 
 from __future__ import annotations

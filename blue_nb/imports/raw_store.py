@@ -8,19 +8,18 @@ files, the load, the checks) read the items back in key order as often as they n
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from blue_nb.errors import SourceError
-from blue_nb.items.values import dumps_wire, item_from_wire, item_to_wire, loads_wire, to_wire
+from blue_nb.imports.infer_keys import canonical_key, is_key_value
+from blue_nb.items.values import dumps_wire, item_from_wire, item_to_wire, loads_wire
 from blue_nb.stores import Store, open_store
 from blue_nb.stores.base import KeyConflict
 
 __all__ = ["Applied", "RawStore"]
 
 _CHUNK = 5_000
-_KEY_TYPES = (str, bytes, Decimal)
 
 
 @dataclass
@@ -48,17 +47,16 @@ class RawStore:
         self.store.close()
 
     def key_of(self, item: dict[str, Any], where: str) -> str:
-        """The canonical text of an item's key (its key attributes' DynamoDB JSON)."""
-        key = {}
-        for name in self.key_names:
-            value = item.get(name)
-            if not isinstance(value, _KEY_TYPES) or value in ("", b""):
-                raise SourceError(f"the item has no {'value' if name in item else 'attribute'} {name!r} for the "
-                                  f"table key ({', '.join(self.key_names)})", where=where,
-                                  hint="if the key is another attribute, say which: key=(partition key, sort key) "
-                                       "(blue-nb import --key PK,SK)")
-            key[name] = to_wire(value)
-        return dumps_wire(key)
+        """The canonical text of an item's key (:func:`~.infer_keys.canonical_key`); a SourceError naming the
+        key attribute when the item lacks it."""
+        key = canonical_key(item, self.key_names)
+        if key is None:
+            name = next(n for n in self.key_names if not is_key_value(item.get(n)))
+            raise SourceError(f"the item has no {'value' if name in item else 'attribute'} {name!r} for the "
+                              f"table key ({', '.join(self.key_names)})", where=where,
+                              hint="if the key is another attribute, say which: key=(partition key, sort key) "
+                                   "(blue-nb import --key PK,SK)")
+        return key
 
     # -- writing ---------------------------------------------------------------------------
     def apply(self, changes: Iterable[tuple], applied: Applied | None = None) -> Applied:

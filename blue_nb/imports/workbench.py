@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from blue_nb.errors import BlueNbError, SourceError, SpecError
+from blue_nb.imports import workbench_spec
+from blue_nb.imports.infer import domain_name
 from blue_nb.items.build import plain_to_value
 from blue_nb.items.values import TYPE_TAGS, from_wire, to_wire
-from blue_nb.sources.infer import domain_name
-from blue_nb.sources import workbench_spec
 from blue_nb.spec import Index, Spec, spec_from_dict
 
 __all__ = ["BLUE_NB_KEY", "KNOWN_VERSIONS", "MAX_MODEL_BYTES", "WorkbenchModel", "WorkbenchTable", "loads_workbench",

@@ -1,7 +1,7 @@
 """Sample rows of the Dialogue domain (ADR 0018, RFC 0051), one dialogue at a time.
 
 Sources: dialogues, experts, perspectives, tensions, tension_events (columns in
-:data:`blue_nb.sources.samples.SAMPLE_SOURCES`). Use :func:`blue_nb.sources.samples.generate_sample`.
+:data:`blue_nb.samples.generate.SAMPLE_SOURCES`). Use :func:`blue_nb.samples.generate.generate_sample`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import random
 from collections import Counter
 from typing import Callable
 
-from blue_nb.sources.sample_text import DAY, END_TS, TextPool, iso_utc, plan_sizes
-from blue_nb.sources.writers import SourceFiles
+from blue_nb.samples.text import DAY, END_TS, TextPool, iso_utc, plan_sizes
+from blue_nb.samples.writers import SourceFiles
 
 __all__ = ["generate_dialogue"]
 

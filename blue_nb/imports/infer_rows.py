@@ -24,21 +24,21 @@ import json
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Iterable
 
 from blue_nb.errors import BlueNbError
+from blue_nb.imports.infer import ATTR_NAME, MAX_ATTRIBUTES, Draft, EntityPlan, type_tag
+from blue_nb.imports.infer_shapes import SEP, template_text
 from blue_nb.items import ItemBuilder
 from blue_nb.items.build import MAX_NESTING, loads_json
 from blue_nb.items.values import item_to_wire, number_text
-from blue_nb.sources.infer import MAX_ATTRIBUTES, type_tag
-from blue_nb.sources.infer_plan import ATTR_NAME, Draft, EntityPlan
-from blue_nb.sources.infer_shapes import SEP, key_text
 
-__all__ = ["RowMaker", "RowWriter", "encode_row"]
+__all__ = ["RowLost", "RowMaker", "RowWriter", "encode_row"]
 
 
-class _Lost(ValueError):
-    """An item the rows of an entity cannot carry; the message says why."""
+class RowLost(ValueError):
+    """An item the rows of an entity cannot carry (a JSON row cannot hold its value, or the row does not
+    rebuild it); the message says why, and is what the import counts the item under."""
 
 
 def encode_row(row: dict[str, Any]) -> str:
@@ -64,9 +64,9 @@ def _value(v: Any, top: bool = False) -> str:
         return number_text(v)
     if isinstance(v, (bytes, bytearray)):
         if not top:
-            raise _Lost("binary inside a list or map (JSON rows cannot carry it)")
+            raise RowLost("binary inside a list or map (JSON rows cannot carry it)")
         if not v:
-            raise _Lost("an empty binary value (an empty cell means no attribute)")
+            raise RowLost("an empty binary value (an empty cell means no attribute)")
         return _s(base64.b64encode(bytes(v)).decode("ascii"))
     if isinstance(v, dict):
         return "{" + ",".join(_s(k) + ":" + _value(x) for k, x in v.items()) + "}"
@@ -74,11 +74,11 @@ def _value(v: Any, top: bool = False) -> str:
         return "[" + ",".join(_value(x) for x in v) + "]"
     if isinstance(v, (set, frozenset)):
         if not top:
-            raise _Lost("a set inside a list or map (JSON rows cannot carry it)")
+            raise RowLost("a set inside a list or map (JSON rows cannot carry it)")
         elements = sorted(v, key=lambda x: x.encode("utf-8")) if isinstance(next(iter(v)), str) else sorted(v)
         return "[" + ",".join(_s(base64.b64encode(x).decode("ascii")) if isinstance(x, bytes) else _value(x)
                               for x in elements) + "]"
-    raise _Lost(f"a {type(v).__name__} value")
+    raise RowLost(f"a {type(v).__name__} value")
 
 
 class RowMaker:
@@ -102,7 +102,7 @@ class RowMaker:
         if plan is not None:
             try:
                 return plan.name, self._row(plan, item, item_to_wire(item))
-            except _Lost:
+            except RowLost:
                 self.misfits[plan.name] += 1
         self.unmatched += 1
         for attr, v in item.items():
@@ -127,7 +127,7 @@ class RowMaker:
         """The catch-all entity's row of an item, or None (counted in :attr:`lost`, with the reason)."""
         try:
             return self._row(self.other, item, item_to_wire(item))
-        except _Lost as e:
+        except RowLost as e:
             self.lost[str(e)] += 1
             return None
 
@@ -138,18 +138,18 @@ class RowMaker:
                 continue
             declared = plan.attributes.get(attr)
             if declared is None:
-                raise _Lost(f"attribute {attr[:40]!r} is not declared (its name cannot be, or too many attributes)")
+                raise RowLost(f"attribute {attr[:40]!r} is not declared (its name cannot be, or too many attributes)")
             if declared != type_tag(v):
-                raise _Lost(f"attribute {attr[:40]!r} has another type than declared")
+                raise RowLost(f"attribute {attr[:40]!r} has another type than declared")
             row[attr] = v
         text = encode_row(row)
         try:
             parsed = loads_json(text, plan.name, ints=int, max_depth=MAX_NESTING + 1)
             rebuilt = self.builder.build(self.spec.entities[plan.name], parsed)
         except BlueNbError as e:
-            raise _Lost(f"the row does not build the item ({e.msg[:80]})") from e
+            raise RowLost(f"the row does not build the item ({e.msg[:80]})") from e
         if item_to_wire(rebuilt) != wire:
-            raise _Lost("the item built from the row differs")
+            raise RowLost("the item built from the row differs")
         return text
 
     @staticmethod
@@ -161,25 +161,25 @@ class RowMaker:
             v = item[attr]
             if shape.kind == "const":
                 if v != shape.const:
-                    raise _Lost("key value differs")
+                    raise RowLost("key value differs")
                 continue
             if shape.kind == "whole":
-                text = key_text(v)
+                text = template_text(v)
                 if text is None:
                     try:
                         text = bytes(v).decode("utf-8")
                     except UnicodeDecodeError:
-                        raise _Lost("a binary key that is not UTF-8 text") from None
+                        raise RowLost("a binary key that is not UTF-8 text") from None
                 _put(row, shape.slots[0].name, text)
                 continue
             parts = v.split(SEP) if isinstance(v, str) else []
             if len(parts) != shape.width or any(parts[i] != lit for i, lit in shape.literal.items()):
-                raise _Lost("key shape differs")
+                raise RowLost("key shape differs")
             for slot in shape.slots:
                 text = parts[slot.position]
                 if slot.fmt:
                     if not (text.isascii() and text.isdigit() and len(text) == int(slot.fmt[1:-1])):
-                        raise _Lost("key part is not a number of the width")
+                        raise RowLost("key part is not a number of the width")
                     _put(row, slot.name, int(text))
                 else:
                     _put(row, slot.name, text)
@@ -188,7 +188,7 @@ class RowMaker:
 
 def _put(row: dict[str, Any], name: str, value: Any) -> None:
     if name in row and row[name] != value:
-        raise _Lost("one placeholder with two values")
+        raise RowLost("one placeholder with two values")
     row[name] = value
 
 
@@ -211,6 +211,13 @@ class RowWriter:
 
     def path(self, entity: str) -> Path:
         return self.folder / f"{self.sources[entity]}.jsonl"
+
+    def write_empty(self, entities: Iterable[str]) -> None:
+        """An empty row file for each of ``entities`` that has no row (a load of the rows finds its source)."""
+        for entity in entities:
+            if not self.counts.get(entity):
+                self.folder.mkdir(parents=True, exist_ok=True)
+                self.path(entity).write_text("", encoding="utf-8")
 
     def close(self) -> None:
         for f in self.files.values():

@@ -16,18 +16,14 @@ from decimal import Decimal
 from typing import Any
 
 from blue_nb.errors import BlueNbError
+from blue_nb.imports.infer import type_tag
+from blue_nb.imports.infer_rows import RowLost, encode_row
 from blue_nb.items import ItemBuilder
 from blue_nb.items.build import MAX_NESTING, loads_json
 from blue_nb.items.values import item_to_wire, number_text
-from blue_nb.sources.infer import type_tag
-from blue_nb.sources.infer_rows import encode_row
 from blue_nb.spec import Spec
 
 __all__ = ["SpecRows"]
-
-
-class _Lost(ValueError):
-    """An item no row can carry; the message says why."""
 
 
 def _key_string(value: Any) -> str:
@@ -39,8 +35,8 @@ def _key_string(value: Any) -> str:
         try:
             return bytes(value).decode("utf-8")
         except UnicodeDecodeError:
-            raise _Lost("a binary key that is not UTF-8 text") from None
-    raise _Lost("a key value that is not S, N or B")
+            raise RowLost("a binary key that is not UTF-8 text") from None
+    raise RowLost("a key value that is not S, N or B")
 
 
 class SpecRows:
@@ -55,7 +51,7 @@ class SpecRows:
         """The JSON line of ``item``'s row as an ``entity`` row, or None (counted in :attr:`lost`)."""
         try:
             return self._row(entity, item)
-        except _Lost as e:
+        except RowLost as e:
             self.lost[str(e)] += 1
             return None
 
@@ -67,16 +63,16 @@ class SpecRows:
                 continue
             declared = e.attributes.get(attr)
             if declared is None:
-                raise _Lost(f"attribute {attr[:40]!r} is not declared for the entity")
+                raise RowLost(f"attribute {attr[:40]!r} is not declared for the entity")
             if declared != type_tag(value):
-                raise _Lost(f"attribute {attr[:40]!r} has another type than declared")
+                raise RowLost(f"attribute {attr[:40]!r} has another type than declared")
             row[attr] = value
         for attr, template in e.templates.items():
             if attr not in item:
                 continue
             values = template.parse(_key_string(item[attr]))
             if values is None:
-                raise _Lost(f"key {attr!r} does not fit its template")
+                raise RowLost(f"key {attr!r} does not fit its template")
             for name, text in values.items():
                 row.setdefault(name, text)
         try:
@@ -84,9 +80,9 @@ class SpecRows:
             parsed = loads_json(text, entity, ints=int, max_depth=MAX_NESTING + 1)
             rebuilt = self.builder.build(e, parsed)
         except BlueNbError as err:
-            raise _Lost(f"the row does not build the item ({err.msg[:80]})") from err
-        except ValueError as err:              # _Lost from encode_row: what JSON rows cannot hold
-            raise _Lost(str(err)) from err
+            raise RowLost(f"the row does not build the item ({err.msg[:80]})") from err
+        except ValueError as err:              # RowLost from encode_row (what JSON rows cannot hold), or a build's
+            raise RowLost(str(err)) from err
         if item_to_wire(rebuilt) != item_to_wire(item):
-            raise _Lost("the item built from the row differs")
+            raise RowLost("the item built from the row differs")
         return text

@@ -11,7 +11,7 @@ perspectives, most with dozens; a few realms with most documents), timestamps sp
 six months before 2026-06-01 UTC, mixed Unicode text, prefix-colliding names (``ann``/``anna``,
 ``T10``/``T100``), more than nine rounds, and documents near and over DynamoDB's 400 KB limit.
 
-What both domain generators share (the text pools and size planning) is in :mod:`.sample_text`.
+What both domain generators share (the text pools and size planning) is in :mod:`.text`.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from typing import Callable
 from tqdm.auto import tqdm
 
 from blue_nb.errors import SourceError
-from blue_nb.sources.sample_dialogue import generate_dialogue
-from blue_nb.sources.sample_document import generate_document
-from blue_nb.sources.writers import SourceFiles
+from blue_nb.samples.dialogue import generate_dialogue
+from blue_nb.samples.document import generate_document
+from blue_nb.samples.writers import SourceFiles
 
 GENERATORS = {"dialogue": generate_dialogue, "document": generate_document}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from blue_nb.sources.samples import generate_sample
+from blue_nb.samples.generate import generate_sample
 
 __all__ = ["SAMPLE_PARAMS", "prepare_samples"]
 

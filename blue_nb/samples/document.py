@@ -1,7 +1,7 @@
 """Sample rows of the Document domain (ADR 0018), one realm at a time.
 
 Sources: realms, documents (jsonl: ``tags`` is a string set), links (columns in
-:data:`blue_nb.sources.samples.SAMPLE_SOURCES`). Use :func:`blue_nb.sources.samples.generate_sample`.
+:data:`blue_nb.samples.generate.SAMPLE_SOURCES`). Use :func:`blue_nb.samples.generate.generate_sample`.
 
 Document bodies are markdown (headings, lists, code blocks, tables) with log-normal sizes from a
 few hundred bytes to a few hundred KB; about 0.1% sit just under DynamoDB's 400 KB item limit
@@ -15,8 +15,8 @@ import random
 from datetime import datetime, timezone
 from typing import Callable
 
-from blue_nb.sources.sample_text import DAY, END_TS, TextPool, zipf_alloc
-from blue_nb.sources.writers import SourceFiles
+from blue_nb.samples.text import DAY, END_TS, TextPool, zipf_alloc
+from blue_nb.samples.writers import SourceFiles
 
 __all__ = ["NEAR_LIMIT_BYTES", "OVER_LIMIT_BYTES", "generate_document"]
 

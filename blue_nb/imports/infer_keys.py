@@ -1,25 +1,29 @@
 """What an import knows about a table's keys before it reads the items, and the guesses it makes
 when it does not: :class:`KeyInfo` from DescribeTable (:func:`keys_from_describe`), from an
 override, or guessed from a sample of items (:func:`guess_keys`); indexes from attribute names
-that look like index keys (:func:`index_candidate`, :func:`indexes_from_names`)."""
+that look like index keys (:func:`index_candidate`, :func:`indexes_from_names`); and the canonical
+text of an item's key (:func:`canonical_key`), by which an import tells items apart."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Iterable
 
 from blue_nb.errors import SourceError
+from blue_nb.items.values import dumps_wire, to_wire
 from blue_nb.spec import Index
 
-__all__ = ["INDEX_ATTR_RE", "KeyInfo", "guess_keys", "index_candidate", "indexes_from_names", "keys_from_describe",
-           "order_keys"]
+__all__ = ["INDEX_ATTR_RE", "KeyInfo", "canonical_key", "guess_keys", "index_candidate", "indexes_from_names",
+           "is_key_value", "keys_from_describe", "order_keys"]
 
 INDEX_ATTR_RE = re.compile(r"(?P<base>(?P<kind>gsi|lsi)[_-]?[0-9]*)[_-]?(?P<part>pk|sk)\Z", re.IGNORECASE)
 _PK_NAMES = ("pk", "PK", "Pk", "partition_key", "partitionKey", "PartitionKey", "hash_key", "HashKey")
 _SK_NAMES = ("sk", "SK", "Sk", "sort_key", "sortKey", "SortKey", "range_key", "RangeKey")
 _SK_LIKE = re.compile(r"(sk|sort|range)(_?key)?\Z", re.IGNORECASE)
 _PK_LIKE = re.compile(r"(pk|partition|hash|id)(_?key)?\Z", re.IGNORECASE)
+_KEY_TYPES = (str, bytes, Decimal)
 
 
 @dataclass
@@ -36,6 +40,23 @@ class KeyInfo:
     @property
     def names(self) -> tuple[str, ...]:
         return (self.partition_key,) + ((self.sort_key,) if self.sort_key else ())
+
+
+def is_key_value(value: Any) -> bool:
+    """Whether a value can be a key attribute's: a non-empty string or binary, or a number."""
+    return isinstance(value, _KEY_TYPES) and value not in ("", b"")
+
+
+def canonical_key(item: dict[str, Any], names: tuple[str, ...]) -> str | None:
+    """The canonical text of an item's key: its key attributes' DynamoDB JSON, in the order of
+    ``names``; None when one of them is missing or not a key value (:func:`is_key_value`)."""
+    key = {}
+    for name in names:
+        value = item.get(name)
+        if not is_key_value(value):
+            return None
+        key[name] = to_wire(value)
+    return dumps_wire(key)
 
 
 def order_keys(names: Iterable[str], how: str) -> KeyInfo:

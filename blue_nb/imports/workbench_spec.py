@@ -4,7 +4,7 @@ blue_nb spec the model carries (:func:`spec_differences`). See :mod:`.workbench`
 Built from the model: the table's keys, GSIs (projections), billing; one entity per facet
 (``FacetName`` in CamelCase) whose key templates are the facet's key aliases when they are
 templates that fit the facet's items (``PERSP#{round}#{expert}``), else inferred from the items' keys
-by :func:`blue_nb.sources.infer.infer_spec` (``EXPERT#muffin`` -> ``EXPERT#{expert}``); index key
+by :func:`blue_nb.imports.infer.infer_spec` (``EXPERT#muffin`` -> ``EXPERT#{expert}``); index key
 templates are inferred from the items; attributes are the facet's, typed by the table's list or by
 the values. Items outside every facet that fit no facet's templates are grouped by the same
 inference into more entities. Each entity gets one draft access pattern (and each GSI one), as the
@@ -19,27 +19,14 @@ from decimal import Decimal
 from typing import Any
 
 from blue_nb.errors import SourceError, TemplateError
-from blue_nb.items.values import dumps_wire, to_wire
-from blue_nb.sources.infer import infer_spec, type_tag
-from blue_nb.sources.infer_keys import KeyInfo
-from blue_nb.sources.infer_plan import ATTR_NAME, camel, snake
-from blue_nb.sources.infer_shapes import identifier
+from blue_nb.imports.infer import ATTR_NAME, camel, infer_spec, snake, type_tag, unique_name
+from blue_nb.imports.infer_keys import KeyInfo, canonical_key
+from blue_nb.imports.infer_shapes import identifier
 from blue_nb.spec import ATTRIBUTE_TYPES, Index, KeyTemplate, Spec, spec_from_dict
 
-__all__ = ["ModelTable", "key_text", "model_spec", "spec_differences"]
+__all__ = ["ModelTable", "model_spec", "spec_differences"]
 
 _DRAFT = "draft (imported): review the rate and whether it is hot"
-
-
-def key_text(item: dict[str, Any], names: tuple[str, ...]) -> str | None:
-    """The canonical text of an item's key (its key attributes' DynamoDB JSON); None when one is missing."""
-    key = {}
-    for n in names:
-        v = item.get(n)
-        if not isinstance(v, (str, bytes, Decimal)) or v in ("", b""):
-            return None
-        key[n] = to_wire(v)
-    return dumps_wire(key)
 
 
 @dataclass
@@ -68,7 +55,7 @@ class ModelTable:
 
     def add(self, facet: str | None, item: dict[str, Any], where: str) -> None:
         """One item; a key seen before keeps its first copy (facets are read before the table's list)."""
-        k = key_text(item, self.key_names)
+        k = canonical_key(item, self.key_names)
         if k is None:
             raise SourceError(f"the item has no value for the table key ({', '.join(self.key_names)})",
                               where=where, hint="every item needs its key attributes, with S, N or B values")
@@ -130,14 +117,6 @@ def spec_differences(spec: Spec, table: ModelTable) -> list[str]:
 # ---------------------------------------------------------------- the spec built from the model
 
 
-def _unique(base: str, taken: set[str]) -> str:
-    name, n = base, 2
-    while name in taken:
-        name, n = f"{base}{n}", n + 1
-    taken.add(name)
-    return name
-
-
 def _alias_fits(alias: Any, values: list[Any]) -> bool:
     """A key alias is a template when it parses as one and fits every item's value (with no items:
     when it has a placeholder; a bare label such as "PK" is no template)."""
@@ -161,6 +140,12 @@ class _Builder:
         self.taken: set[str] = set()
         self.assigned: dict[int, str] = {}          # index into table.items -> entity
 
+    def _take(self, base: str) -> str:
+        """An entity name not taken yet (:func:`~.infer.unique_name`), now taken."""
+        name = unique_name(base, self.taken)
+        self.taken.add(name)
+        return name
+
     def _infer(self, items: list[dict[str, Any]]):
         draft = infer_spec(items, self.domain, self.table.key_info(), source=f"the Workbench table {self.table.name}")
         plans = sorted((p for n, p in draft.plans.items() if n != draft.catch_all and p.count),
@@ -176,7 +161,7 @@ class _Builder:
 
     def facet(self, fname: str, pk_alias: Any, sk_alias: Any, listed: list[str], rows: list[int]) -> None:
         t = self.table
-        name = _unique(camel(fname), self.taken)
+        name = self._take(camel(fname))
         items = [t.items[i][1] for i in rows]
         inferred_keys: dict[str, str] = {}
         shapes: dict[str, str] = {}
@@ -235,7 +220,7 @@ class _Builder:
             plan = draft.plan_for(item)
             groups.setdefault(plan.name if plan is not None else draft.catch_all, []).append(i)
         for old, rows_of in groups.items():
-            name = _unique(old, self.taken)
+            name = self._take(old)
             members = [t.items[i][1] for i in rows_of]
             seen = list(dict.fromkeys(a for it in members for a in it))
             self._add(name, draft.data["entities"][old]["description"], draft.plans[old].templates(), seen, members)
@@ -300,7 +285,8 @@ class _Builder:
                             "rate_per_second": 1})
         seen: set[str] = set()
         for i, p in enumerate(out):
-            p["name"] = _unique(p["name"], seen)
+            p["name"] = unique_name(p["name"], seen)
+            seen.add(p["name"])
             self.inferred[f"access_patterns[{i}]"] = "draft: one pattern per entity (and per index), rate 1/s, cold"
         return out
 

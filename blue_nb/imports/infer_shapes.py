@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["CONST_RE", "KeyShape", "KeyStats", "PartStats", "SAMPLE_VALUES", "SEP", "TAG_RE", "Slot", "decide_shape",
-           "identifier", "key_text", "shape_text"]
+           "identifier", "shape_text", "template_text"]
 
 SEP = "#"
 TAG_RE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}\Z")      # a type prefix: PERSP, user, v2.order
@@ -28,8 +28,9 @@ MAX_SHAPES = 8                # distinct part counts tracked per key attribute
 NEARLY_ALL = 0.95             # a part "equals an attribute" when it does in this share of the items
 
 
-def key_text(value: Any) -> str | None:
-    """The text of a key value as a template renders it (str as is, numbers in DynamoDB's text); None for binary."""
+def template_text(value: Any) -> str | None:
+    """The text of one key value as a key template renders it (str as is, numbers in DynamoDB's text);
+    None for binary. (An item's whole key as one text, its identity, is :func:`~.infer_keys.canonical_key`.)"""
     if isinstance(value, str):
         return value
     if isinstance(value, bytes):
@@ -112,7 +113,7 @@ class KeyStats:
         self.present += 1
         tag = "S" if isinstance(value, str) else "B" if isinstance(value, bytes) else "N"
         self.types[tag] += 1
-        text = key_text(value)
+        text = template_text(value)
         if text is None:
             return
         self.whole.add(text, by_text)
