@@ -41,13 +41,16 @@ STRIPPED_ENV = ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_ACCESS_KEY_ID", "AWS_
                 "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_AUTHORIZATION_TOKEN",
                 "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB")
 
+#: moto refuses an item above this many bytes of its own size estimate (``KNOWN_GAPS["item_limit_405000"]``).
+MOTO_ITEM_LIMIT = 405_000
+
 #: moto's differences from DynamoDB that blue_nb's results can show (name -> one sentence).
 KNOWN_GAPS = {
     "consumed_capacity": "moto's ConsumedCapacity numbers are fixed, not computed from item sizes: blue_nb "
                          "computes the read and write units itself.",
     "batch_of_26": "moto accepts a BatchWriteItem of more than 25 requests; DynamoDB refuses it.",
-    "item_limit_405000": "moto rejects items above 405,000 bytes of its own size estimate; DynamoDB takes "
-                         "items up to 409,600 bytes.",
+    "item_limit_405000": f"moto rejects items above {MOTO_ITEM_LIMIT:,} bytes of its own size estimate; DynamoDB "
+                         "takes items up to 409,600 bytes.",
     "no_trailing_page": "moto gives no LastEvaluatedKey when a Limit page ends exactly at the last item; "
                         "DynamoDB does, and the next call returns an empty page.",
     "page_cut_1000000": "moto cuts Query/Scan pages before the item that would take its own size estimate "
@@ -55,8 +58,6 @@ KNOWN_GAPS = {
     "query_slows": "moto's Query walks the whole table, so it slows down as the table grows.",
 }
 
-#: moto refuses an item above this many bytes of its own size estimate (``KNOWN_GAPS["item_limit_405000"]``).
-MOTO_ITEM_LIMIT = 405_000
 STOP_GRACE_SECONDS = 5.0
 
 
