@@ -20,17 +20,15 @@ When the run reaches the phase it writes ``blue-nb-test-pause PHASE`` to stderr 
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 import threading
 import time
 from typing import Any, Callable
 
+from blue_nb.cli import main as blue_nb_main
 from blue_nb.dynamo import DynamoClient
-
-journal = importlib.import_module("blue_nb.stores.journal")
-stage = importlib.import_module("blue_nb.stores.stage")
+from blue_nb.stores import journal, stage
 
 MARK = "blue-nb-test-pause"
 LOADER_PHASES = ("staging", "staged", "committing", "switched", "finishing")
@@ -124,8 +122,6 @@ def install(phase: str) -> None:
 def main() -> None:
     phase, *args = sys.argv[1:]
     install(phase)
-    from blue_nb.cli import main as blue_nb_main   # deferred: the CLI runs only after the pause is installed
-
     sys.argv = ["blue-nb", *args]
     blue_nb_main()
 
