@@ -21,6 +21,7 @@ from blue_nb.dynamo import Endpoint, LocalDynamo
 from blue_nb.patterns import Page, ReadResult, plan
 from blue_nb.spec import load_spec, loads_spec
 from blue_nb.stores import load_items, open_store
+from tests.faults import FaultProxy
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "data" / "specs"
@@ -98,7 +99,7 @@ def test_a_missing_item_on_the_endpoint_is_a_mismatch(endpoint, dialogue_data, d
     case = next(c for c in result.checks if c.pattern == "list_experts" and c.case == "largest partition")
     client = endpoint.client(table_prefix=p)
     victim = run_on_endpoint(dialogue_spec, "list_experts", case.params, endpoint=endpoint, table_prefix=p).items[1]
-    client._call("delete_item", TableName=dialogue_spec.table_name,
+    client.call("delete_item", TableName=dialogue_spec.table_name,
                  Key={"pk": {"S": victim["pk"]}, "sk": {"S": victim["sk"]}})
     with open_store("sqlite") as s, open_store("duckdb") as d:
         from blue_nb.app.workflows import load_data
@@ -206,8 +207,8 @@ def test_six_items_with_limit_three_take_three_calls_on_dynamodb_paging(endpoint
 # -- faults, interrupts, the command line ------------------------------------------------------------
 
 def test_throttling_and_unprocessed_items_still_store_every_item(dialogue_spec, small_dialogue):
-    with LocalDynamo(faults={"unprocessed": 0.3, "throttle": 0.2, "seed": 11}) as local:
-        result = apply_spec(dialogue_spec, small_dialogue, endpoint=Endpoint.embedded(local), progress=False)
+    with LocalDynamo() as local, FaultProxy(local.url, {"unprocessed": 0.3, "throttle": 0.2, "seed": 11}) as proxy:
+        result = apply_spec(dialogue_spec, small_dialogue, endpoint=proxy.endpoint(), progress=False)
     assert result.write.unprocessed_retries > 0 and result.write.throttle_retries > 0
     assert result.items_match and result.items_stored == result.items_built and result.ok
 
@@ -216,9 +217,8 @@ def test_an_interrupted_apply_resumes_to_completion(dynamo_endpoint, small_dialo
     p = prefix()
     args = ["apply", str(SPECS / "dialogue.yaml"), "--data", str(small_dialogue), "--endpoint-url",
             dynamo_endpoint.url, "--table-prefix", p, "--no-progress"]
-    proc = subprocess.Popen([sys.executable, "-m", "blue_nb.cli", *args], stderr=subprocess.PIPE, text=True,
-                            stdout=subprocess.DEVNULL, cwd=ROOT,
-                            env={**os.environ, "BLUE_NB_TEST_PAUSE": "dynamo-writing"})
+    proc = subprocess.Popen([sys.executable, "-m", "tests.paused", "dynamo-writing", *args], stderr=subprocess.PIPE,
+                            text=True, stdout=subprocess.DEVNULL, cwd=ROOT)      # stopped after its first batch
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:

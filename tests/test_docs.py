@@ -1,9 +1,11 @@
 """The project carries its own documentation: every link in README.md and docs/*.md resolves
 inside the repository (the file, and the heading an anchor names), the only links that leave it
-are https:// links to AWS's pages, and no file of the project points at documents outside it."""
+are https:// links to AWS's pages, and no file of the project points at documents outside it.
+In the code: every public class of the package says what it is in a docstring."""
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 from pathlib import Path
@@ -140,3 +142,22 @@ def test_no_project_file_points_at_documents_outside_it():
         data = path.read_bytes()
         offenders += [f"{rel}: {needle}" for needle in OUTSIDE if needle.encode() in data]
     assert offenders == []
+
+
+def undocumented_classes(root: Path) -> list[str]:
+    """``file:line Name`` of each class not named with a leading underscore that has no docstring."""
+    return [f"{path.relative_to(root)}:{node.lineno} {node.name}"
+            for path in sorted(root.rglob("*.py"))
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_") and not ast.get_docstring(node)]
+
+
+def test_undocumented_classes_are_found(tmp_path):
+    (tmp_path / "m.py").write_text('class A:\n    """Said."""\n\n\nclass B:\n    x = 1\n\n\n'
+                                   'class _C:\n    pass\n\n\ndef f():\n    class D:\n        pass\n')
+    assert undocumented_classes(tmp_path) == ["m.py:5 B", "m.py:14 D"]
+
+
+def test_every_public_class_has_a_docstring():
+    missing = undocumented_classes(ROOT / "blue_nb")
+    assert not missing, "public classes without a docstring:\n" + "\n".join(missing)

@@ -1,7 +1,8 @@
 """blue_nb.dynamo against a real DynamoDB API server: moto_server in its own process on 127.0.0.1.
 
 One server for the session (``dynamo_endpoint``); every test gets a client with its own table
-prefix (``dynamo_client``). The fault tests start servers of their own with BLUE_NB_TEST_FAULTS.
+prefix (``dynamo_client``). The fault tests start servers of their own, behind a proxy that injects
+DynamoDB's faults (:mod:`tests.faults`).
 Also documented here, by assertions on what moto does: its known gaps (LocalDynamo.KNOWN_GAPS).
 """
 
@@ -21,16 +22,17 @@ from pathlib import Path
 
 import pytest
 
-from blue_nb.dynamo import BatchWriteReport, DynamoClient, Endpoint, LocalDynamo, resolve_endpoint, write_items
-from blue_nb.dynamo import writes
+from blue_nb.dynamo import BatchWriteReport, DynamoClient, Endpoint, LocalDynamo, resolve_endpoint
+from blue_nb.dynamo import calls
+from blue_nb.dynamo.batches import batches
 from blue_nb.dynamo.calls import boto_item
 from blue_nb.dynamo.middleware import IDENTITY_PATH
-from blue_nb.dynamo.writes import batches
 from blue_nb.errors import DynamoError, ItemError, QueryError
 from blue_nb.items.values import item_to_wire
 from blue_nb.patterns import create_table_request, paginate, plan
 from blue_nb.sizing import BATCH_MAX_BYTES, item_size, query_read_units, read_units
 from blue_nb.spec import load_spec, loads_spec
+from tests.faults import FaultProxy
 
 pytestmark = pytest.mark.slow
 
@@ -128,7 +130,7 @@ def test_local_dynamo_starts_on_a_free_port_answers_and_stops(dynamo_endpoint):
         with urllib.request.urlopen(local.url + IDENTITY_PATH, timeout=5) as resp:
             assert json.loads(resp.read())["pid"] == local.pid != os.getpid()
         client = Endpoint.embedded(local).client()
-        assert client._call("list_tables")["TableNames"] == []
+        assert client.call("list_tables")["TableNames"] == []
         impostor = LocalDynamo()
         impostor.port = dynamo_endpoint.port           # the session's server answers with another token
         with pytest.raises(DynamoError) as e:
@@ -143,11 +145,15 @@ def test_local_dynamo_starts_on_a_free_port_answers_and_stops(dynamo_endpoint):
     assert dynamo_endpoint.running
 
 
-def test_a_server_that_dies_at_start_is_reported_with_its_stderr():
+def test_a_server_that_dies_at_start_is_reported_with_its_stderr(tmp_path, monkeypatch):
+    broken = tmp_path / "moto"                         # a moto that fails to import, first on the child's path
+    broken.mkdir()
+    (broken / "__init__.py").write_text("raise ImportError('this moto is broken on purpose')\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), *sys.path]))
     with pytest.raises(DynamoError) as e:
-        LocalDynamo(faults="{not json").start()
+        LocalDynamo().start()
     assert e.value.code == "EndpointStartFailed" and "exited with code 1" in e.value.msg
-    assert "JSONDecodeError" in e.value.hint
+    assert "this moto is broken on purpose" in e.value.hint and "moto[server] is installed" in e.value.hint
 
 
 # -- choosing the endpoint ------------------------------------------------------------------------
@@ -169,7 +175,7 @@ def test_resolve_endpoint_order(clean_env, dynamo_endpoint):
     with resolve_endpoint(dynamo_endpoint.url, aws=True) as ep:          # explicit URL first
         assert (ep.kind, ep.url, ep.emulator) == ("url", dynamo_endpoint.url, "moto")
         assert set(ep.known_gaps) == set(LocalDynamo.KNOWN_GAPS) and "--endpoint-url" in ep.label
-        assert ep.client()._call("list_tables")["ResponseMetadata"]["HTTPStatusCode"] == 200
+        assert ep.client().call("list_tables")["ResponseMetadata"]["HTTPStatusCode"] == 200
     with resolve_endpoint(aws=True) as ep:                                # then the environment
         assert (ep.kind, ep.url, ep.emulator, ep.known_gaps) == ("url", dead, None, {})
         assert "AWS_ENDPOINT_URL_DYNAMODB" in ep.label
@@ -189,7 +195,7 @@ def test_without_configuration_nothing_contacts_aws(clean_env):
         client = ep.client()
         assert client.endpoint_url.startswith("http://127.0.0.1:") and client.endpoint_url == ep.url
         assert client._client._request_signer._credentials.access_key == "testing"
-        assert client._call("list_tables")["TableNames"] == []
+        assert client.call("list_tables")["TableNames"] == []
         local = ep.local
     assert not local.running
 
@@ -315,7 +321,7 @@ def test_thousand_items_of_every_type_in_forty_calls_and_back_equal(dynamo_clien
 def test_parallel_writers_store_every_item(dynamo_client):
     dynamo_client.create_table(SPEC)
     items = [row(f"p{i % 5}", i) for i in range(260)]
-    report = write_items(dynamo_client, TABLE, items, workers=3, progress=False)
+    report = dynamo_client.write_items(TABLE, items, workers=3, progress=False)
     assert (report.items, report.calls) == (260, 11)
     assert by_key(dynamo_client.scan_items(TABLE, segments=1, progress=False)) == by_key(items)
 
@@ -370,13 +376,13 @@ def test_items_without_the_table_key_are_refused(dynamo_client):
 # -- faults: UnprocessedItems and throttling ---------------------------------------------------------
 @pytest.fixture(scope="module")
 def faulty():
-    with LocalDynamo(faults=FAULTS) as local:
-        yield local
+    with LocalDynamo() as local, FaultProxy(local.url, FAULTS) as proxy:
+        yield proxy
 
 
 def test_faults_are_retried_until_every_item_is_stored(faulty, monkeypatch):
-    monkeypatch.setattr(writes, "BACKOFF_BASE", 0.002)     # the same backoff, scaled down: a quick test
-    client = Endpoint.embedded(faulty).client(table_prefix="faults_", retries=0)   # every retry is ours
+    monkeypatch.setattr(calls, "BACKOFF_BASE", 0.002)      # the same backoff, scaled down: a quick test
+    client = faulty.endpoint().client(table_prefix="faults_", retries=0)   # every retry is ours
     client.create_table(SPEC)
     items = [row(f"p{i % 7}", i, extra=f"x{i}") for i in range(600)]
     report = client.write_items(TABLE, items, progress=False)
@@ -389,12 +395,12 @@ def test_faults_are_retried_until_every_item_is_stored(faulty, monkeypatch):
 def test_backoff_is_exponential_with_full_jitter_and_capped():
     rng = random.Random(1)
     for attempt, ceiling in [(1, 0.05), (2, 0.1), (5, 0.8), (7, 3.2), (8, 5.0), (30, 5.0)]:
-        waits = [writes.backoff(attempt, rng) for _ in range(300)]
+        waits = [calls.backoff(attempt, rng) for _ in range(300)]
         assert all(0 <= w <= ceiling for w in waits) and max(waits) > 0.9 * ceiling
 
 
 def test_faults_beyond_max_attempts_say_how_many_items_are_not_written(faulty):
-    client = Endpoint.embedded(faulty).client(table_prefix="giveup_", retries=0)
+    client = faulty.endpoint().client(table_prefix="giveup_", retries=0)
     client.create_table(SPEC)
     items = [row("p", i) for i in range(600)]
     with pytest.raises(DynamoError) as e:
@@ -406,8 +412,8 @@ def test_faults_beyond_max_attempts_say_how_many_items_are_not_written(faulty):
 
 
 def test_throttles_retried_by_botocore_are_counted():
-    with LocalDynamo(faults={"throttle": 0.5, "seed": 3}) as local:
-        client = Endpoint.embedded(local).client()
+    with LocalDynamo() as local, FaultProxy(local.url, {"throttle": 0.5, "seed": 3}) as proxy:
+        client = proxy.endpoint().client()
         client.create_table(SPEC)
         report = client.write_items(TABLE, [row("p", i) for i in range(50)], progress=False)
         assert (report.items, report.calls, report.unprocessed_retries) == (50, 2, 0)
@@ -511,31 +517,43 @@ def test_motos_other_known_gaps_as_moto_shows_them(dynamo_client):
     dynamo_client.create_table(SPEC)
     big = [{"pk": "p", "sk": f"S{i:02d}", "v": "x" * 100_000} for i in range(26)]
     requests = [{"PutRequest": {"Item": boto_item(item_to_wire(i))}} for i in big]
-    answer = dynamo_client._call("batch_write_item", RequestItems={TABLE: requests}, ReturnConsumedCapacity="TOTAL")
+    answer = dynamo_client.call("batch_write_item", RequestItems={TABLE: requests}, ReturnConsumedCapacity="TOTAL")
     assert answer["UnprocessedItems"] == {} and answer["ConsumedCapacity"][0]["CapacityUnits"] == 1.0  # 26 taken
     planned = plan(SPEC, "rows", {"part": "p"})
     r = dynamo_client.run_plan(planned, follow=False)
     dynamodb = paginate(planned, [(i, item_size(i)) for i in big], max_pages=1)
     assert r.pages[0].count == 9 and dynamodb.pages[0].count == 11     # moto stops before 1,000,000 bytes
     assert r.rcu == query_read_units([item_size(i) for i in big[:9]], "eventual") == 110   # computed by blue_nb
-    raw = dynamo_client._call("query", TableName=TABLE, KeyConditionExpression="pk = :p",
+    raw = dynamo_client.call("query", TableName=TABLE, KeyConditionExpression="pk = :p",
                               ExpressionAttributeValues={":p": {"S": "p"}}, ReturnConsumedCapacity="TOTAL")
     assert raw["ConsumedCapacity"]["CapacityUnits"] == 1.0              # fixed: DynamoDB charges 110 here
     assert set(LocalDynamo.KNOWN_GAPS) == {"consumed_capacity", "batch_of_26", "item_limit_405000",
                                            "no_trailing_page", "page_cut_1000000", "query_slows"}
 
 
-def test_pause_hook_stops_the_writer_after_its_first_batch(dynamo_client):
+@pytest.mark.parametrize("workers", [1, 3])
+def test_the_wrapper_pauses_the_writer_after_its_first_batch(dynamo_client, workers):
+    """tests/paused.py, which the interrupted-apply test relies on: nothing is written after the first batch."""
     dynamo_client.create_table(SPEC)
-    script = (f"from blue_nb.dynamo import DynamoClient\n"
+    script = (f"from tests.paused import install\n"
+              f"install('dynamo-writing')\n"
+              f"from blue_nb.dynamo import DynamoClient\n"
               f"c = DynamoClient({dynamo_client.endpoint_url!r}, credentials={{'aws_access_key_id': 'a', "
               f"'aws_secret_access_key': 'b'}}, table_prefix={dynamo_client.prefix!r})\n"
-              f"c.write_items('blue_rows', [{{'pk': 'p', 'sk': str(i)}} for i in range(100)], progress=False)\n")
-    env = {**os.environ, "BLUE_NB_TEST_PAUSE": "dynamo-writing"}
-    proc = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True, env=env)
+              f"c.write_items('blue_rows', [{{'pk': 'p', 'sk': str(i)}} for i in range(100)], workers={workers}, "
+              f"progress=False)\n")
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True, cwd=root)
     try:
         assert proc.stderr.readline().strip() == "blue-nb-test-pause dynamo-writing"
-        assert dynamo_client.count_items(TABLE) == 25             # the first batch, and nothing more
+        if workers == 1:
+            assert dynamo_client.count_items(TABLE) == 25         # the first batch, and nothing more
+        else:                                                     # and the batches already in flight
+            time.sleep(1)
+            stored = dynamo_client.count_items(TABLE)
+            assert 25 <= stored <= 25 * workers and stored % 25 == 0
+            time.sleep(0.5)
+            assert dynamo_client.count_items(TABLE) == stored
     finally:
         proc.kill()
         proc.wait()

@@ -269,8 +269,8 @@ def test_create_table_is_exactly_the_create_table_input_for_the_aws_cli():
 def test_create_table_creates_the_table_on_the_endpoint(name, dynamo_client):
     spec = spec_of(name)
     request = json.loads(export(spec, "create-table", force=True, now=NOW))
-    dynamo_client._call("create_table", **request)
-    table = dynamo_client._call("describe_table", TableName=spec.table_name)["Table"]
+    dynamo_client.call("create_table", **request)
+    table = dynamo_client.call("describe_table", TableName=spec.table_name)["Table"]
     assert table["KeySchema"] == request["KeySchema"]
     assert sorted(table["AttributeDefinitions"], key=lambda a: a["AttributeName"]) == request["AttributeDefinitions"]
     assert table["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
@@ -282,8 +282,8 @@ def test_create_table_creates_the_table_on_the_endpoint(name, dynamo_client):
 def test_a_provisioned_create_table_request_creates_its_throughput(dynamo_client):
     spec = provisioned(spec_of("document"), 7, 3)
     request = json.loads(export(spec, "create-table", now=NOW))
-    dynamo_client._call("create_table", **request)
-    table = dynamo_client._call("describe_table", TableName=spec.table_name)["Table"]
+    dynamo_client.call("create_table", **request)
+    table = dynamo_client.call("describe_table", TableName=spec.table_name)["Table"]
     assert {k: table["ProvisionedThroughput"][k] for k in ("ReadCapacityUnits", "WriteCapacityUnits")} == \
         {"ReadCapacityUnits": 7, "WriteCapacityUnits": 3}
 

@@ -21,7 +21,7 @@ ONLY_IN = {                                    # third-party driver -> the only 
     "sqlite3": {"stores/sqlite.py"},
     "duckdb": {"stores/duckdb.py"},
     "boto3": {"dynamo"}, "botocore": {"dynamo"}, "moto": {"dynamo"},
-    "matplotlib": {"plots", "widgets"}, "PIL": {"plots"},
+    "matplotlib": {"plots", "widgets"},
     "ipywidgets": {"widgets"},
     "click": {"cli"},
 }

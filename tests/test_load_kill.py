@@ -4,8 +4,8 @@ the two stores' switches, inside the second switch. After each: both stores open
 agree item for item, and hold one whole version - the old one or the new one, each equal to a
 clean load of it; SIGINT's message says which; and the next load succeeds.
 
-The loader's test hook (``BLUE_NB_TEST_PAUSE=<phase>``, see blue_nb.stores.load) makes it stop at
-a phase and say so on stderr, so each kill lands where it is meant to. The sample data and the
+Each load runs in a wrapper process (:mod:`tests.paused`) that stops it at a phase and says so on
+stderr, so each kill lands where it is meant to. The sample data and the
 stores holding the old version are made once; each scenario copies the store files. Scenarios run
 two at a time."""
 
@@ -43,8 +43,11 @@ SCENARIOS = [
 IDS = [f"{phase}-{sig.name}" for phase, sig, _, _ in SCENARIOS]
 
 
-def cli(*args: str, env: dict | None = None, **kw) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "blue_nb.cli", *args], cwd=ROOT, env={**os.environ, **(env or {})},
+def cli(*args: str, paused_at: str | None = None, **kw) -> subprocess.Popen:
+    """``blue-nb args``; with ``paused_at``, in the wrapper process that stops it at that phase."""
+    command = ["tests.paused", paused_at] if paused_at else ["blue_nb.cli"]
+    return subprocess.Popen([sys.executable, "-m", *command, *args], cwd=ROOT,
+                            env={**os.environ, "BLUE_NB_PAUSE_SECONDS": "300"},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
 
@@ -107,7 +110,7 @@ def kill_at(w: Path, phase: str, sig: signal.Signals) -> dict:
     folder = w / f"{phase}-{sig.name}"
     shutil.copytree(w / "base", folder)
     start = time.monotonic()
-    p = cli(*load_args(w / "new", folder), env={"BLUE_NB_TEST_PAUSE": phase, "BLUE_NB_TEST_PAUSE_SECONDS": "300"})
+    p = cli(*load_args(w / "new", folder), paused_at=phase)
     seen = []
     try:
         for line in p.stderr:

@@ -24,8 +24,7 @@ from typing import Any
 from blue_nb.app.text import table_lines
 from blue_nb.app.compare import Case, canonical, first_difference, parameter_cases
 from blue_nb.app.workflows import as_spec, located_items, source_files
-from blue_nb.dynamo import BatchWriteReport, DynamoClient, Endpoint, LocalDynamo, resolve_endpoint
-from blue_nb.dynamo.writes import MOTO_ITEM_LIMIT
+from blue_nb.dynamo import MOTO_ITEM_LIMIT, BatchWriteReport, DynamoClient, Endpoint, LocalDynamo, resolve_endpoint
 from blue_nb.errors import DynamoError, QueryError
 from blue_nb.patterns import ReadResult, plan
 from blue_nb.spec import Spec, dumps_spec

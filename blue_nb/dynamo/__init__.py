@@ -7,20 +7,20 @@
 ...     result = client.run_plan(plan(spec, "list_round", {"dialogue_id": "d1", "round": "1"}))
 
 * :mod:`.local` - :class:`LocalDynamo`: moto's server as a child process on 127.0.0.1 (started by
-  :mod:`.serve`, behind :mod:`.middleware`: identity check and test faults); ``KNOWN_GAPS``
+  :mod:`.serve`, behind :mod:`.middleware`: the identity check); ``KNOWN_GAPS``, ``MOTO_ITEM_LIMIT``
 * :mod:`.endpoint` - :func:`resolve_endpoint` and :class:`Endpoint`: URL, environment, AWS, or embedded
-* :mod:`.client` - :class:`DynamoClient`: every call through one ``_call``, errors as DynamoError
-  (:mod:`.calls`); table prefix and name rule
-* :mod:`.tables` - create (from the spec's CreateTable request), wait, describe, delete, tag
-* :mod:`.writes` - :func:`write_items` / :class:`BatchWriteReport`: BatchWriteItem with retries
-* :mod:`.reads` - ``run_plan`` (a plan's request, page by page), ``scan_items``, ``count_items``
+* :mod:`.client` - :class:`DynamoClient`: every call through one ``call``, table prefix and name rule;
+  tables (create from the spec's CreateTable request, wait, describe, delete, tag), writes
+  (``write_items`` / :class:`BatchWriteReport`: BatchWriteItem with retries), reads (``run_plan``: a
+  plan's request page by page, ``scan_items``, ``count_items``)
+* :mod:`.batches` - the items cut into BatchWriteItem requests DynamoDB accepts
+* :mod:`.calls` - botocore's errors as DynamoError, the retry backoff, values as boto3 sends them
+* :mod:`.wire` - boto3's own serializer (the bench's naive baseline)
 """
 
-from blue_nb.dynamo.client import DynamoClient
+from blue_nb.dynamo.client import BatchWriteReport, DynamoClient, DynamoPage
 from blue_nb.dynamo.endpoint import Endpoint, resolve_endpoint
-from blue_nb.dynamo.local import KNOWN_GAPS, LocalDynamo
-from blue_nb.dynamo.reads import DynamoPage
-from blue_nb.dynamo.writes import BatchWriteReport, write_items
+from blue_nb.dynamo.local import KNOWN_GAPS, MOTO_ITEM_LIMIT, LocalDynamo
 
 __all__ = ["BatchWriteReport", "DynamoClient", "DynamoPage", "Endpoint", "KNOWN_GAPS", "LocalDynamo",
-           "resolve_endpoint", "write_items"]
+           "MOTO_ITEM_LIMIT", "resolve_endpoint"]

@@ -1,14 +1,16 @@
-"""botocore's failures as DynamoError, and values as boto3's low-level client wants them.
+"""botocore's failures as DynamoError, the retry pause, and values as boto3's low-level client wants them.
 
 :func:`wrap_error` turns a botocore exception into :class:`~blue_nb.errors.DynamoError` with
 ``code`` = the AWS error code (``ResourceNotFoundException``, ...), ``where`` and a hint on how to
-fix it. blue_nb's DynamoDB JSON carries binary as base64 text while boto3 wants raw bytes:
-:func:`boto_value` / :func:`boto_item` convert (only B and BS values change).
+fix it; :data:`THROTTLE_CODES` are the codes a call is retried on, after :func:`backoff`.
+blue_nb's DynamoDB JSON carries binary as base64 text while boto3 wants raw bytes:
+:func:`boto_value` / :func:`boto_item` / :func:`boto_request` convert (only B and BS values change).
 """
 
 from __future__ import annotations
 
 import base64
+import random
 from typing import Any, Mapping
 
 from botocore.exceptions import (ClientError, ConnectTimeoutError, EndpointConnectionError, NoCredentialsError,
@@ -16,8 +18,9 @@ from botocore.exceptions import (ClientError, ConnectTimeoutError, EndpointConne
 
 from blue_nb.errors import DynamoError
 
-__all__ = ["CREDENTIALS_HINT", "THROTTLE_CODES", "boto_item", "boto_value", "wrap_error"]
+__all__ = ["CREDENTIALS_HINT", "THROTTLE_CODES", "backoff", "boto_item", "boto_request", "boto_value", "wrap_error"]
 
+BACKOFF_BASE, BACKOFF_CAP = 0.05, 5.0
 THROTTLE_CODES = frozenset({"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"})
 CREDENTIALS_HINT = "give --endpoint-url for a local endpoint, or --aws with configured credentials"
 _HINTS = {
@@ -65,6 +68,11 @@ def wrap_error(e: Exception, where: str, endpoint: str) -> DynamoError:
                        hint=f"the call to {endpoint} failed before DynamoDB answered", cause=e)
 
 
+def backoff(attempt: int, rng: random.Random | None = None) -> float:
+    """Full-jitter exponential backoff: uniform(0, min(5 s, 50 ms x 2^(attempt-1)))."""
+    return (rng or random).uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (attempt - 1)))
+
+
 def _b64(text: Any) -> Any:
     return base64.b64decode(text) if isinstance(text, str) else text
 
@@ -86,3 +94,14 @@ def boto_value(wire: Mapping[str, Any]) -> dict[str, Any]:
 def boto_item(wire_item: Mapping[str, Any]) -> dict[str, Any]:
     """A DynamoDB JSON item (attribute -> value) with binary as raw bytes."""
     return {k: boto_value(v) for k, v in wire_item.items()}
+
+
+def boto_request(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """A plan's boto3 keyword arguments with binary values as raw bytes."""
+    out = dict(kwargs)
+    for k in ("Key", "ExclusiveStartKey"):
+        if k in out:
+            out[k] = boto_item(out[k])
+    if "ExpressionAttributeValues" in out:
+        out["ExpressionAttributeValues"] = {k: boto_value(v) for k, v in out["ExpressionAttributeValues"].items()}
+    return out

@@ -1,53 +1,88 @@
 """DynamoClient: one boto3 DynamoDB client, every call through one place, every failure a DynamoError.
 
-Every request goes through :meth:`DynamoClient._call`, which adds the table prefix to every table
+Every request goes through :meth:`DynamoClient.call`, which adds the table prefix to every table
 name sent (``TableName`` and the keys of ``RequestItems``), checks the names against DynamoDB's
 rule (3-255 characters of ``[A-Za-z0-9_.-]``), and turns botocore's exceptions into
 :class:`~blue_nb.errors.DynamoError` with ``code`` = the AWS error code, ``where`` = the table or
 the endpoint, and a hint on how to fix it. boto3's standard retry mode (up to 10 retries) retries
-throttling and transient errors first (:mod:`.calls` has the error mapping).
+throttling and transient errors first (:mod:`.calls` has the error mapping). Table names are given
+without the client's prefix. Its methods, by concept:
 
-Its methods come from :class:`~blue_nb.dynamo.tables.TablesMixin` (create, describe, delete, tag),
-:class:`~blue_nb.dynamo.reads.ReadsMixin` (run a plan, scan, count) and
-:func:`~blue_nb.dynamo.writes.write_items`.
+* **Tables**: :meth:`~DynamoClient.create_table` sends :func:`blue_nb.patterns.create_table_request`
+  (the same request ``blue-nb`` shows and ``aws dynamodb create-table --cli-input-json`` takes),
+  refuses an existing table unless ``replace=True`` (then deletes it and waits until it is gone),
+  and waits until the table and each of its global indexes are ACTIVE; ``describe``,
+  ``delete_table``, ``tags`` and ``tag``. Tags mark a table blue_nb is loading, so an interrupted
+  load can be resumed.
+* **Writes**: :meth:`~DynamoClient.write_items` sends the items in the batches of
+  :func:`~blue_nb.dynamo.batches.batches` (optionally from several threads, one boto3 client each),
+  retries ``UnprocessedItems`` and throttled calls with exponential backoff and full jitter (base
+  50 ms, cap 5 s) and gives up after ``max_attempts`` with a DynamoError saying how many items are
+  not written. Puts are idempotent: writing the same items again resumes an interrupted load.
+* **Reads**: :meth:`~DynamoClient.run_plan` sends exactly the plan's boto3 request
+  (``plan.boto3``), follows ``LastEvaluatedKey`` and returns a :class:`blue_nb.patterns.ReadResult`
+  built from what the endpoint returned: the items, and one :class:`DynamoPage` per call with the
+  call's ``Count``, its ``ScannedCount`` and its ``LastEvaluatedKey`` as returned. Bytes and read
+  units are computed by blue_nb from the returned items (their index entries on an index) with
+  :func:`blue_nb.sizing.query_read_units`: emulators return fixed ConsumedCapacity numbers, so the
+  endpoint's own figure is only kept, raw, in :attr:`DynamoPage.raw`. ``scan_items`` (a parallel
+  Scan) and ``count_items``.
 """
 
 from __future__ import annotations
 
 import os
+import queue
 import re
-from typing import Any, Mapping
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import boto3
 import botocore.session
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
+from tqdm.auto import tqdm
 
-from blue_nb.dynamo.calls import wrap_error
-from blue_nb.dynamo.reads import ReadsMixin
-from blue_nb.dynamo.tables import TablesMixin
-from blue_nb.dynamo.writes import BatchWriteReport, write_items
-from blue_nb.errors import DynamoError
+from blue_nb.dynamo.batches import Put, batches
+from blue_nb.dynamo.calls import THROTTLE_CODES, backoff, boto_item, boto_request, wrap_error
+from blue_nb.dynamo.local import MOTO_ITEM_LIMIT
+from blue_nb.errors import DynamoError, QueryError
+from blue_nb.items.values import item_from_wire
+from blue_nb.patterns import Page, Plan, ReadResult, create_table_request
+from blue_nb.sizing import MAX_ITEM_BYTES, item_size, query_read_units, read_units
+from blue_nb.spec import Spec
 
-__all__ = ["DynamoClient"]
+__all__ = ["BatchWriteReport", "DynamoClient", "DynamoPage"]
 
 TABLE_NAME_RE = re.compile(r"[A-Za-z0-9_.\-]{3,255}")
+WAIT_TIMEOUT = 600.0
+MISSING = "ResourceNotFoundException"
 
 
-def _isolated_session(credentials: Mapping[str, str], region: str) -> boto3.session.Session:
-    """A boto3 session that reads no profile, config or credentials file: only what is passed."""
-    core = botocore.session.Session(session_vars={"profile": (None, None, None, None)})
-    core.set_config_variable("config_file", os.devnull)
-    core.set_config_variable("credentials_file", os.devnull)
-    return boto3.session.Session(botocore_session=core, region_name=region, **credentials)
+@dataclass
+class BatchWriteReport:
+    """What :meth:`DynamoClient.write_items` did: items written, BatchWriteItem calls, retries, wall time."""
+
+    items: int
+    calls: int
+    unprocessed_retries: int          # calls that re-sent UnprocessedItems
+    throttle_retries: int             # throttled (or transient) calls retried, by botocore or here
+    seconds: float
 
 
-def _loopback(url: str | None) -> bool:
-    return bool(url) and url.split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0] in ("127.0.0.1", "localhost")
+@dataclass
+class DynamoPage(Page):
+    """A page as the endpoint returned it; ``count`` is the call's Count, ``raw`` its own numbers."""
+
+    scanned_count: int | None = None
+    raw: dict[str, Any] = field(default_factory=dict)   # Count, ScannedCount, ConsumedCapacity as returned
 
 
-class DynamoClient(TablesMixin, ReadsMixin):
-    """One boto3 DynamoDB client; all its calls go through :meth:`_call`.
+class DynamoClient:
+    """One boto3 DynamoDB client; all its calls go through :meth:`call`.
 
     ``credentials`` (a dict of boto3 session arguments) makes an isolated session that reads
     nothing of the user's AWS configuration; ``profile`` names a profile; with neither, boto3's
@@ -108,8 +143,8 @@ class DynamoClient(TablesMixin, ReadsMixin):
                               hint="rename the table (table.name in the spec) or change --table-prefix")
         return full
 
-    def _call(self, method: str, **kw: Any) -> dict[str, Any]:
-        """Call ``method`` with the table names prefixed; botocore failures become DynamoError."""
+    def call(self, method: str, **kw: Any) -> dict[str, Any]:
+        """Call boto3's ``method`` with the table names prefixed; botocore failures become DynamoError."""
         if "TableName" in kw:
             kw["TableName"] = self.name(kw["TableName"])
         if "RequestItems" in kw:
@@ -120,6 +155,334 @@ class DynamoClient(TablesMixin, ReadsMixin):
         except (ClientError, BotoCoreError) as e:
             raise wrap_error(e, where, self.label) from e
 
-    def write_items(self, table: str, items, **kw: Any) -> BatchWriteReport:
-        """:func:`blue_nb.dynamo.writes.write_items` on this client."""
-        return write_items(self, table, items, **kw)
+    # -- tables ---------------------------------------------------------------------------------------
+    def describe(self, table: str) -> dict[str, Any]:
+        """DescribeTable's ``Table`` (DynamoError code ResourceNotFoundException when missing)."""
+        return self.call("describe_table", TableName=table)["Table"]
+
+    def table_exists(self, table: str) -> bool:
+        try:
+            self.describe(table)
+        except DynamoError as e:
+            if e.code == MISSING:
+                return False
+            raise
+        return True
+
+    def create_table(self, spec: Spec, *, replace: bool = False, wait: bool = True,
+                     tags: Mapping[str, Any] | None = None, timeout: float = WAIT_TIMEOUT) -> dict[str, Any]:
+        """Create ``spec``'s table (prefixed); returns its description (ACTIVE when ``wait``)."""
+        table = spec.table_name
+        full = self.name(table)
+        if self.table_exists(table):
+            if not replace:
+                raise DynamoError(f"table {full!r} already exists", code="TableExists", where=full,
+                                  hint="give --replace to delete and recreate it, or --table-prefix to use another "
+                                       "name")
+            self.delete_table(table, wait=True, timeout=timeout)
+        request = create_table_request(spec, table)
+        if tags:
+            request["Tags"] = _tag_list(tags)
+        description = self.call("create_table", **request)["TableDescription"]
+        return self.wait_active(table, timeout) if wait else description
+
+    def wait_active(self, table: str, timeout: float = WAIT_TIMEOUT) -> dict[str, Any]:
+        """Wait until the table and its global indexes are ACTIVE; returns the last description."""
+        seen: dict[str, Any] = {}
+
+        def active() -> bool:
+            seen.update(self.describe(table))
+            indexes = seen.get("GlobalSecondaryIndexes") or []
+            return seen.get("TableStatus") == "ACTIVE" and all(i.get("IndexStatus") == "ACTIVE" for i in indexes)
+
+        _poll(active, timeout, "the table and its indexes to become ACTIVE", self.name(table))
+        return seen
+
+    def delete_table(self, table: str, *, wait: bool = True, timeout: float = WAIT_TIMEOUT) -> bool:
+        """Delete the table; False when there was none. With ``wait``, returns once it is gone."""
+        try:
+            self.call("delete_table", TableName=table)
+        except DynamoError as e:
+            if e.code == MISSING:
+                return False
+            raise
+        if wait:
+            _poll(lambda: not self.table_exists(table), timeout, "the table to be deleted", self.name(table))
+        return True
+
+    def tags(self, table: str) -> dict[str, str]:
+        """The table's tags as a dict."""
+        arn = self.describe(table)["TableArn"]
+        out: dict[str, str] = {}
+        kw: dict[str, Any] = {"ResourceArn": arn}
+        while True:
+            resp = self.call("list_tags_of_resource", **kw)
+            out.update({t["Key"]: t["Value"] for t in resp.get("Tags", [])})
+            if not resp.get("NextToken"):
+                return out
+            kw["NextToken"] = resp["NextToken"]
+
+    def tag(self, table: str, tags: Mapping[str, Any]) -> None:
+        """Add or overwrite tags on the table (e.g. ``{"blue-nb:state": "complete"}``)."""
+        if tags:
+            self.call("tag_resource", ResourceArn=self.describe(table)["TableArn"], Tags=_tag_list(tags))
+
+    def key_attributes(self, table: str) -> tuple[str, ...]:
+        """The table's key attribute names as the endpoint describes them: partition key first."""
+        schema = self.describe(table)["KeySchema"]
+        return tuple(k["AttributeName"] for k in sorted(schema, key=lambda k: k["KeyType"] != "HASH"))
+
+    # -- writes ---------------------------------------------------------------------------------------
+    def write_items(self, table: str, items: Iterable[Mapping[str, Any]], *, total: int | None = None,
+                    workers: int = 1, progress: bool = True, max_attempts: int = 12) -> BatchWriteReport:
+        """Put every item into ``table`` (named without the prefix) with BatchWriteItem (see the module)."""
+        start = time.monotonic()
+        stats = _Stats()
+        chunks = batches(items, self.key_attributes(table), self.name(table))
+        bar = tqdm(total=total, desc=f"writing {self.name(table)}", unit="item", unit_scale=True, mininterval=0.5,
+                   disable=not progress)
+        seen = 0
+
+        def counted() -> Iterator[list[Put]]:
+            nonlocal seen
+            for batch in chunks:
+                seen += len(batch)
+                yield batch
+
+        try:
+            if workers <= 1:
+                for batch in counted():
+                    self._send(table, batch, stats, max_attempts)
+                    bar.update(len(batch))
+            else:
+                self._send_parallel(table, counted(), stats, workers, max_attempts, bar)
+        except DynamoError as e:
+            if e.code not in THROTTLE_CODES and e.code != "UnprocessedItems":
+                raise
+            of = f"of {total:,}" if total is not None else f"of the {seen:,} read so far"
+            left = (total if total is not None else seen) - stats.items
+            raise DynamoError(f"{e.msg}; in all {left:,} items {of} are not written ({stats.items:,} written)",
+                              code=e.code, where=e.where, hint=e.hint, cause=e.cause or e) from e
+        finally:
+            bar.close()
+        return BatchWriteReport(stats.items, stats.calls, stats.unprocessed, stats.throttled,
+                                round(time.monotonic() - start, 3))
+
+    def _send(self, table: str, batch: list[Put], stats: "_Stats", max_attempts: int) -> None:
+        """One batch, until every put is processed or ``max_attempts`` calls are spent."""
+        requests = [{"PutRequest": {"Item": boto_item(p.wire)}} for p in batch]
+        full = self.name(table)
+        for attempt in range(1, max_attempts + 1):
+            try:
+                resp = self.call("batch_write_item", RequestItems={table: requests})
+            except DynamoError as e:
+                stats.add(calls=1, throttled=_retries_of(getattr(e.cause, "response", None)))
+                if "maximum allowed size" in e.msg and all(p.size <= MAX_ITEM_BYTES for p in batch):
+                    raise self._item_limit_error(batch, e) from e
+                if e.code not in THROTTLE_CODES:
+                    raise
+                if attempt == max_attempts:
+                    raise _give_up(full, len(requests), e.code, max_attempts, e.code, e) from e
+                stats.add(throttled=1)
+                time.sleep(backoff(attempt))
+                continue
+            left = (resp.get("UnprocessedItems") or {}).get(full, [])
+            stats.add(calls=1, throttled=_retries_of(resp), items=len(requests) - len(left))
+            if not left:
+                return
+            if attempt == max_attempts:
+                raise _give_up(full, len(left), "still unprocessed", max_attempts, "UnprocessedItems", None)
+            stats.add(unprocessed=1)
+            requests = left
+            time.sleep(backoff(attempt))
+
+    def _send_parallel(self, table: str, chunks: Iterator[list[Put]], stats: "_Stats", workers: int,
+                       max_attempts: int, bar: Any) -> None:
+        """Send batches from ``workers`` threads (one client each), at most 2 x workers in flight."""
+        local = threading.local()
+
+        def run(batch: list[Put]) -> int:
+            if not hasattr(local, "client"):
+                local.client = self.clone()
+            local.client._send(table, batch, stats, max_attempts)
+            return len(batch)
+
+        with ThreadPoolExecutor(workers, thread_name_prefix="blue-nb-write") as pool:
+            pending: set[Future] = set()
+            try:
+                for batch in chunks:
+                    while len(pending) >= 2 * workers:
+                        done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                        for f in done:
+                            bar.update(f.result())
+                    pending.add(pool.submit(run, batch))
+                for f in pending:
+                    bar.update(f.result())
+            finally:
+                for f in pending:
+                    f.cancel()
+
+    def _item_limit_error(self, batch: list[Put], e: DynamoError) -> DynamoError:
+        """A refusal of an item blue_nb sized within DynamoDB's limit: the endpoint's limit, said so."""
+        big = max(batch, key=lambda p: p.size)
+        who = "moto" if self.emulator == "moto" else "the endpoint"
+        limit = (f"moto's own limit is {MOTO_ITEM_LIMIT:,} bytes of its size estimate: a moto limitation, "
+                 "not DynamoDB's" if who == "moto" else "its limit is lower than DynamoDB's")
+        return DynamoError(f"{who} refused an item DynamoDB would take ({e.msg.split(': ')[-1]!r}): the largest "
+                           f"item of the batch ({big.shown}) is {big.size:,} bytes and DynamoDB's limit is "
+                           f"{MAX_ITEM_BYTES:,}; {limit}", code=e.code, where=big.shown, cause=e,
+                           hint="write items this large to real DynamoDB (--aws), or keep them under "
+                                f"{MOTO_ITEM_LIMIT:,} bytes for moto")
+
+    # -- reads ----------------------------------------------------------------------------------------
+    def run_plan(self, plan: Plan, *, follow: bool = True, max_pages: int | None = None) -> ReadResult:
+        """Run a read plan on the endpoint; ``follow`` LastEvaluatedKey until none (or ``max_pages``)."""
+        req = plan.request
+        if not req.is_read:
+            raise QueryError(f"pattern {req.pattern!r} is a {req.operation}; run_plan runs reads",
+                             where=f"access_patterns.{req.pattern}", hint="write patterns are priced, not sent")
+        method, kwargs = plan.boto3
+        kwargs = boto_request(kwargs)
+        if method == "get_item":
+            resp = self.call(method, **kwargs)
+            item = item_from_wire(resp["Item"]) if resp.get("Item") else None
+            size = item_size(item) if item is not None else 0
+            page = DynamoPage(int(item is not None), size, read_units(size, req.read_mode), None, raw=_raw(resp))
+            return ReadResult(plan, [item] if item is not None else [], [page])
+        items: list[dict[str, Any]] = []
+        pages: list[Page] = []
+        while True:
+            resp = self.call(method, **kwargs)
+            got = [item_from_wire(w) for w in resp.get("Items", [])]
+            sizes = [item_size(i) for i in got]
+            lek = resp.get("LastEvaluatedKey")
+            pages.append(DynamoPage(int(resp.get("Count", len(got))), sum(sizes),
+                                    query_read_units(sizes, req.read_mode), item_from_wire(lek) if lek else None,
+                                    scanned_count=resp.get("ScannedCount"), raw=_raw(resp)))
+            items += got
+            if not lek or not follow or (max_pages is not None and len(pages) >= max_pages):
+                return ReadResult(plan, items, pages)
+            kwargs = {**kwargs, "ExclusiveStartKey": lek}
+
+    def count_items(self, table: str) -> int:
+        """Items in the table (Scan with Select=COUNT, every page)."""
+        total, kw = 0, {"TableName": table, "Select": "COUNT"}
+        while True:
+            resp = self.call("scan", **kw)
+            total += int(resp.get("Count", 0))
+            if not resp.get("LastEvaluatedKey"):
+                return total
+            kw["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+
+    def scan_items(self, table: str, *, segments: int = 4, progress: bool = True,
+                   total: int | None = None) -> Iterator[dict[str, Any]]:
+        """Every item of the table, as Python values, from a parallel Scan (one thread and one
+        client per segment); items arrive in no particular order."""
+        segments = max(1, int(segments))
+        out: queue.Queue = queue.Queue(maxsize=4 * segments)
+        stop = threading.Event()
+        threads = [threading.Thread(target=self.clone()._scan_segment, args=(table, s, segments, out, stop),
+                                    name=f"blue-nb-scan-{s}", daemon=True) for s in range(segments)]
+        bar = tqdm(total=total, desc=f"scanning {self.name(table)}", unit="item", unit_scale=True,
+                   mininterval=0.5, disable=not progress)
+        for t in threads:
+            t.start()
+        try:
+            done = 0
+            while done < segments:
+                kind, value = out.get()
+                if kind == "done":
+                    done += 1
+                elif kind == "error":
+                    raise value
+                else:
+                    bar.update(len(value))
+                    for wire in value:
+                        yield item_from_wire(wire)
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(timeout=5)
+            bar.close()
+
+    def _scan_segment(self, table: str, segment: int, segments: int, out: queue.Queue,
+                      stop: threading.Event) -> None:
+        """One segment's pages into ``out``: ("items", [...]) per page, ("error", e), then ("done", None)."""
+        def put(msg: tuple[str, Any]) -> bool:
+            while not stop.is_set():
+                try:
+                    out.put(msg, timeout=0.1)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+
+        kw: dict[str, Any] = {"TableName": table, "Segment": segment, "TotalSegments": segments}
+        try:
+            while not stop.is_set():
+                resp = self.call("scan", **kw)
+                if not put(("items", resp.get("Items", []))):
+                    return
+                if not resp.get("LastEvaluatedKey"):
+                    break
+                kw["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+        except BaseException as e:          # handed to the consumer, raised there
+            put(("error", e))
+        finally:
+            put(("done", None))
+
+
+def _isolated_session(credentials: Mapping[str, str], region: str) -> boto3.session.Session:
+    """A boto3 session that reads no profile, config or credentials file: only what is passed."""
+    core = botocore.session.Session(session_vars={"profile": (None, None, None, None)})
+    core.set_config_variable("config_file", os.devnull)
+    core.set_config_variable("credentials_file", os.devnull)
+    return boto3.session.Session(botocore_session=core, region_name=region, **credentials)
+
+
+def _loopback(url: str | None) -> bool:
+    return bool(url) and url.split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0] in ("127.0.0.1", "localhost")
+
+
+def _poll(check: Callable[[], bool], timeout: float, what: str, where: str) -> None:
+    """Call ``check`` until it is true, with a growing pause (50 ms to 2 s), at most ``timeout`` s."""
+    deadline, pause = time.monotonic() + timeout, 0.05
+    while not check():
+        if time.monotonic() + pause > deadline:
+            raise DynamoError(f"gave up waiting {timeout:g} s for {what}", code="WaitTimeout", where=where,
+                              hint="look at the table in the console or with describe-table, then run again")
+        time.sleep(pause)
+        pause = min(pause * 1.5, 2.0)
+
+
+def _tag_list(tags: Mapping[str, Any]) -> list[dict[str, str]]:
+    return [{"Key": str(k), "Value": str(v)} for k, v in tags.items()]
+
+
+class _Stats:
+    """The counts of a write, added to from several threads."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.items = self.calls = self.unprocessed = self.throttled = 0
+
+    def add(self, **counts: int) -> None:
+        with self.lock:
+            for k, v in counts.items():
+                setattr(self, k, getattr(self, k) + v)
+
+
+def _retries_of(resp_or_error: Any) -> int:
+    meta = resp_or_error.get("ResponseMetadata", {}) if isinstance(resp_or_error, dict) else {}
+    return int(meta.get("RetryAttempts", 0) or 0)
+
+
+def _give_up(table: str, left: int, why: str, attempts: int, code: str, cause: BaseException | None) -> DynamoError:
+    return DynamoError(f"{left:,} items not written to {table}: {why} after {attempts} attempts", code=code,
+                       where=table, cause=cause,
+                       hint="the table is throttled: write again with fewer --workers or more capacity (puts are "
+                            "idempotent, so running again resumes the load)")
+
+
+def _raw(resp: dict[str, Any]) -> dict[str, Any]:
+    return {k: resp[k] for k in ("Count", "ScannedCount", "ConsumedCapacity") if k in resp}

@@ -27,10 +27,10 @@ import urllib.request
 import weakref
 from typing import Any, Mapping
 
-from blue_nb.dynamo.middleware import FAULTS_ENV, IDENTITY_PATH, TOKEN_ENV
+from blue_nb.dynamo.middleware import IDENTITY_PATH, TOKEN_ENV
 from blue_nb.errors import DynamoError
 
-__all__ = ["DUMMY_CREDENTIALS", "KNOWN_GAPS", "LocalDynamo", "child_env"]
+__all__ = ["DUMMY_CREDENTIALS", "KNOWN_GAPS", "LocalDynamo", "MOTO_ITEM_LIMIT", "child_env"]
 
 DUMMY_CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing",
                      "aws_session_token": "testing"}
@@ -41,13 +41,16 @@ STRIPPED_ENV = ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_ACCESS_KEY_ID", "AWS_
                 "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_AUTHORIZATION_TOKEN",
                 "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB")
 
+#: moto refuses an item above this many bytes of its own size estimate (``KNOWN_GAPS["item_limit_405000"]``).
+MOTO_ITEM_LIMIT = 405_000
+
 #: moto's differences from DynamoDB that blue_nb's results can show (name -> one sentence).
 KNOWN_GAPS = {
     "consumed_capacity": "moto's ConsumedCapacity numbers are fixed, not computed from item sizes: blue_nb "
                          "computes the read and write units itself.",
     "batch_of_26": "moto accepts a BatchWriteItem of more than 25 requests; DynamoDB refuses it.",
-    "item_limit_405000": "moto rejects items above 405,000 bytes of its own size estimate; DynamoDB takes "
-                         "items up to 409,600 bytes.",
+    "item_limit_405000": f"moto rejects items above {MOTO_ITEM_LIMIT:,} bytes of its own size estimate; DynamoDB "
+                         "takes items up to 409,600 bytes.",
     "no_trailing_page": "moto gives no LastEvaluatedKey when a Limit page ends exactly at the last item; "
                         "DynamoDB does, and the next call returns an empty page.",
     "page_cut_1000000": "moto cuts Query/Scan pages before the item that would take its own size estimate "
@@ -58,14 +61,11 @@ KNOWN_GAPS = {
 STOP_GRACE_SECONDS = 5.0
 
 
-def child_env(base: Mapping[str, str] | None = None, faults: str | None = None) -> dict[str, str]:
+def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The child's environment: no AWS profile or real credentials, dummy ones, region us-east-1."""
     env = {k: v for k, v in (os.environ if base is None else base).items() if k not in STRIPPED_ENV}
     env.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_SESSION_TOKEN="testing",
                AWS_DEFAULT_REGION=REGION, AWS_REGION=REGION, PYTHONUNBUFFERED="1")
-    env.pop(FAULTS_ENV, None)
-    if faults:
-        env[FAULTS_ENV] = faults
     return env
 
 
@@ -91,9 +91,7 @@ class LocalDynamo:
 
     KNOWN_GAPS = KNOWN_GAPS
 
-    def __init__(self, *, faults: Mapping[str, Any] | str | None = None, startup_timeout: float = 30.0):
-        """``faults``: test-only BatchWriteItem faults (see :mod:`.middleware`)."""
-        self.faults = json.dumps(faults) if isinstance(faults, Mapping) else faults
+    def __init__(self, *, startup_timeout: float = 30.0):
         self.startup_timeout = startup_timeout
         self.port: int | None = None
         self.pid: int | None = None
@@ -125,7 +123,7 @@ class LocalDynamo:
         if self.running:
             return self
         token = secrets.token_hex(16)
-        env = child_env(faults=self.faults)
+        env = child_env()
         env[TOKEN_ENV] = token
         self._stderr = tempfile.TemporaryFile()
         self._proc = subprocess.Popen([sys.executable, "-m", "blue_nb.dynamo.serve"], stdin=subprocess.PIPE,

@@ -2,9 +2,9 @@
 
 The process binds 127.0.0.1 on port 0 itself (so no other process can take the port between a
 choice and a bind), prints one JSON line ``{"port": ..., "pid": ...}`` on stdout, then serves
-moto's WSGI app behind :class:`~blue_nb.dynamo.middleware.Middleware` (the identity answer and
-the test faults). It exits on SIGTERM/SIGINT, and when its stdin reaches end of file: the parent
-holds the other end, so the server never outlives the process that started it.
+moto's WSGI app behind :class:`~blue_nb.dynamo.middleware.Middleware` (the identity answer). It
+exits on SIGTERM/SIGINT, and when its stdin reaches end of file: the parent holds the other end,
+so the server never outlives the process that started it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
 from werkzeug.serving import make_server
 
-from blue_nb.dynamo.middleware import FAULTS_ENV, TOKEN_ENV, Middleware, parse_faults
+from blue_nb.dynamo.middleware import TOKEN_ENV, Middleware
 
 __all__ = ["QuietHandler", "main"]
 
@@ -52,8 +52,7 @@ def _stop(signum: int, frame: Any) -> None:
 
 
 def main() -> None:
-    app = Middleware(DomainDispatcherApplication(create_backend_app), os.environ.get(TOKEN_ENV, ""),
-                     parse_faults(os.environ.get(FAULTS_ENV)))
+    app = Middleware(DomainDispatcherApplication(create_backend_app), os.environ.get(TOKEN_ENV, ""))
     server = make_server(HOST, 0, app, threaded=True, request_handler=QuietHandler)
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)

@@ -19,6 +19,8 @@ __all__ = ["Block", "Code", "Details", "Heading", "Image", "Items", "Para", "Tab
 
 @dataclass
 class Heading:
+    """A heading of ``level`` 1-6; ``anchor`` is the id a link to it uses (none when empty)."""
+
     level: int
     text: str
     anchor: str = ""
@@ -26,17 +28,23 @@ class Heading:
 
 @dataclass
 class Para:
+    """A paragraph; ``kind`` makes it a coloured banner in HTML (a quote in Markdown)."""
+
     text: str
     kind: str = ""            # "", ok, bad, warn, muted: the banner colours in HTML; a quote in Markdown
 
 
 @dataclass
 class Items:
+    """A bulleted list, one text per item."""
+
     items: list[str]
 
 
 @dataclass
 class Table:
+    """A report table: column names, rows of cell texts, the right-aligned columns, a caption."""
+
     columns: list[str]
     rows: list[list[str]]
     numeric: tuple[int, ...] = ()        # column positions aligned right
@@ -45,12 +53,16 @@ class Table:
 
 @dataclass
 class Code:
+    """A code block in language ``lang`` (none when empty)."""
+
     text: str
     lang: str = ""
 
 
 @dataclass
 class Image:
+    """A picture as PNG bytes: inline in HTML; in Markdown a file named after ``name``, or left out."""
+
     name: str                 # file stem: heat_table_rcu
     title: str
     caption: str
@@ -59,6 +71,8 @@ class Image:
 
 @dataclass
 class Details:
+    """Blocks folded under a summary line (``<details>`` in both renderings)."""
+
     summary: str
     blocks: list = field(default_factory=list)
 

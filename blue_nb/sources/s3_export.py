@@ -55,6 +55,8 @@ class Change(NamedTuple):
 
 @dataclass
 class DataFile:
+    """One data file of an export: where it is here, the items its manifest counts, its S3 key."""
+
     path: Path
     item_count: int
     s3_key: str

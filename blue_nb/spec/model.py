@@ -53,6 +53,9 @@ class Index:
 
 @dataclass
 class Table:
+    """The domain's one DynamoDB table: its key attributes and types, billing mode and capacity, and
+    its secondary indexes by name; ``name`` None means ``blue_<domain>``."""
+
     partition_key: str = "pk"
     sort_key: str | None = "sk"
     name: str | None = None
@@ -75,6 +78,9 @@ class Table:
 
 @dataclass
 class Entity:
+    """One kind of item in the table: key attribute -> key template, the other attributes' types, the
+    source rows it is built from, and the service that writes it."""
+
     name: str
     key: dict[str, str]
     attributes: dict[str, str] = field(default_factory=dict)
@@ -131,6 +137,9 @@ class KeyCondition:
 
 @dataclass
 class Join:
+    """An application-level join: for each item returned, run ``pattern`` with ``params`` (its
+    parameter -> an attribute of the item)."""
+
     pattern: str
     params: dict[str, str] = field(default_factory=dict)
 
@@ -140,6 +149,9 @@ class Join:
 
 @dataclass
 class AccessPattern:
+    """One named read or write the application makes: the operation, the entities it touches, the
+    table or index and key condition it uses, its read options, and its expected rate."""
+
     name: str
     operation: str
     entities: list[str]
@@ -177,6 +189,9 @@ class AccessPattern:
 
 @dataclass
 class Spec:
+    """A domain's whole design, as one spec file states it: the table, the entities, the access
+    patterns; ``inferred`` notes what an import guessed from data."""
+
     domain: str
     table: Table
     entities: dict[str, Entity]

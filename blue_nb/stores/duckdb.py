@@ -91,6 +91,8 @@ def _alive(pid: int) -> bool:
 
 
 class DuckDBStore(Store):
+    """The items of ADR 0018's table in a DuckDB file, or in memory."""
+
     kind = "duckdb"
     json_text = "json_extract_string"
     chunk_size = 20_000

@@ -178,8 +178,7 @@ def _transaction(store: Store, work: Callable[[], bool]) -> bool:
         raise
 
 
-def finish(store: Store, load_id: str, table: str, commit_store: str,
-           before_commit: Callable[[], None] | None = None) -> bool:
+def finish(store: Store, load_id: str, table: str, commit_store: str) -> bool:
     """Roll a committed load forward here: swap its staging tables in and mark it ``done``, in one
     transaction. False when it was already done (idempotent)."""
     def work() -> bool:
@@ -188,8 +187,6 @@ def finish(store: Store, load_id: str, table: str, commit_store: str,
             return False
         swap_in(store, table)
         record(store, load_id, table, DONE, commit_store)
-        if before_commit:
-            before_commit()
         return True
     return _transaction(store, work)
 

@@ -21,12 +21,6 @@ Phases of :func:`load_items`:
 Before the commit point an error or an interrupt changes nothing (the staging tables are dropped
 on the way out, or by the next load); after it, the message says which stores hold the new items
 and which finish the switch when next opened (:class:`LoadInterrupted` for Ctrl-C).
-
-Test hook: with ``BLUE_NB_TEST_PAUSE=<phase>`` in the environment (``staging``: after the first
-chunk; ``staged``: before the commit point; ``committing``: inside the commit transaction;
-``switched``: after the commit point; ``finishing``: inside the second store's swap) the loader
-writes ``blue-nb-test-pause <phase>`` to stderr and sleeps there, so a test can kill it at that
-moment.
 """
 
 from __future__ import annotations
@@ -50,9 +44,9 @@ from blue_nb.stores import journal
 from blue_nb.stores.base import Store
 from blue_nb.stores.load_result import LoadResult, LoadResults
 from blue_nb.stores.lock import load_lock
-from blue_nb.stores.stage import PAUSE_ENV, chunks, pause, stage
+from blue_nb.stores.stage import chunks, stage
 
-__all__ = ["LoadInterrupted", "LoadResult", "LoadResults", "PAUSE_ENV", "load_items"]
+__all__ = ["LoadInterrupted", "LoadResult", "LoadResults", "load_items"]
 
 _NAMES = {"sqlite": "SQLite", "duckdb": "DuckDB"}
 
@@ -202,10 +196,8 @@ def _switch(order: list[Store], table: str, load_id: str) -> None:
         for store in others:
             journal.ensure_journal(store)
             journal.record(store, load_id, table, journal.READY, decision)
-        pause("staged")
         journal.swap_in(first, table)
         journal.record(first, load_id, table, journal.DONE, decision)
-        pause("committing")
         first.commit()
         committed = True
     except BaseException as e:
@@ -219,10 +211,8 @@ def _switch(order: list[Store], table: str, load_id: str) -> None:
             raise
     done = [first]
     try:
-        pause("switched")
-        for n, store in enumerate(others):
-            hook = (lambda: pause("finishing")) if n == 0 else None
-            journal.finish(store, load_id, table, decision, before_commit=hook)
+        for store in others:
+            journal.finish(store, load_id, table, decision)
             done.append(store)
     except BaseException as e:
         rest = [s for s in others if s not in done]

@@ -21,6 +21,8 @@ _NAMES = {"sqlite": "SQLite", "duckdb": "DuckDB"}
 
 @dataclass(repr=False)
 class LoadResult:
+    """What one load did to one store's table: items before, written and after, replaced, per entity."""
+
     table: str
     items_written: int = 0
     per_entity: dict[str, int] = field(default_factory=dict)

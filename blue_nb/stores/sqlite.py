@@ -25,6 +25,8 @@ _INTERNAL = ("__items", "__next", "__src", "__spec", "__checks")
 
 
 class SQLiteStore(Store):
+    """The items of ADR 0018's table in a SQLite file, or in memory."""
+
     kind = "sqlite"
 
     def __init__(self, path: str | Path = ":memory:", *, timeout: float = 30.0, read_only: bool = False):

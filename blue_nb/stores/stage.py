@@ -9,11 +9,8 @@ keeps the source rows (``{table}__next__src``) without a key of their own, for t
 
 from __future__ import annotations
 
-import os
 import queue
-import sys
 import threading
-import time
 from collections import Counter
 from typing import Iterable, Iterator
 
@@ -23,9 +20,8 @@ from blue_nb.patterns.layout import source_rows_name
 from blue_nb.patterns.staged import StagedRows
 from blue_nb.stores.base import KeyConflict, Store
 
-__all__ = ["Ahead", "PAUSE_ENV", "chunks", "duplicate", "pause", "stage"]
+__all__ = ["Ahead", "chunks", "duplicate", "stage", "write_chunk"]
 
-PAUSE_ENV = "BLUE_NB_TEST_PAUSE"
 SRC_COLUMNS = ["pk", "sk", "entity", "src"]
 
 
@@ -41,9 +37,7 @@ def stage(order: list[Store], layout: TableLayout, items: Iterable, bar, created
     written = 0
     with Ahead(_keyed(_staged(items, layout, min(s.chunk_size for s in order), created), per_entity)) as ready:
         for rows, src in ready:
-            _write(order, nxt, src_table, mode, rows, src)
-            if not written:
-                pause("staging")
+            write_chunk(order, nxt, src_table, mode, rows, src)
             written += len(rows)
             bar.update(len(rows))
     return written, dict(per_entity)
@@ -64,7 +58,7 @@ def _keyed(chunks: Iterator[StagedRows], per_entity: Counter) -> Iterator[tuple[
         yield rows, [(*k, e, w) for k, e, w in zip(keys, rows.entities, rows.wheres)]
 
 
-def _write(order: list[Store], nxt, src_table: str, mode: str, rows: StagedRows, src: list[tuple]) -> None:
+def write_chunk(order: list[Store], nxt, src_table: str, mode: str, rows: StagedRows, src: list[tuple]) -> None:
     """One chunk committed to the staging tables of every store, or to none."""
     begun = []
     try:
@@ -199,14 +193,6 @@ def _duplicate_across(store: Store, src_table: str,
                 return duplicate(k, found[k], chunk[k])
     return SourceError("a key of the load is already staged, but it could not be found again", where=store.path,
                        hint="load again; if it happens again, report it")
-
-
-def pause(phase: str) -> None:
-    """The test hook (:data:`PAUSE_ENV`, see :mod:`blue_nb.stores.load`)."""
-    if os.environ.get(PAUSE_ENV) == phase:
-        sys.stderr.write(f"blue-nb-test-pause {phase}\n")
-        sys.stderr.flush()
-        time.sleep(float(os.environ.get(f"{PAUSE_ENV}_SECONDS", "60")))
 
 
 def chunks(items: Iterable, n: int) -> Iterator[list]:

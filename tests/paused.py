@@ -1,0 +1,130 @@
+"""A wrapper process for the interrupt tests: the ``blue-nb`` command, paused at one chosen moment.
+
+    python -m tests.paused PHASE [blue-nb arguments ...]       (from the project root)
+
+It wraps, from outside, the function at the phase's boundary, then runs :func:`blue_nb.cli.main`.
+When the run reaches the phase it writes ``blue-nb-test-pause PHASE`` to stderr and sleeps there
+(``BLUE_NB_PAUSE_SECONDS``, default 300), so the test can kill or interrupt it at that moment
+(a SIGINT raises KeyboardInterrupt where it sleeps, as it would there). The phases:
+
+* the loader (:mod:`blue_nb.stores.load`): ``staging`` after the first chunk is committed to the
+  staging tables; ``staged`` before the commit point (the other stores marked ready, the commit
+  transaction open); ``committing`` inside the commit transaction, the load marked done; ``switched``
+  after the commit point, before the other stores swap; ``finishing`` inside the second store's
+  swap, marked done there but not committed.
+* the DynamoDB writer: ``dynamo-writing`` after the first BatchWriteItem call is answered; every
+  later BatchWriteItem call waits there too (so with several writer threads no more is written).
+
+:func:`install` does the same in a process of the test's own making (``python -c``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from typing import Any, Callable
+
+from blue_nb.cli import main as blue_nb_main
+from blue_nb.dynamo import DynamoClient
+from blue_nb.stores import journal, stage
+
+MARK = "blue-nb-test-pause"
+LOADER_PHASES = ("staging", "staged", "committing", "switched", "finishing")
+PHASES = (*LOADER_PHASES, "dynamo-writing")
+
+
+def pause(phase: str | None) -> None:
+    """Say so on stderr (unless ``phase`` is None), then sleep (a SIGINT interrupts the sleep)."""
+    if phase:
+        sys.stderr.write(f"{MARK} {phase}\n")
+        sys.stderr.flush()
+    time.sleep(float(os.environ.get("BLUE_NB_PAUSE_SECONDS", "300")))
+
+
+def _wrap(owner: Any, name: str, before: Callable[..., None] | None = None,
+          after: Callable[..., None] | None = None) -> None:
+    """Replace ``owner.name`` by the same function with ``before`` / ``after`` called around it."""
+    inner = getattr(owner, name)
+
+    def wrapped(*args: Any, **kw: Any) -> Any:
+        if before:
+            before(*args, **kw)
+        out = inner(*args, **kw)
+        if after:
+            after(*args, **kw)
+        return out
+
+    setattr(owner, name, wrapped)
+
+
+def _install_loader(phase: str) -> None:
+    staging = threading.Event()          # the later phases count only once staging began (not in a recovery)
+    done_records = []
+
+    def chunk_written(*_: Any) -> None:
+        first = not staging.is_set()
+        staging.set()
+        if first and phase == "staging":
+            pause(phase)
+
+    def before_swap(*_: Any) -> None:
+        if staging.is_set() and phase == "staged" and not done_records:
+            pause(phase)
+
+    def recorded(store: Any, load_id: str, table: str, state: str, *_: Any) -> None:
+        if not staging.is_set() or state != journal.DONE:
+            return
+        done_records.append(store)
+        if (phase, len(done_records)) in (("committing", 1), ("finishing", 2)):
+            pause(phase)
+
+    def before_finish(*_: Any) -> None:
+        if staging.is_set() and phase == "switched" and len(done_records) == 1:
+            pause(phase)
+
+    _wrap(stage, "write_chunk", after=chunk_written)
+    _wrap(journal, "swap_in", before=before_swap)
+    _wrap(journal, "record", after=recorded)
+    _wrap(journal, "finish", before=before_finish)
+
+
+def _install_writer(phase: str) -> None:
+    answered, lock = threading.Event(), threading.Lock()
+    inner = DynamoClient.call
+
+    def call(self: DynamoClient, method: str, **kw: Any) -> dict[str, Any]:
+        if method != "batch_write_item":
+            return inner(self, method, **kw)
+        if answered.is_set():
+            pause(None)                  # another writer thread: it waits too, silently
+        out = inner(self, method, **kw)
+        with lock:
+            first = not answered.is_set()
+            answered.set()
+        pause(phase if first else None)
+        return out
+
+    DynamoClient.call = call
+
+
+def install(phase: str) -> None:
+    """Pause this process at ``phase`` (one of :data:`PHASES`)."""
+    if phase not in PHASES:
+        raise SystemExit(f"unknown phase {phase!r}; one of {', '.join(PHASES)}")
+    if phase in LOADER_PHASES:
+        _install_loader(phase)
+    else:
+        _install_writer(phase)
+
+
+def main() -> None:
+    phase, *args = sys.argv[1:]
+    install(phase)
+    sys.argv = ["blue-nb", *args]
+    blue_nb_main()
+
+
+if __name__ == "__main__":
+    main()
