@@ -12,6 +12,7 @@ rooms of one layer). The contract is in pyproject.toml and ``lint-imports`` chec
     L3  app                     what notebooks and the CLI call: workflows, design session, what-if, reports
     L3  plots                   matplotlib figures: take data, return a Figure
     L2  heat                    partition heat: workload model, per-key units, throttle prediction
+    L2  sizes                   measured sizes of a loaded table: item and entry statistics, limit findings
     L2  stores | sources | dynamo | export  SQLite/DuckDB plans | samples, sources, imports | boto3 | export formats
     L1  patterns | rules        bind, plan (SQL per store, boto3 request), pages, costs | design checks
     L1  sizing                  exact item sizes and capacity units; the vectorized path
