@@ -334,6 +334,6 @@ class DuckDBScratch(Scratch):
             try:
                 self.execute(f"DROP TABLE IF EXISTS {quote_ident(n)}")
             except StoreError:
-                pass
+                pass            # an aborted transaction or a closed store: temp tables go with their connection
         self.tables.clear()
         self.cache.clear()
