@@ -40,7 +40,6 @@ from bench.latency import pattern_latencies
 from bench.naive_load import naive_sqlite_load, same_sqlite_rows
 from bench.sliders import bench_explorer, bench_heat_sliders
 from blue_nb.heat import DEFAULT_SEED, partition_heat
-from blue_nb.heat.duckdb_sql import Scratch, frame
 from blue_nb.heat.model import HeatModel
 from blue_nb.patterns import catalog_name, quote_ident
 from blue_nb.samples import generate_sample
@@ -48,6 +47,7 @@ from blue_nb.sources import find_source
 from blue_nb.sources.csv_stage import column_batches
 from blue_nb.spec import Spec, load_spec
 from blue_nb.stores import open_store
+from blue_nb.stores.analytics import frame
 
 __all__ = ["BASELINES", "STAGES", "heat_seconds", "run_stage"]
 
@@ -222,7 +222,7 @@ def modelled_calls(ctx: dict) -> tuple[pd.DataFrame, pd.DataFrame, float]:
     counterpart of the naive groupby."""
     spec = load_spec(ctx["spec"])
     store = open_store("duckdb", paths(ctx)["duckdb"])
-    scratch = Scratch(store)
+    scratch = store.analytics()
     try:
         model = HeatModel(scratch, spec)
         model.add_model_patterns()

@@ -12,7 +12,7 @@ rooms of one layer). The contract is in pyproject.toml and ``lint-imports`` chec
     L3  app                     what notebooks and the CLI call: workflows, design session, what-if, reports
     L3  plots                   matplotlib figures: take data, return a Figure
     L2  heat                    partition heat: workload model, per-key units, throttle prediction
-    L2  imports                 foreign formats in: S3 exports, Blue's SQLite, live tables, Workbench; spec inference
+    L2  imports | sizes         foreign formats in, spec inference | measured sizes of a loaded table
     L2  stores | samples | sources | dynamo | export  SQLite/DuckDB plans | sample data | file readers | boto3 | export formats
     L1  patterns | rules        bind, plan (SQL per store, boto3 request), pages, costs | design checks
     L1  sizing                  exact item sizes and capacity units; the vectorized path

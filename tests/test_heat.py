@@ -14,7 +14,7 @@ import pytest
 from blue_nb.patterns import index_entry, plan
 from blue_nb.errors import SourceError, StoreError
 from blue_nb.heat import call_costs, candidates, partition_heat, heat_findings, parse_distribution, parse_timestamp
-from blue_nb.heat import size_limits
+from blue_nb.sizes import limits as size_limits
 from blue_nb.sizing import item_size, write_units
 from blue_nb.spec import load_spec, loads_spec, with_pattern
 from blue_nb.stores import open_store

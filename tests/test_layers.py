@@ -1,7 +1,8 @@
 """The layers, checked. The map is written once, as import-linter contracts in pyproject.toml;
 here ``lint-imports`` runs them, and README.md and the package docstring must draw the same map.
 Also: no import cycles (imports made only for type checking included), no hidden imports inside
-functions, each driver imported only in its own module, and no private name imported from another module."""
+functions, each driver imported only in its own module, importing a room loads no driver (the drivers are
+lazy), and no private name imported from another module."""
 
 import ast
 import re
@@ -24,6 +25,12 @@ ONLY_IN = {                                    # third-party driver -> the only 
     "matplotlib": {"plots", "widgets"},
     "ipywidgets": {"widgets"},
     "click": {"cli"},
+}
+DRIVERS = ("duckdb", "boto3", "botocore", "moto")
+#: modules that load a driver by design, besides the driver's own modules (ONLY_IN) -> why
+LOADS_A_DRIVER = {
+    "stores/duckdb.py": "the DuckDB store: opened only through open_store('duckdb')",
+    "app/roundtrip.py": "the round trip runs the patterns on DynamoDB (blue_nb.dynamo)",
 }
 
 
@@ -106,6 +113,26 @@ def test_drivers_are_imported_only_in_their_module(rel):
         allowed = ONLY_IN.get(name.split(".")[0])
         if allowed:
             assert any(str(rel) == a or rel.parts[0] == a for a in allowed), f"{rel} imports {name}"
+
+
+def room_modules(room: str) -> list[str]:
+    """The modules of a room that must load no driver: all but its ``__main__`` and :data:`LOADS_A_DRIVER`."""
+    return [module_name(rel) for rel in ALL if rel.parts[0].removesuffix(".py") == room and rel.stem != "__main__"
+            and not any(str(rel) == m or rel.parts[0] == m for m in LOADS_A_DRIVER)]
+
+
+@pytest.mark.parametrize("room", [m for layer in LAYERS for m in layer])
+def test_importing_a_room_loads_no_driver(room):
+    """Every module of a room imported in a fresh interpreter: no driver is loaded but the room's own (ONLY_IN),
+    so that, say, ``import blue_nb.app.workflows`` or ``blue_nb.heat`` does not load DuckDB or boto3."""
+    own = {d for d in DRIVERS if room in ONLY_IN[d]}
+    names = room_modules(room)
+    code = (f"import importlib, sys\nfor m in {names!r}:\n    importlib.import_module(m)\n"
+            f"print(' '.join(d for d in {DRIVERS!r} if d in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    loaded = set(out.stdout.split()) - own
+    assert not loaded, f"importing blue_nb.{room}'s modules loads {sorted(loaded)}"
 
 
 def test_no_import_cycles():

@@ -311,6 +311,33 @@ def test_rows_given_a_column_at_a_time_arrive_as_rows_with_nan_as_null(kind):
     store.close()
 
 
+def test_only_a_duckdb_store_has_analytics_and_a_session_drops_its_tables():
+    """The analytics capability is the store's to offer (no check of its class elsewhere): SQLite says to use
+    DuckDB; a DuckDB session's tables, uploads and numpy columns go when it closes."""
+    import numpy as np
+    import pandas as pd
+
+    from blue_nb.stores.analytics import Sql, frame, param
+
+    with open_store("sqlite") as s, pytest.raises(StoreError, match="DuckDB store") as e:
+        s.analytics()
+    assert 'open_store("duckdb")' in e.value.hint
+    with open_store("duckdb") as store:
+        scratch = store.analytics()
+        nums = scratch.create_as("nums", "SELECT range AS n FROM range(5) WHERE range >= ?", [1])
+        up = scratch.upload("up", {"word": "TEXT"}, [("a",), ("b",)])
+        df = scratch.upload_frame("df", pd.DataFrame({"x": [1.5, np.nan]}), {"x": "DOUBLE"})
+        col = scratch.column(f"SELECT n FROM {nums} ORDER BY n")
+        assert isinstance(col, np.ndarray) and col.tolist() == [1, 2, 3, 4]
+        assert scratch.execute(Sql.format("SELECT count(*) FROM {t} WHERE n > {v}", t=nums, v=param(2))) == [(2,)]
+        assert frame(store, f"SELECT rid, word FROM {up} ORDER BY rid", ["rid", "word"]).values.tolist() == \
+            [[0, "a"], [1, "b"]]
+        assert scratch.execute(f"SELECT count(*) FROM {df} WHERE x IS NULL") == [(1,)]
+        assert len(scratch.tables) == 3 and store.analytics().tables == []     # each session names its own
+        scratch.close()
+        assert store.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary") == [(0,)]
+
+
 def test_duckdb_finds_key_values_that_are_not_strings_as_the_json_test_does():
     """DuckDB screens the stored text with a regular expression first: the same keys as the exact JSON test."""
     from blue_nb.stores.base import Store

@@ -9,15 +9,15 @@
 * :mod:`.model` - per-partition units, per-second simulation, hot items
 * :mod:`.logs` - a recorded access log (CSV, Parquet, JSONL) instead of the model
 * :mod:`.throttle` - predictions and findings (the rules are defined in :mod:`blue_nb.rules.heat_rules`);
-  :mod:`.size_stats` - item and entry sizes
+  the item and entry sizes and their findings come from :mod:`blue_nb.sizes`
 * :mod:`.result` - :class:`HeatReport` (what :func:`partition_heat` returns), ``summary.json`` and :func:`top_keys`;
   :mod:`.run` - the entry points
 * :mod:`.rates` - :class:`RateModel`: the model as arrays, re-evaluated for new rates and skews in ms
-* :mod:`.duckdb_sql` - the DuckDB-specific SQL helpers (fragments, scratch tables, ``require_duckdb``)
 * :mod:`.dollars` - :func:`monthly_cost` (a :class:`CostReport`: on demand, provisioned, storage) and
   :func:`compare_costs`; :mod:`.prices` - the price tables as data (:func:`load_prices`)
 
-All aggregation runs in DuckDB through the store's ``execute``: no Python loop over items.
+All aggregation runs in the store's analytics session (:meth:`Store.analytics()
+<blue_nb.stores.base.Store.analytics>`, a DuckDB store's): no Python loop over items, no driver imported here.
 """
 
 from blue_nb.heat.costs import call_costs

@@ -41,15 +41,15 @@ from __future__ import annotations
 
 import pandas as pd
 
-from blue_nb.heat.duckdb_sql import Scratch, frame, ident, require_duckdb
-from blue_nb.patterns import TableLayout, index_entry
+from blue_nb.patterns import TableLayout
 from blue_nb.heat.workload import Candidates, build_candidates
-from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES, wire_item_sizes
+from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES
 from blue_nb.spec import AccessPattern, Spec
 from blue_nb.stores import Store
-from blue_nb.items.values import loads_wire
+from blue_nb.stores.analytics import Scratch, frame, ident
+from blue_nb.stores.entries import entries_table
 
-__all__ = ["CostTables", "call_costs", "entries_table", "read_factor", "MAX_EXACT_PAGES"]
+__all__ = ["CostTables", "call_costs", "read_factor", "MAX_EXACT_PAGES"]
 
 MAX_EXACT_PAGES = 200
 
@@ -58,52 +58,6 @@ def read_factor(spec: Spec, p: AccessPattern) -> float:
     """Read units per 4 KB: 1 strong, 0.5 eventual (a GSI read is always eventual)."""
     idx = spec.table.indexes.get(p.index)
     return 1.0 if p.consistent_read and (idx is None or idx.type == "local") else 0.5
-
-
-def entries_table(scratch: Scratch, spec: Spec, index: str) -> str:
-    """``(pk, sk, epk, esk, esize)`` of every entry of the table or of one index. Entry sizes are item
-    sizes when the index projects ALL; otherwise they are computed in Python (exact, with
-    :func:`blue_nb.patterns.index_entry`'s projection) for the items in the index."""
-    key = f"ent_{index}"
-    if key in scratch.cache:
-        return scratch.cache[key]
-    layout = TableLayout.of(spec)
-    cat = ident(layout.catalog)
-    if index == "table":
-        sql = f"(SELECT pk, sk, pk AS epk, sk AS esk, size AS esize FROM {cat})"
-    elif spec.table.indexes[index].projection == "all":
-        ipk, isk = ident(layout.index_pk(index)), ident(layout.index_sk(index))
-        sql = f"(SELECT pk, sk, {ipk} AS epk, {isk} AS esk, size AS esize FROM {cat} WHERE {ipk} IS NOT NULL)"
-    else:
-        sql = _projected_entries(scratch, spec, index)
-    scratch.cache[key] = sql
-    return sql
-
-
-def _projected_entries(scratch: Scratch, spec: Spec, index: str) -> str:
-    layout = TableLayout.of(spec)
-    ipk, isk = ident(layout.index_pk(index)), ident(layout.index_sk(index))
-    cat, main = ident(layout.catalog), ident(layout.table)
-    sql = (f"SELECT c.pk, c.sk, c.{ipk}, c.{isk}, t.data FROM {cat} c JOIN {main} t ON t.pk = c.pk AND t.sk = c.sk "
-           f"WHERE c.{ipk} IS NOT NULL")
-
-    def rows():
-        batch = []
-        for row in scratch.rows(sql, [], 5000):
-            batch.append(row)
-            if len(batch) >= 5000:
-                yield from _sized(spec, index, batch)
-                batch = []
-        yield from _sized(spec, index, batch)
-
-    return scratch.upload(f"ent_{index}", {"pk": "TEXT", "sk": "TEXT", "epk": "TEXT", "esk": "TEXT",
-                                           "esize": "BIGINT"}, rows())
-
-
-def _sized(spec: Spec, index: str, batch: list) -> list[tuple]:
-    wires = [loads_wire(r[4]) for r in batch]
-    entries = [index_entry(w, spec, index) or {} for w in wires]        # projection works on wire items too
-    return [(r[0], r[1], r[2], r[3], s) for r, s in zip(batch, wire_item_sizes(entries))]
 
 
 class CostTables:
@@ -303,9 +257,8 @@ class CostTables:
 def call_costs(store: Store, spec: Spec, pattern: AccessPattern | str) -> pd.DataFrame:
     """Every candidate of one pattern with what one call of it costs: the candidates' columns (see
     :func:`blue_nb.heat.workload.candidates`) plus ``rcu, wcu, items, bytes, pages``."""
-    require_duckdb(store)
+    scratch = store.analytics()
     p = spec.pattern(pattern) if isinstance(pattern, str) else pattern
-    scratch = Scratch(store)
     try:
         c = build_candidates(scratch, spec, p)
         costs = CostTables(scratch, spec)

@@ -24,8 +24,6 @@ from typing import Mapping
 import pandas as pd
 
 from blue_nb.errors import QueryError
-from blue_nb.heat.costs import entries_table
-from blue_nb.heat.duckdb_sql import Scratch, ident, require_duckdb
 from blue_nb.heat.model import HeatModel
 from blue_nb.heat.prices import (Prices, load_prices, provisioned_units, provisioned_usd, request_usd, storage_gb,
                                  storage_usd, to_decimal)
@@ -37,6 +35,8 @@ from blue_nb.patterns import TableLayout
 from blue_nb.sizing import STORAGE_OVERHEAD
 from blue_nb.spec import Spec
 from blue_nb.stores import Store
+from blue_nb.stores.analytics import Scratch, ident
+from blue_nb.stores.entries import entries_table
 
 __all__ = ["monthly_cost", "compare_costs", "CostReport", "as_prices"]
 
@@ -198,8 +198,7 @@ def monthly_cost(spec: Spec, store: Store, *, prices: Prices | str | Path | None
         raise QueryError("a heat report's peaks are those of its own run", where="heat",
                          hint="leave out rates (and peaks=False) with heat=, or drop heat= to simulate these rates")
     prices.storage_price(table_class)                       # an unknown class fails before any work
-    require_duckdb(store)
-    scratch = Scratch(store)
+    scratch = store.analytics()
     try:
         priced = heat.priced if heat is not None else None       # a model's report priced these rates already
         timeline = heat.timeline if heat is not None else None

@@ -20,12 +20,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from blue_nb.heat.costs import CostTables, entries_table
-from blue_nb.heat.duckdb_sql import Scratch, frame, ident
+from blue_nb.heat.costs import CostTables
 from blue_nb.heat.workload import Candidates, build_candidates
 from blue_nb.patterns import TableLayout
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 from blue_nb.spec import Spec
+from blue_nb.stores.analytics import Scratch, frame, ident
+from blue_nb.stores.entries import entries_table
 
 __all__ = ["HeatModel", "PARTITION_COLUMNS", "Priced", "TIMELINE_COLUMNS", "MAX_DRAWS"]
 

@@ -9,14 +9,13 @@ from pathlib import Path
 from blue_nb.heat.logs import price_log, read_access_log
 from blue_nb.heat.model import HeatModel
 from blue_nb.heat.result import HeatReport, skew
-from blue_nb.heat.size_stats import ATTR_SAMPLE, entity_size_stats, size_frames
-from blue_nb.heat.duckdb_sql import Scratch, require_duckdb
 from blue_nb.heat.rates import RateModel
-from blue_nb.heat.size_limits import size_findings
 from blue_nb.heat.throttle import monotonic_findings, table_capacity, throttle_findings
 from blue_nb.rules import RULES, Finding, Findings
+from blue_nb.sizes import ATTR_SAMPLE, entity_size_stats, size_findings, size_frames
 from blue_nb.spec import Spec
 from blue_nb.stores import Store
+from blue_nb.stores.analytics import Scratch
 
 __all__ = ["DEFAULT_SECONDS", "DEFAULT_SEED", "heat_findings", "partition_heat", "rate_model"]
 
@@ -77,8 +76,7 @@ def partition_heat(spec: Spec, store: Store, *, log=None, seconds: int = DEFAULT
     ``rate_model=True`` (model only) the report keeps a :class:`~blue_nb.heat.rates.RateModel` of the
     model in ``report.rate_model``, for re-evaluating other rates and skews in milliseconds.
     """
-    require_duckdb(store)
-    scratch = Scratch(store)
+    scratch = store.analytics()
     timings: dict[str, float] = {}
     try:
         model, partitions, timeline, hot, drivers, seconds, found, table = _analyse(
@@ -105,8 +103,7 @@ def heat_findings(spec: Spec, store: Store, *, seconds: int = DEFAULT_SECONDS,
                   seed: int = DEFAULT_SEED) -> list[Finding]:
     """The heat model's findings only (HOT-PARTITION, HOT-INDEX-PARTITION, PARTITION-SIZE,
     MONOTONIC-WRITES, ITEM-SIZE-NEAR-LIMIT, TABLE-CAPACITY): what ``validate`` adds with data."""
-    require_duckdb(store)
-    scratch = Scratch(store)
+    scratch = store.analytics()
     try:
         return _analyse(spec, store, scratch, None, seconds, seed, {})[6]
     finally:
@@ -116,8 +113,7 @@ def heat_findings(spec: Spec, store: Store, *, seconds: int = DEFAULT_SECONDS,
 def rate_model(spec: Spec, store: Store, *, seconds: int = DEFAULT_SECONDS, seed: int = DEFAULT_SEED) -> RateModel:
     """The spec's workload model as a :class:`~blue_nb.heat.rates.RateModel` (without the rest of the report):
     ``rate_model(spec, store).evaluate(rates={"list_perspectives": 300})``."""
-    require_duckdb(store)
-    scratch = Scratch(store)
+    scratch = store.analytics()
     try:
         model = HeatModel(scratch, spec)
         model.add_model_patterns()

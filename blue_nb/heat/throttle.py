@@ -1,6 +1,6 @@
 """Throttle prediction: which keys go over DynamoDB's per-partition limits, when, why, and
 whether adaptive capacity could help (partition and item sizes against their limits:
-:mod:`blue_nb.heat.size_limits`).
+:mod:`blue_nb.sizes.limits`).
 
 Limits (dynamodb-rules.md section 4): a partition serves at most 3,000 RCU/s and 1,000 WCU/s,
 and one item never more, whatever the table's capacity. An item collection (one partition key
@@ -23,19 +23,18 @@ import numpy as np
 import pandas as pd
 
 from blue_nb.rules import RULES, Finding
+from blue_nb.rules.heat_rules import EVIDENCE, WARN_FRACTION
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 from blue_nb.spec import Placeholder, Spec
 
-__all__ = ["BURST_SECONDS", "ERROR_OVERLOAD", "WARN_FRACTION", "FEW_KEYS", "MONOTONIC_FRACTION",
+__all__ = ["BURST_SECONDS", "ERROR_OVERLOAD", "FEW_KEYS", "MONOTONIC_FRACTION",
            "throttle_findings", "monotonic_findings", "per_key_peaks", "peaks_of", "table_capacity",
            "table_capacity_of", "is_time_like"]
 
 BURST_SECONDS = 300
-WARN_FRACTION = 0.8            # a key at >= 80% of a limit on average has no headroom left
 FEW_KEYS = 10                  # an index with at most this many partition key values cannot spread its load
 FEW_KEYS_FRACTION = 0.5        # ... so it is flagged from 50% of a limit
 MONOTONIC_FRACTION = 0.5       # "heavy" writes: >= 50% of 1,000 WCU/s on one partition
-EVIDENCE = 5
 ERROR_OVERLOAD = 2.0           # a key over twice a limit on average is an error even if a split could help
 
 _TIME_WORDS = re.compile(r"(^|_)(ts|time|timestamp|date|datetime|epoch|created|updated|modified|at|when)$", re.I)

@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from blue_nb.errors import QueryError, TemplateError
-from blue_nb.heat.duckdb_sql import Scratch, Sql, frame, ident, param, require_duckdb
 from blue_nb.patterns import TableLayout
 from blue_nb.spec import SEPARATOR, AccessPattern, KeyTemplate, Placeholder, Spec
 from blue_nb.stores import Store
+from blue_nb.stores.analytics import Scratch, Sql, frame, ident, param
 
 __all__ = ["Candidates", "build_candidates", "candidates", "parse_distribution", "template_regex", "render_sql"]
 
@@ -284,9 +284,8 @@ def build_candidates(scratch: Scratch, spec: Spec, p: AccessPattern, tag: str = 
 def candidates(store: Store, spec: Spec, pattern: AccessPattern | str) -> pd.DataFrame:
     """The candidates of one pattern as a DataFrame: ``cid``, one column per parameter, the rendered
     request key ``qpk`` / ``qsk1`` / ``qsk2``, the data's count ``n`` and the weight ``w``."""
-    require_duckdb(store)
+    scratch = store.analytics()
     p = spec.pattern(pattern) if isinstance(pattern, str) else pattern
-    scratch = Scratch(store)
     try:
         return build_candidates(scratch, spec, p).frame(store)
     finally:

@@ -11,7 +11,14 @@ from __future__ import annotations
 from blue_nb.rules.registry import define
 
 __all__ = ["HOT_PARTITION", "HOT_INDEX_PARTITION", "PARTITION_SIZE", "MONOTONIC_WRITES", "ITEM_SIZE_NEAR_LIMIT",
-           "TABLE_CAPACITY", "HEAT_MODEL"]
+           "TABLE_CAPACITY", "HEAT_MODEL", "EVIDENCE", "WARN_FRACTION"]
+
+#: the share of a limit from which a heat finding warns: a key at >= 80% of a partition's RCU or WCU on average
+#: has no headroom left (HOT-PARTITION, HOT-INDEX-PARTITION), nor an item collection at >= 80% of 10 GB
+#: (PARTITION-SIZE)
+WARN_FRACTION = 0.8
+#: the evidence lines a heat finding lists: its largest cases
+EVIDENCE = 5
 
 HOT_PARTITION = define("HOT-PARTITION", "error", "a table partition key over 3,000 RCU/s or 1,000 WCU/s on average: an "
                        "error past twice a limit, or over it where no split of the key's items can help; a warning "

@@ -2,6 +2,10 @@
 load items, read the catalog. Layer 2.
 
 Each driver is imported only by its own module; :func:`open_store` imports the one asked for.
+A store's analytics capability (scratch tables, numpy columns, DuckDB's SQL: what the heat model
+and the size statistics run on) is an interface of its own, :mod:`.analytics`, opened with
+:meth:`Store.analytics() <blue_nb.stores.base.Store.analytics>` (a DuckDB store's only); the
+entries of a table and its indexes as such a query are :mod:`.entries`.
 A load stages the new items and switches them in at one commit point (:mod:`.load`,
 :mod:`.journal`); opening a store file finishes or rolls back a load that was interrupted there.
 """

@@ -1,5 +1,6 @@
 """The interface the SQLite and DuckDB stores share: driver hooks, the schema, executing a plan,
-and reads over the catalog. Drivers live in their own modules (:mod:`.sqlite`, :mod:`.duckdb`);
+and reads over the catalog (a store's analytics capability, which only DuckDB has, is
+:mod:`.analytics`). Drivers live in their own modules (:mod:`.sqlite`, :mod:`.duckdb`);
 table and column names come from :mod:`blue_nb.patterns.layout`.
 """
 
@@ -69,6 +70,13 @@ class Store:
 
     def table_columns(self, table: str) -> list[str]:
         raise NotImplementedError
+
+    def analytics(self):
+        """A new analytics session on this store: a :class:`~blue_nb.stores.analytics.Scratch` (temporary tables,
+        numpy columns, DuckDB's SQL), what the heat model and the size statistics run on; close it when done.
+        Only a DuckDB store has one: any other raises :class:`~blue_nb.errors.StoreError`."""
+        raise StoreError(f"the heat model runs on a DuckDB store, not {self.kind!r}",
+                         hint='open one with blue_nb.stores.open_store("duckdb") and load the data into it')
 
     def begin(self) -> None: ...
     def commit(self) -> None: ...

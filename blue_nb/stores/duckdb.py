@@ -1,7 +1,10 @@
-"""The DuckDB store: the same items in the same shape, in a DuckDB file (or in memory)."""
+"""The DuckDB store: the same items in the same shape, in a DuckDB file (or in memory), and its analytics
+sessions (:class:`DuckDBScratch`, the :class:`~blue_nb.stores.analytics.Scratch` the heat model and the size
+statistics run on)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -16,9 +19,10 @@ import pyarrow as pa
 
 from blue_nb.errors import StoreError
 from blue_nb.patterns import quote_ident
+from blue_nb.stores.analytics import Scratch, Sql
 from blue_nb.stores.base import KeyConflict, Store
 
-__all__ = ["DuckDBStore"]
+__all__ = ["DuckDBScratch", "DuckDBStore"]
 
 
 #: the memory DuckDB may hold (its buffer pool: table pages, hash tables, sorts); beyond it, it writes to a
@@ -168,11 +172,9 @@ class DuckDBStore(Store):
                     + hint)
         return StoreError(f"DuckDB: {e}", where=self.path, hint=hint, cause=e)
 
-    def column(self, sql: str, params: tuple | list = ()) -> np.ndarray:
-        """The first column of a query's rows as one numpy array: no Python object per row (a column of
-        millions of item sizes takes 8 bytes a row, not a tuple and an int each)."""
-        got = self._fetch(sql, params, lambda result: result.fetchnumpy())
-        return np.asarray(next(iter(got.values())))
+    def analytics(self) -> DuckDBScratch:
+        """A new analytics session on this store (see :class:`DuckDBScratch`); close it when done."""
+        return DuckDBScratch(self)
 
     def insert_rows(self, table, columns, rows):
         self._insert(table, columns, rows, "INSERT OR REPLACE")
@@ -268,3 +270,72 @@ class DuckDBStore(Store):
     def _remove_spill(self):
         if self._spill:
             shutil.rmtree(self._spill, ignore_errors=True)
+
+
+_sessions = itertools.count()           # numbers the sessions of this process: their table names never meet
+
+
+class DuckDBScratch(Scratch):
+    """The :class:`~blue_nb.stores.analytics.Scratch` of a DuckDB store: temporary tables (``CREATE OR REPLACE
+    TEMP TABLE``, named by a prefix of their own), numpy columns (DuckDB's ``fetchnumpy``) and bulk uploads
+    through the store's Arrow inserts."""
+
+    def __init__(self, store: DuckDBStore):
+        self.store = store
+        self.prefix = f"_scratch{next(_sessions)}_"
+        self.tables: list[str] = []
+        self.cache: dict = {}
+
+    def execute(self, sql, params=()):
+        if isinstance(sql, Sql):
+            sql, params = sql.text, [*sql.params, *params]
+        return self.store.execute(sql, list(params))
+
+    def rows(self, sql, params=(), batch=2000):
+        return self.store.rows(sql, list(params), batch)
+
+    def column(self, sql, params=()) -> np.ndarray:
+        got = self.store._fetch(sql, params, lambda result: result.fetchnumpy())
+        return np.asarray(next(iter(got.values())))
+
+    def name(self, base):
+        n = re.sub(r"[^A-Za-z0-9_]", "_", self.prefix + base)
+        if n not in self.tables:
+            self.tables.append(n)
+        return n
+
+    def create_as(self, base, select, params=()):
+        n = self.name(base)
+        self.execute(f"CREATE OR REPLACE TEMP TABLE {quote_ident(n)} AS {select}", params)
+        return quote_ident(n)
+
+    def upload(self, base, columns, rows):
+        n = self.name(base)
+        cols = ", ".join(f"{quote_ident(c)} {t}" for c, t in columns.items())
+        self.execute(f"CREATE OR REPLACE TEMP TABLE {quote_ident(n)} (rid BIGINT PRIMARY KEY, {cols})")
+        batch: list[tuple] = []
+        names = ["rid", *columns]
+        for i, row in enumerate(rows):
+            batch.append((i, *row))
+            if len(batch) >= 200_000:
+                self.store.insert_rows(n, names, batch)
+                batch = []
+        if batch:
+            self.store.insert_rows(n, names, batch)
+        return quote_ident(n)
+
+    def upload_frame(self, base, df, types):
+        n = self.name(base)
+        cols = ", ".join(f"{quote_ident(c)} {t}" for c, t in types.items())
+        self.execute(f"CREATE OR REPLACE TEMP TABLE {quote_ident(n)} (rid BIGINT PRIMARY KEY, {cols})")
+        self.store.insert_columns(n, {"rid": np.arange(len(df), dtype=np.int64), **{c: df[c] for c in types}})
+        return quote_ident(n)
+
+    def close(self):
+        for n in reversed(self.tables):
+            try:
+                self.execute(f"DROP TABLE IF EXISTS {quote_ident(n)}")
+            except StoreError:
+                pass            # an aborted transaction or a closed store: temp tables go with their connection
+        self.tables.clear()
+        self.cache.clear()

@@ -1,21 +1,21 @@
 """Partition and item sizes against DynamoDB's limits, from the catalog in SQL: PARTITION-SIZE (an item
 collection over 10 GB, or near it with an LSI) and ITEM-SIZE-NEAR-LIMIT (items at >= 90% of 400 KB).
 
-The rules are defined in :mod:`blue_nb.rules.heat_rules`; this module emits their findings."""
+The rules and their thresholds are defined in :mod:`blue_nb.rules.heat_rules` (the 90% of an item's
+limit is ITEM-SIZE's, :data:`blue_nb.rules.data_rules.NEAR_LIMIT_BYTES`); this module emits their findings."""
 
 from __future__ import annotations
 
-from blue_nb.heat.duckdb_sql import Scratch, ident
-from blue_nb.heat.throttle import EVIDENCE, WARN_FRACTION
 from blue_nb.patterns import TableLayout
 from blue_nb.rules import RULES, Finding
+from blue_nb.rules.data_rules import NEAR_LIMIT_BYTES
+from blue_nb.rules.heat_rules import EVIDENCE, WARN_FRACTION
 from blue_nb.sizing import (MAX_ITEM_BYTES, PARTITION_BYTES, PARTITION_RCU, PARTITION_WCU, STORAGE_OVERHEAD,
                             read_units, write_units)
 from blue_nb.spec import Spec
+from blue_nb.stores.analytics import Scratch, ident
 
-__all__ = ["NEAR_LIMIT_BYTES", "size_findings"]
-
-NEAR_LIMIT_BYTES = int(MAX_ITEM_BYTES * 0.9)
+__all__ = ["size_findings"]
 
 
 def size_findings(scratch: Scratch, spec: Spec) -> list[Finding]:

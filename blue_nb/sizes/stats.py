@@ -12,14 +12,14 @@ from collections import defaultdict
 import numpy as np
 import pandas as pd
 
-from blue_nb.heat.costs import entries_table
-from blue_nb.heat.duckdb_sql import Scratch, frame, ident
+from blue_nb.items.values import loads_wire
 from blue_nb.patterns import TableLayout
 from blue_nb.sizing import READ_UNIT_BYTES, WRITE_UNIT_BYTES, str_size, wire_value_size
 from blue_nb.spec import Spec
-from blue_nb.items.values import loads_wire
+from blue_nb.stores.analytics import Scratch, frame, ident
+from blue_nb.stores.entries import entries_table
 
-__all__ = ["ATTR_SAMPLE", "size_frames", "entity_size_stats", "attribute_sizes"]
+__all__ = ["ATTR_SAMPLE", "attribute_sizes", "entity_size_stats", "item_size_frame", "size_frames"]
 
 ATTR_SAMPLE = 10_000           # items per entity: shares are stable well before this
 
@@ -27,7 +27,7 @@ ATTR_SAMPLE = 10_000           # items per entity: shares are stable well before
 def size_frames(scratch: Scratch, spec: Spec, *, sample: int = ATTR_SAMPLE, seed: int = 18) -> dict[str, pd.DataFrame]:
     """``sizes``, ``waste``, ``attrs`` and ``entries`` (the plots' data contract)."""
     store, cat = scratch.store, ident(TableLayout.of(spec).catalog)
-    sizes = item_size_frame(store, cat)
+    sizes = item_size_frame(scratch, cat)
     waste = frame(store, f"SELECT coalesce(entity, '?'), count(*), sum(size), "
                          f"sum(greatest(1, ceil(size / {READ_UNIT_BYTES}.0)) * {READ_UNIT_BYTES}), "
                          f"sum(greatest(1, ceil(size / {WRITE_UNIT_BYTES}.0)) * {WRITE_UNIT_BYTES}) "
@@ -42,11 +42,11 @@ def size_frames(scratch: Scratch, spec: Spec, *, sample: int = ATTR_SAMPLE, seed
             "entries": entries}
 
 
-def item_size_frame(store, cat: str) -> pd.DataFrame:
+def item_size_frame(scratch: Scratch, cat: str) -> pd.DataFrame:
     """Every item's size with its entity (a categorical column): fetched as one numpy column per entity, so
     5M items take ~45 MB here, not the ~1 GB of a row tuple and Python objects per item."""
-    names = [r[0] for r in store.execute(f"SELECT DISTINCT coalesce(entity, '?') FROM {cat} ORDER BY 1")]
-    parts = [store.column(f"SELECT size FROM {cat} WHERE coalesce(entity, '?') = ?", [n]).astype(np.int64)
+    names = [r[0] for r in scratch.execute(f"SELECT DISTINCT coalesce(entity, '?') FROM {cat} ORDER BY 1")]
+    parts = [scratch.column(f"SELECT size FROM {cat} WHERE coalesce(entity, '?') = ?", [n]).astype(np.int64)
              for n in names]
     codes = np.repeat(np.arange(len(names), dtype=np.int32), [len(p) for p in parts])
     return pd.DataFrame({"entity": pd.Categorical.from_codes(codes, categories=names),
