@@ -104,7 +104,7 @@ class HeatAxes:
         self.bar = fig.colorbar(self.im, ax=ax, extend="max", extendfrac=0.06)
         self.bar.ax.axhline(limit, color=OVER, lw=3)
         n_cols = min(seconds, max_cols)
-        ax.set_xlabel("time (s)" + (f"; 1 column = {seconds / n_cols:,.1f} s" if n_cols < seconds else ""))
+        ax.set_xlabel("time (s)" + (f"; 1 column = {number(seconds / n_cols, 1)} s" if n_cols < seconds else ""))
         self.right = ax.secondary_yaxis("right")
         self.right.tick_params(length=0)
         fig.suptitle(title)
@@ -126,7 +126,7 @@ class HeatAxes:
         names = [t.get_text() for t in self.right.get_yticklabels()] or ["◀ 000,000/s"]
         self.right.set_yticks([0.5], [max(names, key=len) + pad])
         bar_ticks = self.bar.ax.get_yticks()
-        self.bar.set_ticks(bar_ticks, labels=[f"limit {self.limit:,.0f}"] * len(bar_ticks))
+        self.bar.set_ticks(bar_ticks, labels=[f"limit {number(self.limit, 0)}"] * len(bar_ticks))
         self.top = None                                                  # paint sets the colour scale again
         lines = self.ax.get_ylabel().split("\n")
         self.ax.set_ylabel("\n".join([max(lines, key=len)] * 3))        # the most lines a key axis label has
@@ -153,9 +153,9 @@ class HeatAxes:
         n_hot = int((peaks.to_numpy() > limit).sum())
         top_key = short(keys[peaks.idxmax()], MAX_KEY_LABEL) if len(peaks) else ""
         # no number that moves with a slider: the peaks are at the right edge, and a title that stays is not drawn again
-        ax.set_title(f"{n_hot:,} key{'s' if n_hot > 1 else ''} over the {limit:,.0f}/s partition limit (cyan); "
+        ax.set_title(f"{n_hot:,} key{'s' if n_hot > 1 else ''} over the {number(limit, 0)}/s partition limit (cyan); "
                      f"the hottest is {top_key}" if n_hot else
-                     f"no key over the {limit:,.0f}/s partition limit; the hottest is {top_key}",
+                     f"no key over the {number(limit, 0)}/s partition limit; the hottest is {top_key}",
                      color=WARN if n_hot else "0.2", fontsize=10)
         set_fonts(self.fig, [*ax.get_yticklabels(), *self.right.get_yticklabels(), ax.title, ax.yaxis.label,
                            *self.bar.ax.get_yticklabels(), self.bar.ax.yaxis.label])
@@ -171,10 +171,10 @@ class HeatAxes:
         fractions = (0, 0.05, 0.25, 0.5, 0.75, 1)
         labels = [_scale_label(top * f, top) for f in fractions]
         if top == limit:
-            labels[-1] = f"limit {limit:,.0f}"
+            labels[-1] = f"limit {number(limit, 0)}"
         self.bar.set_ticks([top * f for f in fractions], labels=labels)
         scale = ("cyan: over the partition limit" if top == limit
-                 else f"scale ends at {_scale_label(top, top)}; the limit, {limit:,.0f}, is far above")
+                 else f"scale ends at {_scale_label(top, top)}; the limit, {number(limit, 0)}, is far above")
         self.bar.set_label(f"{self.unit} of the hottest key in each cell,\nin its busiest second "
                            f"(square-root scale)\n{scale}")
 
@@ -212,7 +212,7 @@ def _key_axis_label(n_keys: int, n_rows: int, keys_with_traffic: int | None, eve
     if keys_with_traffic is not None and keys_with_traffic > n_keys:    # a timeline of the keys that matter
         counts = f"{keys_with_traffic:,} keys with traffic, the busiest drawn"     # no count that moves with a slider
     elif n_keys > n_rows:
-        counts = f"{n_keys:,} keys, {n_keys / n_rows:,.0f} per row"
+        counts = f"{n_keys:,} keys, {number(n_keys / n_rows, 0)} per row"
     else:
         counts = f"{n_keys:,} keys"
     if every and n_keys <= n_rows and keys_with_traffic in (None, n_keys):
@@ -225,7 +225,7 @@ def _key_axis_label(n_keys: int, n_rows: int, keys_with_traffic: int | None, eve
 def _peaks_of_hot_rows(right, hot, limit: float) -> None:
     """On the right edge, at the rows of the hottest keys (named on the left), their peak (red when over the
     limit)."""
-    right.set_yticks([r + 0.5 for r, _, _ in hot], [f"◀ {p:,.0f}/s" for _, _, p in hot], fontsize=8)
+    right.set_yticks([r + 0.5 for r, _, _ in hot], [f"◀ {number(p, 0)}/s" for _, _, p in hot], fontsize=8)
     for label, (_, _, peak) in zip(right.get_yticklabels(), hot):
         label.set_color(WARN if peak > limit else "0.3")
 
@@ -296,7 +296,7 @@ def top_keys_chart(top: pd.DataFrame, title: str | None = None, *, figsize: tupl
         v = top[col].to_numpy(float)
         ax.barh(y, v, height=0.7, color=np.where(v > limit, WARN, BASE))
         for yy, x in zip(y, v):
-            ax.text(x, yy, f" {x:,.1f}" + (f" ({x / limit:.1f}×)" if x > limit else ""), va="center", fontsize=8,
+            ax.text(x, yy, f" {number(x, 1)}" + (f" ({x / limit:.1f}×)" if x > limit else ""), va="center", fontsize=8,
                     color=WARN if x > limit else "0.2")
         ax.set_xlim(0, max(limit, v.max()) * 1.45)
         limit_marks(ax, [(limit, f"partition limit {limit:,}/s")], color=WARN)
