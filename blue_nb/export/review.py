@@ -140,7 +140,7 @@ def _changes(data: ReviewData) -> list:
         out += [Heading(3, "Findings"), Table(["severity", "rule", "where", ""], rows)]
     if ch.costs:
         rows = [[r["what"], usd(r["old_usd"]), usd(r["new_usd"]),
-                 usd(None if r["old_usd"] is None or r["new_usd"] is None else r["new_usd"] - r["old_usd"], signed=True)]
+                 usd(None if r["old_usd"] is None or r["new_usd"] is None else r["new_usd"] - r["old_usd"], True)]
                 for r in ch.costs]
         out += [Heading(3, "Cost per month"), Table(["", "before", "after", "change"], rows, (1, 2, 3))]
     elif ch.costs_note:

@@ -158,7 +158,7 @@ class HeatAxes:
                      f"no key over the {number(limit, 0)}/s partition limit; the hottest is {top_key}",
                      color=WARN if n_hot else "0.2", fontsize=10)
         set_fonts(self.fig, [*ax.get_yticklabels(), *self.right.get_yticklabels(), ax.title, ax.yaxis.label,
-                           *self.bar.ax.get_yticklabels(), self.bar.ax.yaxis.label])
+                             *self.bar.ax.get_yticklabels(), self.bar.ax.yaxis.label])
 
     def _colour_scale(self, peak: float) -> None:
         """Square-root colours from 0 to the limit, or to a round number above a quiet map's peak."""
@@ -264,7 +264,7 @@ def key_heatmap(timeline: pd.DataFrame, *, index: str = "table", metric: str = "
         return empty_heatmap(timeline, index, title)
     n_rows = min(df["pk"].nunique(), max_rows)
     heat = HeatAxes(index, metric, float(limit or METRICS[metric][1]), title, int(df["second"].max()) + 1, max_cols,
-                     _size(n_rows, figsize), dpi)
+                    _size(n_rows, figsize), dpi)
     heat.paint(df, metric, max_rows, max_cols, keys_with_traffic, key_ranges)
     return heat.fig
 

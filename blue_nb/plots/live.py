@@ -65,7 +65,7 @@ class LiveHeatmap:
         seconds = int(df["second"].max()) + 1
         if self._heat is None or self._heat.seconds != seconds:
             self._heat = HeatAxes(self.index, self.metric, self.limit, self.title, seconds, self.max_cols,
-                                   self.figsize, self.dpi)
+                                  self.figsize, self.dpi)
             self.figure, self._canvas = self._heat.fig, FigureCanvasAgg(self._heat.fig)
             self._backgrounds = None
         def paint():

@@ -4,8 +4,8 @@
 >>> print(bill)                               # per pattern, per index, provisioned capacity, totals
 >>> compare_bills(old, new)                   # what changed, in units and dollars
 
-* :mod:`.prices` - the price tables as data (``tables/<region>.json``: :func:`load_prices`) and the
-  exact dollar arithmetic: on-demand requests, provisioned capacity, storage
+* :mod:`.prices` - the price tables as data (``tables/<region>.json``: :func:`load_prices`,
+  :func:`as_prices`) and the exact dollar arithmetic: on-demand requests, provisioned capacity, storage
 * :mod:`.monthly` - :func:`monthly_bill`: the heat model's units per call and its simulated peaks, priced
 * :mod:`.bill` - :class:`Bill` and its lines, its text, its JSON summary; :func:`compare_bills` and
   :func:`dollar_changes`, two bills side by side
@@ -16,9 +16,10 @@ app's (:func:`blue_nb.app.costs.design_cost`, ``blue-nb cost``). Dollars print w
 :func:`blue_nb.printing.usd`.
 """
 
-from blue_nb.pricing.bill import DOLLAR_TOTALS, Bill, CapacityLine, IndexLine, PatternLine, compare_bills, dollar_changes
-from blue_nb.pricing.monthly import as_prices, monthly_bill
-from blue_nb.pricing.prices import Prices, load_prices, regions
+from blue_nb.pricing.bill import (DOLLAR_TOTALS, Bill, CapacityLine, IndexLine, PatternLine, compare_bills,
+                                  dollar_changes)
+from blue_nb.pricing.monthly import monthly_bill
+from blue_nb.pricing.prices import Prices, as_prices, load_prices, regions
 
 __all__ = ["DOLLAR_TOTALS", "Bill", "CapacityLine", "IndexLine", "PatternLine", "Prices", "as_prices", "compare_bills",
            "dollar_changes", "load_prices", "monthly_bill", "regions"]

@@ -38,9 +38,9 @@ def _json(v: Any) -> Any:
 
 @dataclass
 class PatternLine:
-    """One access pattern's line of the bill: its rate, mean units per call (weighted as the workload model draws keys),
-    units/s and on-demand $/month. ``writes``: write units per call by index ("table" first: the
-    table's own units; then each index the pattern's items are in)."""
+    """One access pattern's line of the bill: its rate, mean units per call (weighted as the workload model
+    draws keys), units/s and on-demand $/month. ``writes``: write units per call by index ("table" first:
+    the table's own units; then each index the pattern's items are in)."""
 
     pattern: str
     operation: str
@@ -75,8 +75,8 @@ class PatternLine:
 
 @dataclass
 class IndexLine:
-    """The table's or one index's line of the bill: its entries and billed storage (bytes + 100 per entry), and the
-    units/s the patterns put on it (reads on it, and the writes of its entries) with their on-demand $."""
+    """The table's or one index's line of the bill: its entries and billed storage (bytes + 100 per entry),
+    and the units/s the patterns put on it (reads on it, and the writes of its entries) with their on-demand $."""
 
     index: str
     kind: str                  # table | global | local
@@ -95,8 +95,8 @@ class IndexLine:
 
 @dataclass
 class CapacityLine:
-    """The bill's line for the provisioned capacity of the table (with its LSIs, which share it) or of one GSI: mean and peak
-    units/s, the units to provision (ceil(peak / utilisation), at least 1) and their $/month."""
+    """The bill's line for the provisioned capacity of the table (with its LSIs, which share it) or of one GSI:
+    mean and peak units/s, the units to provision (ceil(peak / utilisation), at least 1) and their $/month."""
 
     name: str
     mean_rcu: Decimal
@@ -274,8 +274,9 @@ def dollar_changes(old: Bill, new: Bill) -> list[dict[str, Any]]:
     """What changed in dollars, for a reader: ``{"what", "old_usd", "new_usd"}`` per pattern (its on-demand
     $/month; None in the bill without the pattern), then :data:`DOLLAR_TOTALS`; exact Decimals."""
     a, b = _rows_of(old), _rows_of(new)
+    names = dict.fromkeys([*a["pattern"], *b["pattern"]])
     rows = [{"what": name, "old_usd": a["pattern"].get(name, {}).get("usd"),
-             "new_usd": b["pattern"].get(name, {}).get("usd")} for name in dict.fromkeys([*a["pattern"], *b["pattern"]])]
+             "new_usd": b["pattern"].get(name, {}).get("usd")} for name in names]
     return rows + [{"what": name, "old_usd": a["total"][name]["usd"], "new_usd": b["total"][name]["usd"]}
                    for name in DOLLAR_TOTALS]
 

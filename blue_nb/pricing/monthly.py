@@ -33,20 +33,15 @@ from blue_nb.heat.run import DEFAULT_SECONDS, DEFAULT_SEED
 from blue_nb.heat.workload import build_candidates
 from blue_nb.patterns import TableLayout
 from blue_nb.pricing.bill import Bill, CapacityLine, IndexLine, PatternLine
-from blue_nb.pricing.prices import (Prices, load_prices, provisioned_units, provisioned_usd, request_usd, storage_gb,
+from blue_nb.pricing.prices import (Prices, as_prices, provisioned_units, provisioned_usd, request_usd, storage_gb,
                                     storage_usd, to_decimal)
 from blue_nb.sizing import STORAGE_OVERHEAD
 from blue_nb.spec import Spec
 from blue_nb.stores import Store
 
-__all__ = ["as_prices", "monthly_bill"]
+__all__ = ["monthly_bill"]
 
 _ZERO = Decimal(0)
-
-
-def as_prices(prices: Prices | str | Path | None) -> Prices:
-    """A :class:`Prices` as given, or loaded from a file (None: the packaged us-east-1 table)."""
-    return prices if isinstance(prices, Prices) else load_prices(prices)
 
 
 def _number(x) -> Decimal | None:
@@ -227,5 +222,5 @@ def monthly_bill(spec: Spec, store: Store, *, prices: Prices | str | Path | None
         notes.append("LSIs use the table's provisioned capacity; their writes are listed apart but provisioned "
                      "with the table's")
     free = prices.free_storage_gb if free_storage else _ZERO
-    return Bill(spec.domain, prices, util, where, table_class, spec.table.billing_mode, patterns, indexes,
-                      capacity, free, notes)
+    return Bill(spec.domain, prices, util, where, table_class, spec.table.billing_mode, patterns, indexes, capacity,
+                free, notes)

@@ -25,8 +25,8 @@ from typing import Any
 
 from blue_nb.errors import SourceError
 
-__all__ = ["Prices", "load_prices", "regions", "to_decimal", "request_usd", "provisioned_units", "provisioned_usd",
-           "storage_gb", "storage_usd", "SECONDS_PER_HOUR", "PRECISION", "TABLES"]
+__all__ = ["Prices", "as_prices", "load_prices", "regions", "to_decimal", "request_usd", "provisioned_units",
+           "provisioned_usd", "storage_gb", "storage_usd", "SECONDS_PER_HOUR", "PRECISION", "TABLES"]
 
 SECONDS_PER_HOUR = 3600
 PRECISION = 50                     # Decimal digits: every product here fits without rounding
@@ -143,6 +143,11 @@ def load_prices(path: str | Path | None = None, region: str = "us-east-1") -> Pr
         raise SourceError(f"price field storage_gb_bytes must be a whole number, got {values['storage_gb_bytes']}",
                           where=f"{where}: storage_gb_bytes", hint="AWS bills GB = 2^30 = 1073741824 bytes")
     return Prices(**values, source=where)
+
+
+def as_prices(prices: Prices | str | Path | None) -> Prices:
+    """A :class:`Prices` as given, or loaded from a file (None: the packaged us-east-1 table)."""
+    return prices if isinstance(prices, Prices) else load_prices(prices)
 
 
 # -- the arithmetic (pure, exact) ----------------------------------------------------------------
