@@ -18,7 +18,7 @@ from blue_nb.cli import cli
 from blue_nb.errors import QueryError, SourceError
 from blue_nb.heat import partition_heat
 from blue_nb.patterns import index_entry
-from blue_nb.pricing import compare_bills, load_prices, monthly_bill
+from blue_nb.pricing import compare_bills, dollar_changes, load_prices, monthly_bill
 from blue_nb.printing import cents
 from blue_nb.sizing import item_size
 from blue_nb.spec import loads_spec
@@ -122,6 +122,12 @@ def test_the_worked_case_by_hand(worked):
     assert t["total_on_demand_usd"] == D("98.55002977438271045684814453125")          # 98.55 + storage
     assert t["total_provisioned_usd"] == D("48.20922977438271045684814453125")        # 48.2092 + storage
     assert (cents(t["total_on_demand_usd"]), cents(t["total_provisioned_usd"])) == (D("98.55"), D("48.21"))
+    # the text: dollars to the cent, half up; the storage, under half a cent, to four places
+    text = str(r)
+    assert "total on demand:   requests $98.55 + storage $0.0000 = $98.55/month" in text
+    assert "total provisioned: capacity $48.21 + storage $0.0000 = $48.21/month" in text
+    assert "  table        100.00 RCU/s, 20.00 WCU/s -> 167 RCU, 34 WCU: $31.98/month" in text
+    assert repr(r) == "Bill(worked: on demand $98.55/month, provisioned $48.21/month, us-east-1 2024-11)"
 
 
 def test_the_free_tier_and_standard_ia_are_applied_only_when_asked(worked):
@@ -289,6 +295,23 @@ def test_the_whatif_adds_up_per_pattern_to_the_totals(dialogue_whatif):
     assert lp["rate_diff"] == 0 and lp["rcu_diff"] > 0 and lp["usd_diff"] > 0
     again = compare_bills(old, new)
     assert again.equals(diff)
+
+
+def test_dollar_changes_are_the_bills_exact_dollars_and_none_where_a_pattern_is_missing(worked):
+    spec, store = worked
+    old = monthly_bill(spec, store, peaks=False)
+    new = monthly_bill(spec, store, peaks=False, rates={"read_doc": 200})
+    rows = {r["what"]: (r["old_usd"], r["new_usd"]) for r in dollar_changes(old, new)}
+    assert list(rows) == ["read_doc", "write_event", "total on demand", "total provisioned", "storage"]
+    assert rows["read_doc"] == (D("32.85"), D("65.70")) and rows["write_event"] == (D("65.70"), D("65.70"))
+    assert rows["total on demand"] == (old.totals["total_on_demand_usd"], new.totals["total_on_demand_usd"])
+    assert rows["storage"] == (old.totals["storage_usd"], new.totals["storage_usd"])
+    without = dataclasses.replace(new, patterns=new.patterns[1:])              # a version without read_doc
+    rows = {r["what"]: (r["old_usd"], r["new_usd"]) for r in dollar_changes(old, without)}
+    assert rows["read_doc"] == (D("32.85"), None)
+    with localcontext() as ctx:
+        ctx.prec = 50                # the storage dollars carry ~30 decimals: add them unrounded
+        assert rows["total on demand"][1] == D("65.70") + rows["storage"][1]
 
 
 # -- the command line -------------------------------------------------------------------------
