@@ -20,7 +20,7 @@ import unicodedata
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-__all__ = ["ELLIPSIS", "NO_VALUE", "cents", "display_width", "human_bytes", "number", "short", "usd"]
+__all__ = ["BYTE_UNITS", "ELLIPSIS", "NO_VALUE", "cents", "display_width", "human_bytes", "number", "short", "usd"]
 
 NO_VALUE = "-"                 # what usd and number print for None
 ELLIPSIS = "…"                 # the end of a cut label: one column
