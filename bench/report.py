@@ -8,6 +8,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from blue_nb.printing import number
+
 __all__ = ["format_latency", "format_stages", "format_targets", "save_results", "targets"]
 
 LOOP_SECONDS = 120
@@ -20,24 +22,20 @@ INTERACTIVE_MS = 150.0
 ONE_MILLION = 1_000_000
 
 
-def _num(v: Any, fmt: str = ",.2f") -> str:
-    return "-" if v is None else format(v, fmt)
-
-
 def format_stages(scale: int, run: dict) -> str:
     """The stage table of one scale."""
     head = f"{'stage':<12} {'seconds':>9} {'peak MB':>8} {'baseline s':>11} {'ratio':>7}  same  what"
     lines = [f"== {scale:,} items ==", head, "-" * len(head)]
     for s in run["stages"]:
         same = {True: "yes", False: "NO", None: ""}[s.get("same")]
-        lines.append(f"{s['name']:<12} {_num(s['seconds']):>9} {_num(s['peak_mb'], ',.0f'):>8} "
-                     f"{_num(s['baseline_seconds']):>11} {_num(s['ratio'], ',.1f'):>7}  {same:<4}  {s.get('what', '')}")
+        lines.append(f"{s['name']:<12} {number(s['seconds']):>9} {number(s['peak_mb'], 0):>8} "
+                     f"{number(s['baseline_seconds']):>11} {number(s['ratio'], 1):>7}  {same:<4}  {s.get('what', '')}")
     heat = next((s for s in run["stages"] if s["name"] == "heat" and s.get("baseline_details")), None)
     if heat:
         lines.append(f"{'':<12} heat's baseline is the per-second step alone (expand + groupby of "
                      f"{heat['baseline_details']['requests']:,} requests), so its ratio is against the product's own "
                      f"step on the same calls: {heat['baseline_details']['product_timeline_seconds']:.2f} s")
-    lines.append(f"{'loop':<12} {_num(run['total_seconds']):>9} {_num(run['peak_mb'], ',.0f'):>8}   "
+    lines.append(f"{'loop':<12} {number(run['total_seconds']):>9} {number(run['peak_mb'], 0):>8}   "
                  "(sum of the stages' seconds; the highest peak)")
     return "\n".join(lines)
 
@@ -54,8 +52,8 @@ def format_latency(run: dict) -> str:
         for name, per in run["latency"].items():
             for kind, n in per.items():
                 lines.append(f"{name:<22} {kind:<7} {n['p50_ms']:>8.2f} {n['p99_ms']:>8.2f} {n['max_items']:>10,} "
-                             f"{n['full_pages']:>11,} {_num(n.get('full_page_p50_ms')):>8} "
-                             f"{_num(n['full_page_max_ms']):>8}")
+                             f"{n['full_pages']:>11,} {number(n.get('full_page_p50_ms')):>8} "
+                             f"{number(n['full_page_max_ms']):>8}")
     inter = run.get("interactive")
     if inter:
         e, s = inter["explorer"], inter["sliders"]

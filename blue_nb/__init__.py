@@ -11,13 +11,14 @@ rooms of one layer). The contract is in pyproject.toml and ``lint-imports`` chec
     L3  widgets                 ipywidgets views: pattern explorer, heat sliders
     L3  app                     what notebooks and the CLI call: workflows, design session, what-if, reports
     L3  plots                   matplotlib figures: take data, return a Figure
+    L2  pricing                 price tables, the monthly bill in dollars, what-if of two bills
     L2  heat                    partition heat: workload model, per-key units, throttle prediction
     L2  imports | sizes         foreign formats in, spec inference | measured sizes of a loaded table
     L2  stores | samples | sources | dynamo | export  SQLite/DuckDB plans | sample data | file readers | boto3 | export formats
     L1  patterns | rules        bind, plan (SQL per store, boto3 request), pages, costs | design checks
     L1  sizing                  exact item sizes and capacity units; the vectorized path
     L1  items                   DynamoDB values and codecs; rows -> items
-    L0  spec                    the design model: spec files, key templates, JSON Schema
+    L0  spec | printing         the design model: spec files, key templates, JSON Schema | how values print
     L0  errors                  one exception tree, BlueNbError at its root
 """
 

@@ -1,4 +1,4 @@
-"""What a design costs per month (blue_nb.heat.dollars, blue_nb.heat.prices, blue_nb.app.costs, ``blue-nb cost``):
+"""What a design costs per month (blue_nb.pricing, blue_nb.app.costs, ``blue-nb cost``):
 THE worked case by hand, the price table as data (override, bad files), the what-if in dollars, the CLI."""
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from click.testing import CliRunner
 from blue_nb.app.costs import cost_whatif, design_cost
 from blue_nb.cli import cli
 from blue_nb.errors import QueryError, SourceError
-from blue_nb.heat import compare_costs, load_prices, monthly_cost, partition_heat
-from blue_nb.heat.prices.report import cents
+from blue_nb.heat import partition_heat
 from blue_nb.patterns import index_entry
+from blue_nb.pricing import compare_bills, dollar_changes, load_prices, monthly_bill
+from blue_nb.printing import cents
 from blue_nb.sizing import item_size
 from blue_nb.spec import loads_spec
 from blue_nb.stores import load_items, open_store
@@ -82,7 +83,7 @@ def worked():
 
 def test_the_worked_case_by_hand(worked):
     spec, store = worked
-    r = monthly_cost(spec, store, peaks=False)             # provisioned for the mean: the hand arithmetic below
+    r = monthly_bill(spec, store, peaks=False)             # provisioned for the mean: the hand arithmetic below
     read, write = r.pattern("read_doc"), r.pattern("write_event")
     # reads: a 6 KB item -> ceil(6144 / 4096) = 2 x 4 KB -> x 0.5 (eventual) = 1 RRU per read
     assert (read.rate, read.rcu_per_call, read.wcu_per_call) == (100, 1, 0)
@@ -121,18 +122,24 @@ def test_the_worked_case_by_hand(worked):
     assert t["total_on_demand_usd"] == D("98.55002977438271045684814453125")          # 98.55 + storage
     assert t["total_provisioned_usd"] == D("48.20922977438271045684814453125")        # 48.2092 + storage
     assert (cents(t["total_on_demand_usd"]), cents(t["total_provisioned_usd"])) == (D("98.55"), D("48.21"))
+    # the text: dollars to the cent, half up; the storage, under half a cent, to four places
+    text = str(r)
+    assert "total on demand:   requests $98.55 + storage $0.0000 = $98.55/month" in text
+    assert "total provisioned: capacity $48.21 + storage $0.0000 = $48.21/month" in text
+    assert "  table        100.00 RCU/s, 20.00 WCU/s -> 167 RCU, 34 WCU: $31.98/month" in text
+    assert repr(r) == "Bill(worked: on demand $98.55/month, provisioned $48.21/month, us-east-1 2024-11)"
 
 
 def test_the_free_tier_and_standard_ia_are_applied_only_when_asked(worked):
     spec, store = worked
-    assert monthly_cost(spec, store, peaks=False, free_storage=True).totals["storage_usd"] == 0      # 127,880 B < 25 GB
-    ia = monthly_cost(spec, store, peaks=False, table_class="standard_ia").totals
+    assert monthly_bill(spec, store, peaks=False, free_storage=True).totals["storage_usd"] == 0      # 127,880 B < 25 GB
+    ia = monthly_bill(spec, store, peaks=False, table_class="standard_ia").totals
     assert ia["storage_usd"] == D(127_880) / D(2 ** 30) * D("0.10") and ia["on_demand_usd"] == D("98.55")
 
 
 def test_provisioned_capacity_covers_the_simulated_peak_of_the_heat_model(worked):
     spec, store = worked
-    r = monthly_cost(spec, store)                                # peaks: the busiest of 60 simulated seconds
+    r = monthly_bill(spec, store)                                # peaks: the busiest of 60 simulated seconds
     heat = partition_heat(spec, store, sizes=False)              # same seconds and seed: the same draws
     table = next(c for c in r.capacity if c.name == "table")
     assert float(table.peak_rcu) == pytest.approx(heat.table["peak_rcu"], abs=1e-9)
@@ -142,27 +149,27 @@ def test_provisioned_capacity_covers_the_simulated_peak_of_the_heat_model(worked
         assert c.rcu == max(1, math.ceil(c.peak_rcu / D("0.6"))) and c.wcu == max(1, math.ceil(c.peak_wcu / D("0.6")))
         assert c.peak_rcu >= c.mean_rcu and c.peak_wcu >= c.mean_wcu
     assert r.totals["on_demand_usd"] == D("98.55")               # on demand pays the mean, whatever the peaks
-    reused = monthly_cost(spec, store, heat=heat)                # the heat report's own seconds: the same peaks
+    reused = monthly_bill(spec, store, heat=heat)                # the heat report's own seconds: the same peaks
     assert reused.provisioned_capacity() == r.provisioned_capacity() and "heat report" in reused.peaks
     assert heat.priced is not None                               # and its pricing of the patterns: the same bill
-    assert reused.summary() == monthly_cost(spec, store, heat=dataclasses.replace(heat, priced=None)).summary()
+    assert reused.summary() == monthly_bill(spec, store, heat=dataclasses.replace(heat, priced=None)).summary()
     assert reused.summary()["patterns"] == r.summary()["patterns"] and reused.totals == r.totals
     with pytest.raises(QueryError, match="heat report's peaks"):
-        monthly_cost(spec, store, heat=heat, rates={"read_doc": 1})
+        monthly_bill(spec, store, heat=heat, rates={"read_doc": 1})
 
 
 def test_rate_overrides_and_utilisation_change_the_dollars(worked):
     spec, store = worked
-    r = monthly_cost(spec, store, peaks=False, rates={"read_doc": 200}, utilisation=0.5)
+    r = monthly_bill(spec, store, peaks=False, rates={"read_doc": 200}, utilisation=0.5)
     assert r.pattern("read_doc").on_demand_usd == D("65.70") and r.pattern("write_event").on_demand_usd == D("65.70")
     assert r.provisioned_capacity()["table"] == (400, 40)       # 200 / 0.5, 20 / 0.5
     with pytest.raises(QueryError, match="no access pattern nope"):
-        monthly_cost(spec, store, rates={"nope": 1})
+        monthly_bill(spec, store, rates={"nope": 1})
     with pytest.raises(QueryError, match="rate of read_doc"):
-        monthly_cost(spec, store, rates={"read_doc": -1})
+        monthly_bill(spec, store, rates={"read_doc": -1})
     for bad in (0, 1.5, float("nan"), "0.6"):
         with pytest.raises(QueryError, match="utilisation"):
-            monthly_cost(spec, store, utilisation=bad)
+            monthly_bill(spec, store, utilisation=bad)
 
 
 LSI = """
@@ -193,7 +200,7 @@ def test_lsi_writes_are_split_out_but_provisioned_with_the_table():
     assert entry < 1024
     with open_store("duckdb") as store:
         load_items([store], spec, [("Event", i) for i in items], progress=False)
-        r = monthly_cost(spec, store, peaks=False)
+        r = monthly_bill(spec, store, peaks=False)
     # 2 WRU on the table (1536 B) + 1 on the LSI (its keys-only entry is under 1 KB)
     assert r.pattern("write_event").writes == {"table": 2, "by_time": 1}
     assert [(i.index, i.kind, i.wcu_per_s, i.storage_bytes) for i in r.indexes] == [
@@ -215,7 +222,7 @@ def test_the_packaged_price_table_is_section_6():
 
 
 def price_file(tmp_path: Path, **changes) -> Path:
-    data = json.loads((ROOT / "blue_nb" / "heat" / "prices" / "us-east-1.json").read_text())
+    data = json.loads((ROOT / "blue_nb" / "pricing" / "tables" / "us-east-1.json").read_text())
     for k, v in changes.items():
         if v is None:
             data.pop(k)
@@ -230,7 +237,7 @@ def test_a_price_file_overrides_the_dollars(worked, tmp_path):
     spec, store = worked
     f = price_file(tmp_path, region="eu-west-1", date="2025-01", on_demand_read_per_million=0.25,
                    provisioned_rcu_hour=0.00026)
-    r = monthly_cost(spec, store, prices=f, peaks=False)
+    r = monthly_bill(spec, store, prices=f, peaks=False)
     assert (r.prices.region, r.prices.date, r.prices.source) == ("eu-west-1", "2025-01", str(f))
     assert r.pattern("read_doc").on_demand_usd == D("65.70")          # 262,800,000 RRU x $0.25 / 10^6
     assert r.pattern("write_event").on_demand_usd == D("65.70")       # writes: the same price as before
@@ -286,8 +293,25 @@ def test_the_whatif_adds_up_per_pattern_to_the_totals(dialogue_whatif):
     # v2 pads the perspective keys (PERSP#007#...): longer keys, bigger items, more units to read them
     lp = pats.set_index("name").loc["list_perspectives"]
     assert lp["rate_diff"] == 0 and lp["rcu_diff"] > 0 and lp["usd_diff"] > 0
-    again = compare_costs(old, new)
+    again = compare_bills(old, new)
     assert again.equals(diff)
+
+
+def test_dollar_changes_are_the_bills_exact_dollars_and_none_where_a_pattern_is_missing(worked):
+    spec, store = worked
+    old = monthly_bill(spec, store, peaks=False)
+    new = monthly_bill(spec, store, peaks=False, rates={"read_doc": 200})
+    rows = {r["what"]: (r["old_usd"], r["new_usd"]) for r in dollar_changes(old, new)}
+    assert list(rows) == ["read_doc", "write_event", "total on demand", "total provisioned", "storage"]
+    assert rows["read_doc"] == (D("32.85"), D("65.70")) and rows["write_event"] == (D("65.70"), D("65.70"))
+    assert rows["total on demand"] == (old.totals["total_on_demand_usd"], new.totals["total_on_demand_usd"])
+    assert rows["storage"] == (old.totals["storage_usd"], new.totals["storage_usd"])
+    without = dataclasses.replace(new, patterns=new.patterns[1:])              # a version without read_doc
+    rows = {r["what"]: (r["old_usd"], r["new_usd"]) for r in dollar_changes(old, without)}
+    assert rows["read_doc"] == (D("32.85"), None)
+    with localcontext() as ctx:
+        ctx.prec = 50                # the storage dollars carry ~30 decimals: add them unrounded
+        assert rows["total on demand"][1] == D("65.70") + rows["storage"][1]
 
 
 # -- the command line -------------------------------------------------------------------------
@@ -330,7 +354,7 @@ def test_storage_read_off_the_heat_reports_sizes_is_the_storage_the_store_sums(w
     spec, store = worked
     heat = partition_heat(spec, store)                           # with its item and index entry sizes
     assert len(heat.sizes) and len(heat.entries)
-    sql = monthly_cost(spec, store, heat=dataclasses.replace(heat, sizes=heat.sizes.iloc[:0]))   # summed in SQL
-    read = monthly_cost(spec, store, heat=heat)
+    sql = monthly_bill(spec, store, heat=dataclasses.replace(heat, sizes=heat.sizes.iloc[:0]))   # summed in SQL
+    read = monthly_bill(spec, store, heat=heat)
     assert [(i.index, i.entries, i.bytes) for i in read.indexes] == [(i.index, i.entries, i.bytes) for i in sql.indexes]
     assert read.summary() == sql.summary() and any(i.bytes for i in read.indexes if i.index != "table")

@@ -15,7 +15,7 @@ from matplotlib.text import Text
 
 from blue_nb import plots
 from blue_nb.plots import fonts
-from blue_nb.plots.base import _short
+from blue_nb.printing import short
 
 DEJAVU = str(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf")
 KEY = "東京-launch"
@@ -103,7 +103,7 @@ def test_the_chain_prefers_the_scripts_locale_and_sans():
         assert (jp, kr) == ("Noto Sans CJK JP", "Noto Sans CJK KR")
 
 
-@pytest.mark.parametrize("text, width, short", [("東" * 20, 10, "東東東東…"), ("abcdef", 6, "abcdef"),
+@pytest.mark.parametrize("text, width, cut", [("東" * 20, 10, "東東東東…"), ("abcdef", 6, "abcdef"),
                                                 ("abcdefg", 6, "abcde…"), (KEY, 28, KEY)])
-def test_short_counts_terminal_columns_and_never_escapes(text, width, short):
-    assert _short(text, width) == short
+def test_short_counts_terminal_columns_and_never_escapes(text, width, cut):
+    assert short(text, width) == cut

@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-from blue_nb.app.text import display_width
 from blue_nb.cli import cli
+from blue_nb.printing import display_width
 
 ROOT = Path(__file__).resolve().parent.parent
 

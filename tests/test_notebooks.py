@@ -684,7 +684,7 @@ def test_export_spec(jupyter_env, dialogue_dir, tmp_path):
     from blue_nb.app.costs import cost_whatif, design_cost
     from blue_nb.app.workflows import validate
     from blue_nb.export import FORMATS, SAMPLE_ITEMS, verify_stamp
-    from blue_nb.heat.prices.report import cents
+    from blue_nb.printing import cents
     from blue_nb.spec import load_spec
 
     v2, v1 = ROOT / "data/specs/dialogue_v2.yaml", DIALOGUE_SPEC

@@ -21,7 +21,8 @@ from PIL import Image
 from blue_nb import plots
 from blue_nb.errors import BlueNbError
 from blue_nb.heat import top_keys
-from blue_nb.plots.base import png_bytes
+from blue_nb.plots.base import MAX_KEY_LABEL, png_bytes
+from blue_nb.printing import human_bytes, short
 
 OUT = Path("/tmp/blue_nb_plots")
 GB10 = 10_737_418_240
@@ -380,7 +381,7 @@ def test_live_heatmap_lays_out_again_when_a_label_would_not_fit(timeline):
     wide = "W" * 40
     longer = timeline.assign(pk=timeline["pk"].replace({"USER#077777": wide, "CAFÉ#crème": wide + "#2"}))
     live.png(longer)
-    assert live.layouts == 2 and plots.base._short(wide) in _labels(live.figure)[0]
+    assert live.layouts == 2 and short(wide, MAX_KEY_LABEL) in _labels(live.figure)[0]
     live.figure.set_layout_engine("none")
     assert_no_overlap(live.figure, live.figure.canvas.get_renderer())
     empty = live.png(timeline, keys_with_traffic=None) and live.png(timeline.iloc[:0])
@@ -547,7 +548,7 @@ def test_missing_columns_and_bad_metric_are_named():
 @pytest.mark.parametrize("n, text", [(0, "0 B"), (512, "512 B"), (1024, "1 KB"), (1536, "1.5 KB"), (4096, "4 KB"),
                                      (409_600, "400 KB"), (1_048_576, "1 MB"), (GB10, "10 GB"), (1_234_567, "1.18 MB")])
 def test_human_bytes(n, text):
-    assert plots.human_bytes(n) == text
+    assert human_bytes(n) == text
 
 
 def test_figures_show_themselves_in_jupyter_without_pyplot(partitions):

@@ -22,8 +22,8 @@ from blue_nb.app.workflows import spec_items, validate
 from blue_nb.cli import cli
 from blue_nb.errors import BlueNbError
 from blue_nb.export import ReviewData, export
-from blue_nb.heat.prices.report import cents
 from blue_nb.patterns import plan, row_values
+from blue_nb.printing import cents
 from blue_nb.sizing import item_size
 from blue_nb.spec import load_spec
 from tests.browser import chromium_page, chromium_path

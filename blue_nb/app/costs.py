@@ -1,8 +1,9 @@
 """What a design costs per month, from a spec and a data folder: :func:`design_cost` (``blue-nb cost``)
 and :func:`cost_whatif` (v1 vs v2 of a design, in dollars and units).
 
-Layer 3: loads the rows into an in-memory DuckDB store (:func:`blue_nb.app.workflows.load_data`)
-and prices the heat model's workload with :func:`blue_nb.heat.monthly_cost`.
+Layer 3, a thin workflow: it loads the rows into an in-memory DuckDB store
+(:func:`blue_nb.app.workflows.load_data`, the app's) and has :func:`blue_nb.pricing.monthly_bill` price
+the heat model's workload on them. The dollars are all :mod:`blue_nb.pricing`'s.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any, Mapping, NamedTuple
 import pandas as pd
 
 from blue_nb.app.workflows import as_spec, load_data
-from blue_nb.heat import CostReport, Prices, compare_costs, load_prices, monthly_cost
+from blue_nb.pricing import Bill, Prices, as_prices, compare_bills, monthly_bill
 from blue_nb.spec import Spec
 from blue_nb.stores import open_store
 
@@ -21,25 +22,25 @@ __all__ = ["CostWhatIf", "design_cost", "cost_whatif"]
 
 
 class CostWhatIf(NamedTuple):
-    """Two designs priced alike: the reports and :func:`~blue_nb.heat.compare_costs`' frame (``diff``)."""
+    """Two designs priced alike: their bills and :func:`~blue_nb.pricing.compare_bills`' frame (``diff``)."""
 
-    old: CostReport
-    new: CostReport
+    old: Bill
+    new: Bill
     diff: pd.DataFrame
 
 
 def design_cost(spec: Spec | str | Path, data_dir: str | Path, *, prices: Prices | str | Path | None = None,
                 utilisation: float = 0.6, rates: Mapping[str, float] | None = None, progress: bool = False,
-                **options: Any) -> CostReport:
-    """The monthly cost of ``spec``'s design on the rows under ``data_dir`` (loaded into an in-memory
-    DuckDB store); ``options`` go to :func:`~blue_nb.heat.monthly_cost` (peaks, seconds, seed,
+                **options: Any) -> Bill:
+    """The monthly bill of ``spec``'s design on the rows under ``data_dir`` (loaded into an in-memory
+    DuckDB store); ``options`` go to :func:`~blue_nb.pricing.monthly_bill` (peaks, seconds, seed,
     table_class, free_storage)."""
     spec = as_spec(spec)
-    prices = prices if isinstance(prices, Prices) else load_prices(prices)     # a bad file fails before loading
+    prices = as_prices(prices)                           # a bad file fails before loading
     store = open_store("duckdb")
     try:
         load_data(spec, data_dir, stores=[store], progress=progress)
-        return monthly_cost(spec, store, prices=prices, utilisation=utilisation, rates=rates, **options)
+        return monthly_bill(spec, store, prices=prices, utilisation=utilisation, rates=rates, **options)
     finally:
         store.close()
 
@@ -50,8 +51,8 @@ def cost_whatif(old_spec: Spec | str | Path, new_spec: Spec | str | Path, data_d
                 **options: Any) -> CostWhatIf:
     """Both designs priced on the same rows (``new_data_dir`` if the new one needs other files), the
     same prices, utilisation, rates and simulation: ``(old, new, diff)``."""
-    prices = prices if isinstance(prices, Prices) else load_prices(prices)
+    prices = as_prices(prices)
     kw = dict(prices=prices, utilisation=utilisation, rates=rates, progress=progress, **options)
     old = design_cost(old_spec, data_dir, **kw)
     new = design_cost(new_spec, new_data_dir or data_dir, **kw)
-    return CostWhatIf(old, new, compare_costs(old, new))
+    return CostWhatIf(old, new, compare_bills(old, new))

@@ -4,6 +4,7 @@ The frame keeps the real values (Decimals, bytes, maps); only its HTML is shaped
 text and key columns left-aligned, numbers right-aligned with thousands separators, floats
 rounded, maps and lists on one truncated line (``{title: "x", n: 3}``), binary as
 ``<binary 1,234 B>``. Anything computed from a Table (a slice, a sum) is a plain DataFrame.
+Numbers and cut cells print with :mod:`blue_nb.printing`'s helpers, as in every other table and figure.
 """
 
 from __future__ import annotations
@@ -14,33 +15,25 @@ from typing import Any, Iterable
 
 import pandas as pd
 
+from blue_nb.printing import number, short
 from blue_nb.spec.display import html_table
 
-__all__ = ["StoreComparison", "Table", "compact", "number_text"]
+__all__ = ["StoreComparison", "Table", "compact", "format_number"]
 
-WIDTH = 48          # characters a text, map or list cell shows before it is cut with "…"
+WIDTH = 48          # columns a text, map or list cell shows before it is cut with "…"
 MAX_ROWS = 60       # rows a table shows (then a note says how many were left out)
 
 
-def number_text(v: Any, digits: int = 2, signed: bool = False) -> str:
-    """``3,255,674``, ``2.85``, ``0.5``, ``860.31``: thousands separators, at most ``digits`` decimals."""
-    if isinstance(v, bool):
-        return str(v)
-    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
-        v = int(v)
-    if signed and v == 0:
-        return "0"
-    sign = "+" if signed else ""
-    if isinstance(v, int):
-        return f"{v:{sign},}"
-    text = f"{v:{sign},.{digits}f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "+0", "-", "+") else text
+def format_number(v: Any, digits: int = 2, signed: bool = False) -> str:
+    """A number as a table cell shows it: ``3,255,674``, ``2.85``, ``0.5``, ``860.31``: thousands separators,
+    at most ``digits`` decimals (:func:`blue_nb.printing.number` with ``trim``). Not DynamoDB's canonical
+    number text, which is :func:`blue_nb.items.values.number_text`."""
+    return number(v, digits, signed=signed, trim=True)
 
 
 def compact(v: Any, width: int = WIDTH) -> str:
-    """One short line for any item value; missing values are empty."""
-    text = _compact(v)
-    return text if len(text) <= width else text[:width - 1] + "…"
+    """One short line for any item value, cut to ``width`` columns; missing values are empty."""
+    return short(_compact(v), width)
 
 
 def _compact(v: Any) -> str:
@@ -61,7 +54,7 @@ def _compact(v: Any) -> str:
     if isinstance(v, (set, frozenset)):
         return "{" + ", ".join(sorted(_inner(x) for x in v)) + "}"
     if isinstance(v, (int, float)):
-        return number_text(v)
+        return format_number(v)
     return str(v)
 
 
@@ -112,7 +105,7 @@ class Table(pd.DataFrame):
 
     def _cell(self, column: str, v: Any) -> str:
         if _is_number(v):
-            return number_text(v, signed=column in self.signed)
+            return format_number(v, signed=column in self.signed)
         return compact(v)
 
 

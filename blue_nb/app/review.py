@@ -9,7 +9,6 @@ gives the provisioned peaks of the cost too. Layer 3.
 
 from __future__ import annotations
 
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +24,11 @@ from blue_nb.export import (
     findings_changes,
     spec_changes,
 )
-from blue_nb.heat import HeatReport, load_prices, monthly_cost, partition_heat
+from blue_nb.heat import HeatReport, partition_heat
 from blue_nb.patterns import row_values
 from blue_nb.patterns.layout import items_digest
 from blue_nb.plots.base import DPI
+from blue_nb.pricing import Bill, as_prices, dollar_changes, monthly_bill
 from blue_nb.rules import Findings, check_spec
 from blue_nb.spec import Spec
 from blue_nb.stores import Store
@@ -109,7 +109,8 @@ def _busiest(report: HeatReport) -> dict[str, dict[str, Any]]:
 
 
 def _measured(spec: Spec, data_dir: str | Path | None, store: Store, prices: Any, utilisation: float,
-              figures: bool) -> tuple[Findings, ReviewData]:
+              figures: bool) -> tuple[Findings, ReviewData, Bill | None]:
+    """The checks, the heat and the monthly bill of ``spec`` on the items (the bill also as ``data.cost``)."""
     def heat(on: Store) -> HeatReport | BlueNbError:
         try:
             return partition_heat(spec, on)
@@ -123,7 +124,7 @@ def _measured(spec: Spec, data_dir: str | Path | None, store: Store, prices: Any
         report = failed or heat(store)
     data = ReviewData(source=str(data_dir if data_dir is not None else store.path), items=findings.items_checked)
     if isinstance(report, BlueNbError):
-        return with_heat_findings(findings, [heat_failed(report)]), data
+        return with_heat_findings(findings, [heat_failed(report)]), data, None
     findings = with_heat_findings(findings, report.findings)
     data.entity_stats = dict(report.size_stats)
     data.examples, data.requests = _examples(store, spec)
@@ -137,34 +138,19 @@ def _measured(spec: Spec, data_dir: str | Path | None, store: Store, prices: Any
         lp = report.partitions.sort_values("bytes", ascending=False, kind="stable").iloc[0]
         data.largest_partition = {"index": lp["index"], "pk": lp["pk"], "bytes": int(lp["bytes"]),
                                   "items": int(lp["items"])}
-    data.cost = monthly_cost(spec, store, prices=prices, utilisation=utilisation, heat=report).summary()
+    bill = monthly_bill(spec, store, prices=prices, utilisation=utilisation, heat=report)
+    data.cost = bill.summary()
     if figures:
         data.figures = figures_of(report)
-    return findings, data
+    return findings, data, bill
 
 
-def _cost_rows(old: dict | None, new: dict | None) -> list[dict[str, Any]]:
-    def usd(d: dict | None, key: str, field: str = "on_demand_usd") -> Decimal | None:
-        if d is None:
-            return None
-        rows = {r["pattern"]: r for r in d["patterns"]}
-        return None if key not in rows else Decimal(str(rows[key][field]))
-
-    rows = []
-    for name in dict.fromkeys([*(r["pattern"] for r in (old or {}).get("patterns", [])),
-                               *(r["pattern"] for r in (new or {}).get("patterns", []))]):
-        rows.append({"what": name, "old_usd": usd(old, name), "new_usd": usd(new, name)})
-    for label, key in (("total on demand", "total_on_demand_usd"), ("total provisioned", "total_provisioned_usd"),
-                       ("storage", "storage_usd")):
-        rows.append({"what": label, "old_usd": Decimal(str(old["totals"][key])) if old else None,
-                     "new_usd": Decimal(str(new["totals"][key])) if new else None})
-    return rows
-
-
-def _changes(old_spec: Spec, findings: Findings, data: ReviewData, data_dir: str | Path | None,
+def _changes(old_spec: Spec, findings: Findings, bill: Bill | None, data_dir: str | Path | None,
              duckdb: str | Path | None, prices: Any, utilisation: float, spec: Spec) -> Changes:
+    """What changed since ``old_spec``: keys, patterns, findings and, when both versions were priced on the
+    same items, the dollars (``bill``: the new version's)."""
     label = old_spec.source_path or old_spec.domain
-    old_cost, note = None, "Costs are compared when the report is made with --data or --duckdb."
+    old_bill, note = None, "Costs are compared when the report is made with --data or --duckdb."
     if data_dir is None and duckdb is not None and items_digest(old_spec) != items_digest(spec):
         duckdb = None                      # the loaded items are the new version's: the old one builds others
         note = ("The previous version builds other items (its table, keys, indexes or entities differ), so its "
@@ -177,7 +163,7 @@ def _changes(old_spec: Spec, findings: Findings, data: ReviewData, data_dir: str
             old_findings, failed = validate_into(old_spec, data_dir, store)
             if not failed:
                 try:
-                    old_cost = monthly_cost(old_spec, store, prices=prices, utilisation=utilisation).summary()
+                    old_bill = monthly_bill(old_spec, store, prices=prices, utilisation=utilisation)
                 except BlueNbError as e:
                     failed = e
         finally:
@@ -186,10 +172,10 @@ def _changes(old_spec: Spec, findings: Findings, data: ReviewData, data_dir: str
             note = f"The previous version's cost was not computed: {failed.msg}"
     new, gone = findings_changes(old_findings, findings)
     ch = Changes(label, spec_changes(old_spec, spec), new, gone)
-    if old_cost is None or data.cost is None:
+    if old_bill is None or bill is None:
         ch.costs_note = note
         return ch
-    ch.costs = _cost_rows(old_cost, data.cost)
+    ch.costs = dollar_changes(old_bill, bill)
     return ch
 
 
@@ -202,13 +188,13 @@ def review_data(spec: Spec | str | Path, data_dir: str | Path | None = None, *, 
     costs on the same items) the report lists."""
     spec = as_spec(spec)
     old = as_spec(against) if against is not None else None        # a bad --against fails before the work
-    prices = load_prices(prices) if not hasattr(prices, "region") else prices
+    prices = as_prices(prices)
     if data_dir is None and duckdb is None:
-        findings, data = check_spec(spec), ReviewData()
+        findings, data, bill = check_spec(spec), ReviewData(), None
     else:
         with data_store(spec, data_dir, duckdb) as store:
-            findings, data = _measured(spec, data_dir, store, prices, utilisation, figures)
+            findings, data, bill = _measured(spec, data_dir, store, prices, utilisation, figures)
     if old is not None:
-        data.changes = _changes(old, findings, data, data_dir, duckdb, prices, utilisation, spec)
+        data.changes = _changes(old, findings, bill, data_dir, duckdb, prices, utilisation, spec)
     return findings, data
 

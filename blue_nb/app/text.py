@@ -1,21 +1,11 @@
-"""Terminal text that lines up: widths as a terminal shows them (East Asian wide characters take two
-columns, combining marks none)."""
+"""Terminal text that lines up: cells padded to the columns a terminal shows them in
+(:func:`blue_nb.printing.display_width`: East Asian wide characters take two columns, combining marks none)."""
 
 from __future__ import annotations
 
-import unicodedata
+from blue_nb.printing import display_width
 
-__all__ = ["display_width", "pad", "table_lines"]
-
-
-def display_width(text: str) -> int:
-    """Columns ``text`` takes in a terminal."""
-    width = 0
-    for ch in text:
-        if unicodedata.combining(ch):
-            continue
-        width += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-    return width
+__all__ = ["pad", "table_lines"]
 
 
 def pad(text: str, width: int) -> str:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,7 @@ from blue_nb.export.review_render import (
     to_markdown,
 )
 from blue_nb.patterns import plan
+from blue_nb.printing import human_bytes, number, usd
 from blue_nb.rules import SEVERITIES, SEVERITY_TITLES
 from blue_nb.sizing import MAX_ITEM_BYTES, PARTITION_RCU, PARTITION_WCU
 from blue_nb.spec import Spec
@@ -52,7 +52,7 @@ class ReviewData:
     examples: dict[str, list[dict[str, str]]] = field(default_factory=dict)  # entity -> key attribute -> value
     requests: dict[str, str] = field(default_factory=dict)   # pattern -> its boto3 request with example values
     busiest: dict[str, dict[str, Any]] = field(default_factory=dict)   # pattern -> index, pk, rcu_per_s, wcu_per_s
-    cost: dict[str, Any] | None = None                 # CostReport.summary()
+    cost: dict[str, Any] | None = None                 # Bill.summary() (blue_nb.pricing)
     load: dict[str, Any] = field(default_factory=dict)  # the heat report's table: billing, mean and peak units/s
     top_keys: list[dict[str, Any]] = field(default_factory=list)
     peaks: dict[str, dict[str, float]] = field(default_factory=dict)   # index -> peak_key_rcu, peak_key_wcu
@@ -60,29 +60,6 @@ class ReviewData:
     figures: list[Image] = field(default_factory=list)
     changes: Changes | None = None
     figure_dir: str | None = None                      # report-md: where the PNGs are, relative to the file
-
-
-def _num(v: float | int | None, digits: int = 2) -> str:
-    if v is None:
-        return "-"
-    return f"{v:,}" if isinstance(v, int) else f"{v:,.{digits}f}"
-
-
-def _usd(v: float | Decimal | None, sign: bool = False) -> str:
-    """Dollars to the cent; an amount under a cent to four places (storage of a sample is tiny)."""
-    if v is None:
-        return "-"
-    plus = "+" if sign and v > 0 else ""
-    if v and abs(v) < 0.005:
-        return f"{plus}{'-' if v < 0 else ''}${abs(v):.4f}"
-    return f"{plus}{'-' if v < 0 else ''}${abs(v):,.2f}"
-
-
-def _bytes(n: float) -> str:
-    for unit, size in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
-        if n >= size:
-            return f"{n / size:,.1f} {unit}"
-    return f"{n:,.0f} B"
 
 
 def _pct(part: float, whole: float) -> str:
@@ -126,20 +103,20 @@ def _glance(spec: Spec, ctx: ExportContext, data: ReviewData) -> list:
     if data.items is not None:
         rows.append(["items", f"{data.items:,} in {len(spec.entities)} entities", ""])
     for index, peak in data.peaks.items():
-        rows.append([f"busiest key, {index}", f"{_num(peak['peak_key_rcu'], 1)} RCU/s, "
-                     f"{_num(peak['peak_key_wcu'], 1)} WCU/s (busiest second)",
+        rows.append([f"busiest key, {index}", f"{number(peak['peak_key_rcu'], 1)} RCU/s, "
+                     f"{number(peak['peak_key_wcu'], 1)} WCU/s (busiest second)",
                      f"{_pct(peak['peak_key_rcu'], PARTITION_RCU)} of {PARTITION_RCU:,} RCU, "
                      f"{_pct(peak['peak_key_wcu'], PARTITION_WCU)} of {PARTITION_WCU:,} WCU per partition"])
     if data.largest_partition:
         lp = data.largest_partition
-        rows.append(["largest item collection", f"`{lp['pk']}`: {_bytes(lp['bytes'])}", f"{lp['items']:,} items"])
+        rows.append(["largest item collection", f"`{lp['pk']}`: {human_bytes(lp['bytes'])}", f"{lp['items']:,} items"])
     if data.entity_stats:
         name, st = max(data.entity_stats.items(), key=lambda kv: kv[1]["max"])
         rows.append(["largest item", f"{st['max']:,} bytes ({name})", f"{_pct(st['max'], MAX_ITEM_BYTES)} of 400 KB"])
     if data.cost:
         t = data.cost["totals"]
-        rows.append(["monthly cost", f"{_usd(t['total_on_demand_usd'])} on demand, "
-                     f"{_usd(t['total_provisioned_usd'])} provisioned",
+        rows.append(["monthly cost", f"{usd(t['total_on_demand_usd'])} on demand, "
+                     f"{usd(t['total_provisioned_usd'])} provisioned",
                      f"{data.cost['region']} prices of {data.cost['date']}"])
     return [Heading(2, "At a glance", "glance"), Table(["", "value", "against the limits"], rows)]
 
@@ -162,8 +139,8 @@ def _changes(data: ReviewData) -> list:
         rows += [[f.severity, f.rule, f"`{f.where}`", "resolved"] for f in ch.resolved_findings]
         out += [Heading(3, "Findings"), Table(["severity", "rule", "where", ""], rows)]
     if ch.costs:
-        rows = [[r["what"], _usd(r["old_usd"]), _usd(r["new_usd"]),
-                 _usd(None if r["old_usd"] is None or r["new_usd"] is None else r["new_usd"] - r["old_usd"], True)]
+        rows = [[r["what"], usd(r["old_usd"]), usd(r["new_usd"]),
+                 usd(None if r["old_usd"] is None or r["new_usd"] is None else r["new_usd"] - r["old_usd"], True)]
                 for r in ch.costs]
         out += [Heading(3, "Cost per month"), Table(["", "before", "after", "change"], rows, (1, 2, 3))]
     elif ch.costs_note:
@@ -183,7 +160,7 @@ def _tables(spec: Spec, data: ReviewData) -> list:
                      f"`{ix.sort_key}` ({ix.sort_key_type})" if ix.sort_key else "-", proj])
     for row, key in zip(rows, ["table", *t.indexes]):
         s = storage.get(key)
-        row += [f"{s['entries']:,}", _bytes(s["storage_bytes"])] if s else ["-", "-"]
+        row += [f"{s['entries']:,}", human_bytes(s["storage_bytes"])] if s else ["-", "-"]
     blocks: list = [Heading(2, "Table and indexes", "table"), Table(cols, rows, (5, 6))]
     if t.billing_mode == "PROVISIONED":
         blocks.append(Para(f"Provisioned in the spec: {t.read_capacity} RCU, {t.write_capacity} WCU.", "muted"))
@@ -220,10 +197,10 @@ def _pattern_rows(spec: Spec, data: ReviewData) -> list[list[str]]:
             units, limit = (b["rcu_per_s"], PARTITION_RCU) if p.is_read else (b["wcu_per_s"], PARTITION_WCU)
             temp += f"; busiest key `{b['pk']}` {_pct(units, limit)} of a partition"
         rows.append([p.name, p.operation, p.index, f"`{pattern_condition_text(spec, p)}`",
-                     _num(c["rcu_per_call"] if p.is_read else c["wcu_per_call"]) if c else "-",
+                     number(c["rcu_per_call"] if p.is_read else c["wcu_per_call"]) if c else "-",
                      f"{p.rate_per_second:g}",
-                     _num(c["rcu_per_s"] if p.is_read else c["wcu_per_s"], 1) if c else "-",
-                     _usd(c["on_demand_usd"]) if c else "-", temp])
+                     number(c["rcu_per_s"] if p.is_read else c["wcu_per_s"], 1) if c else "-",
+                     usd(c["on_demand_usd"]) if c else "-", temp])
     return rows
 
 
@@ -272,12 +249,12 @@ def _heat(data: ReviewData) -> list:
         return [*out, Para("Heat and sizes are measured on data: pass --data.", "muted")]
     if data.load:
         ld = data.load
-        out.append(Para(f"In the busiest simulated second the table took {_num(ld.get('peak_rcu'), 1)} RCU and "
-                        f"{_num(ld.get('peak_wcu'), 1)} WCU in all; the provisioned capacity in the cost section "
+        out.append(Para(f"In the busiest simulated second the table took {number(ld.get('peak_rcu'), 1)} RCU and "
+                        f"{number(ld.get('peak_wcu'), 1)} WCU in all; the provisioned capacity in the cost section "
                         "is sized for it."))
     if data.top_keys:
-        rows = [[k["index"], f"`{k['pk']}`", _num(k["rcu_per_s"], 1), _num(k["wcu_per_s"], 1),
-                 f"{int(k['items']):,}", _bytes(k["bytes"]), k["patterns"]] for k in data.top_keys]
+        rows = [[k["index"], f"`{k['pk']}`", number(k["rcu_per_s"], 1), number(k["wcu_per_s"], 1),
+                 f"{int(k['items']):,}", human_bytes(k["bytes"]), k["patterns"]] for k in data.top_keys]
         out.append(Table(["index", "partition key", "RCU/s", "WCU/s", "items", "size", "patterns"], rows,
                          (2, 3, 4, 5), caption="The hottest keys, by 3 x WCU + RCU; units/s are means over "
                                                "the simulated seconds."))
@@ -291,13 +268,13 @@ def _cost(data: ReviewData) -> list:
         return [*out, Para("The cost is computed from the data's sizes and the patterns' rates: pass --data.",
                            "muted")]
     t = c["totals"]
-    rows = [["on demand", _usd(t["on_demand_usd"]), _usd(t["storage_usd"]), _usd(t["total_on_demand_usd"])],
-            ["provisioned", _usd(t["provisioned_usd"]), _usd(t["storage_usd"]), _usd(t["total_provisioned_usd"])]]
+    rows = [["on demand", usd(t["on_demand_usd"]), usd(t["storage_usd"]), usd(t["total_on_demand_usd"])],
+            ["provisioned", usd(t["provisioned_usd"]), usd(t["storage_usd"]), usd(t["total_provisioned_usd"])]]
     out.append(Table(["billing", "requests / capacity", "storage", "total"], rows, (1, 2, 3),
                      caption=f"{c['region']} prices of {c['date']} ({c['currency']}), "
                              f"{c['prices'].get('hours_per_month', 730)} hours a month."))
-    cap = [[r["name"], _num(r["mean_rcu"], 1), _num(r["peak_rcu"], 1), f"{r['rcu']:,}", _num(r["mean_wcu"], 1),
-            _num(r["peak_wcu"], 1), f"{r['wcu']:,}", _usd(r["usd"])] for r in c["capacity"]]
+    cap = [[r["name"], number(r["mean_rcu"], 1), number(r["peak_rcu"], 1), f"{r['rcu']:,}", number(r["mean_wcu"], 1),
+            number(r["peak_wcu"], 1), f"{r['wcu']:,}", usd(r["usd"])] for r in c["capacity"]]
     if cap:
         out.append(Table(["provisioned", "mean RCU/s", "peak RCU/s", "RCU", "mean WCU/s", "peak WCU/s", "WCU",
                           "$/month"], cap, (1, 2, 3, 4, 5, 6, 7),

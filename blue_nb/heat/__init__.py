@@ -13,23 +13,21 @@
 * :mod:`.result` - :class:`HeatReport` (what :func:`partition_heat` returns), ``summary.json`` and :func:`top_keys`;
   :mod:`.run` - the entry points
 * :mod:`.rates` - :class:`RateModel`: the model as arrays, re-evaluated for new rates and skews in ms
-* :mod:`.dollars` - :func:`monthly_cost` (a :class:`CostReport`: on demand, provisioned, storage) and
-  :func:`compare_costs`; :mod:`.prices` - the price tables as data (:func:`load_prices`)
+
+Dollars are :mod:`blue_nb.pricing`'s, the layer above: it prices these units.
 
 All aggregation runs in the store's analytics session (:meth:`Store.analytics()
 <blue_nb.stores.base.Store.analytics>`, a DuckDB store's): no Python loop over items, no driver imported here.
 """
 
 from blue_nb.heat.costs import call_costs
-from blue_nb.heat.dollars import CostReport, compare_costs, monthly_cost
 from blue_nb.heat.logs import parse_timestamp, read_access_log
-from blue_nb.heat.prices import Prices, load_prices
 from blue_nb.heat.rates import RateModel, RateResult
 from blue_nb.heat.result import HeatReport, skew, top_keys
 from blue_nb.heat.run import DEFAULT_SECONDS, DEFAULT_SEED, partition_heat, heat_findings, rate_model
 from blue_nb.heat.throttle import is_time_like
 from blue_nb.heat.workload import candidates, parse_distribution
 
-__all__ = ["DEFAULT_SECONDS", "DEFAULT_SEED", "CostReport", "HeatReport", "Prices", "RateModel", "RateResult",
-           "call_costs", "candidates", "compare_costs", "heat_findings", "load_prices", "monthly_cost", "partition_heat",
-           "is_time_like", "parse_distribution", "parse_timestamp", "rate_model", "read_access_log", "skew", "top_keys"]
+__all__ = ["DEFAULT_SECONDS", "DEFAULT_SEED", "HeatReport", "RateModel", "RateResult", "call_costs", "candidates",
+           "heat_findings", "partition_heat", "is_time_like", "parse_distribution", "parse_timestamp", "rate_model",
+           "read_access_log", "skew", "top_keys"]

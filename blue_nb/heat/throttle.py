@@ -22,6 +22,7 @@ from collections import namedtuple
 import numpy as np
 import pandas as pd
 
+from blue_nb.printing import number
 from blue_nb.rules import RULES, Finding
 from blue_nb.rules.heat_rules import EVIDENCE, WARN_FRACTION
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
@@ -50,12 +51,6 @@ def _pattern_where(spec: Spec, name: str) -> str:
         if p.name == name:
             return f"access_patterns[{i}]"
     return "access_patterns"
-
-
-def _num(x: float) -> str:
-    if x == 0:
-        return "0"
-    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:,.1f}" if abs(x) >= 1 else f"{x:,.2f}"
 
 
 def per_key_peaks(timeline: pd.DataFrame) -> pd.DataFrame:
@@ -145,13 +140,13 @@ def _split_case(spec: Spec, index: str, row: _Key, hot_first: dict, drivers_by: 
     item = hot_first.get((index, pk))
     if item is not None:
         if item.rcu_per_s > PARTITION_RCU or item.wcu_per_s > PARTITION_WCU:
-            return "item", (f"one item, {item.item!r}, alone takes {_num(item.rcu_per_s)} RCU/s and "
-                            f"{_num(item.wcu_per_s)} WCU/s: a single item never gets more than {PARTITION_RCU:,} RCU/s "
-                            f"or {PARTITION_WCU:,} WCU/s, so no split can help")
+            return "item", (f"one item, {item.item!r}, alone takes {number(item.rcu_per_s, None)} RCU/s and "
+                            f"{number(item.wcu_per_s, None)} WCU/s: a single item never gets more than "
+                            f"{PARTITION_RCU:,} RCU/s or {PARTITION_WCU:,} WCU/s, so no split can help")
     floor = drivers_by.total((index, pk), "floor_rcu_per_s")
     if floor > PARTITION_RCU:
-        return "calls", (f"its read calls alone cost {_num(floor)} RCU/s at the minimum charge per call, which every "
-                         "partition a call touches pays, so no split by sort-key range can bring it under "
+        return "calls", (f"its read calls alone cost {number(floor, None)} RCU/s at the minimum charge per call, "
+                         "which every partition a call touches pays, so no split by sort-key range can bring it under "
                          f"{PARTITION_RCU:,}")
     if index == "table" and any(i.type == "local" for i in spec.table.indexes.values()):
         return "lsi", "the table has an LSI, so adaptive capacity cannot split this item collection"
@@ -247,9 +242,9 @@ def _hot_finding(spec: Spec, index: str, severity: str, rows: list, group: tuple
     top_pattern = d[0][0] if d else ""
     what = "table" if index == "table" else f"index {index}"
     over = ": over the limit" if r.mean_util > 1 else ": near the limit" if r.mean_util >= WARN_FRACTION else ""
-    msg = (f"{what} partition key {r.pk!r} takes {_num(r.rcu_per_s)} RCU/s and {_num(r.wcu_per_s)} WCU/s on average "
-           f"({_load_text(r.rcu_per_s, r.wcu_per_s)}{over}), "
-           f"peaking at {_num(r.peak_rcu)} RCU / {_num(r.peak_wcu)} WCU in one second; throttled in "
+    msg = (f"{what} partition key {r.pk!r} takes {number(r.rcu_per_s, None)} RCU/s and "
+           f"{number(r.wcu_per_s, None)} WCU/s on average ({_load_text(r.rcu_per_s, r.wcu_per_s)}{over}), "
+           f"peaking at {number(r.peak_rcu, None)} RCU / {number(r.peak_wcu, None)} WCU in one second; throttled in "
            f"{int(r.throttled_seconds)} of {seconds} seconds. Driven by {_drivers_text(d)}. {why[0].upper() + why[1:]}.")
     if len(rows) > 1:
         msg += f" {len(rows) - 1} more key(s) of this {what} too (see evidence)."
@@ -257,8 +252,9 @@ def _hot_finding(spec: Spec, index: str, severity: str, rows: list, group: tuple
         keys, entries = group
         msg += (f" The index has only {keys} partition key value(s); {r.pk!r} holds {r.items / max(entries, 1):.0%} "
                 f"of its {entries:,} entries, so this load cannot spread over more keys.")
-    evidence = [f"{x.pk}: {_num(x.rcu_per_s)} RCU/s, {_num(x.wcu_per_s)} WCU/s, peak {_num(x.peak_rcu)} RCU / "
-                f"{_num(x.peak_wcu)} WCU, {int(x.throttled_seconds)}/{seconds} s throttled, {x.items:,} items; "
+    evidence = [f"{x.pk}: {number(x.rcu_per_s, None)} RCU/s, {number(x.wcu_per_s, None)} WCU/s, "
+                f"peak {number(x.peak_rcu, None)} RCU / {number(x.peak_wcu, None)} WCU, "
+                f"{int(x.throttled_seconds)}/{seconds} s throttled, {x.items:,} items; "
                 f"{_CASES[c]}"
                 for x, c, _ in rows[:EVIDENCE]]
     if index == "table":
@@ -288,7 +284,7 @@ def _drivers_text(d: list[tuple[str, float, float]]) -> str:
     if not d:
         return "no modelled pattern"
     top = sorted(d, key=lambda x: -(x[1] + 3 * x[2]))[:3]
-    return ", ".join(f"{name} ({_num(r)} RCU/s, {_num(w)} WCU/s)" for name, r, w in top)
+    return ", ".join(f"{name} ({number(r, None)} RCU/s, {number(w, None)} WCU/s)" for name, r, w in top)
 
 
 def monotonic_findings(spec: Spec, drivers_peak: pd.DataFrame) -> list[Finding]:
@@ -307,11 +303,11 @@ def monotonic_findings(spec: Spec, drivers_peak: pd.DataFrame) -> list[Finding]:
         sk_attr = spec.key_attributes(index)[1]
         where = f"entities.{entity}.key.{sk_attr}"
         msg = (f"{name} writes {entity} items whose {sk_attr} ends in {{{placeholder}}}, which only grows, at "
-               f"{_num(r.wcu_per_s)} WCU/s on {'table' if index == 'table' else index} key {r.pk!r} "
+               f"{number(r.wcu_per_s, None)} WCU/s on {'table' if index == 'table' else index} key {r.pk!r} "
                f"({r.wcu_per_s / PARTITION_WCU:.0%} of {PARTITION_WCU:,}): every new item lands at the end of the "
                "key's range, so adaptive capacity cannot split the writes over partitions")
-        out.append(RULES["MONOTONIC-WRITES"].finding(where, msg, hint=_HINTS["monotonic"],
-                                                     evidence=[f"{r.pk}: {_num(r.wcu_per_s)} WCU/s from {name}"]))
+        out.append(RULES["MONOTONIC-WRITES"].finding(
+            where, msg, hint=_HINTS["monotonic"], evidence=[f"{r.pk}: {number(r.wcu_per_s, None)} WCU/s from {name}"]))
     return out
 
 
@@ -353,8 +349,8 @@ def table_capacity_of(spec: Spec, rcu: np.ndarray, wcu: np.ndarray) -> tuple[dic
         else:
             continue
         unit = kind.upper()
-        msg = (f"the table uses {_num(mean)} {unit}/s on average (peak {_num(info[f'peak_{kind}'])}) against "
-               f"{cap:,} provisioned: burst capacity ({BURST_SECONDS} s of unused capacity) "
+        msg = (f"the table uses {number(mean, None)} {unit}/s on average (peak {number(info[f'peak_{kind}'], None)}) "
+               f"against {cap:,} provisioned: burst capacity ({BURST_SECONDS} s of unused capacity) "
                + (f"runs out after about {lasts:,.0f} s of this load" if lasts else "covers the peaks")
                + f"; {throttled} of {seconds} simulated seconds throttle. Burst never lifts the per-partition limits.")
         out.append(RULES["TABLE-CAPACITY"].finding(f"table.{'read' if kind == 'rcu' else 'write'}_capacity", msg,

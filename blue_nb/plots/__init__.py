@@ -6,7 +6,8 @@ the heat pictures and :mod:`~blue_nb.plots.live` the heat map for sliders, :mod:
 
 No pyplot and no global state: figures are ``matplotlib.figure.Figure`` objects built directly,
 so they render headless and show themselves in Jupyter (``_repr_png_``) without ``plt.show()``.
-Bytes are binary (1 KB = 1024 bytes); the limits come from :mod:`blue_nb.sizing`
+Bytes are binary (1 KB = 1024 bytes), labels and numbers print with :mod:`blue_nb.printing` as in every
+table and report; the limits come from :mod:`blue_nb.sizing`
 (docs/dynamodb-rules.md sections 2 and 4). Empty input gives a Figure that says "no data".
 
 * :func:`key_heatmap` - time across, partition keys in key order down, colour = per-second peak units/s
@@ -19,10 +20,10 @@ Bytes are binary (1 KB = 1024 bytes); the limits come from :mod:`blue_nb.sizing`
 * :func:`index_entry_sizes` - index entry sizes per GSI, the table's items for comparison
 """
 
-from blue_nb.plots.base import PlotFigure, human_bytes
+from blue_nb.plots.base import PlotFigure
 from blue_nb.plots.heat import key_heatmap, top_keys_chart
 from blue_nb.plots.live import LiveHeatmap
 from blue_nb.plots.sizes import attribute_sizes, capacity_waste, index_entry_sizes, item_size_distribution, partition_sizes
 
-__all__ = ["LiveHeatmap", "PlotFigure", "attribute_sizes", "capacity_waste", "human_bytes", "index_entry_sizes",
+__all__ = ["LiveHeatmap", "PlotFigure", "attribute_sizes", "capacity_waste", "index_entry_sizes",
            "item_size_distribution", "key_heatmap", "partition_sizes", "top_keys_chart"]

@@ -1,31 +1,32 @@
-"""What every picture shares: the Figure class, byte units, fonts for keys in any script (chosen by
-glyph coverage in :mod:`blue_nb.plots.fonts`), axes of bytes, limit marks. Bytes are binary (1 KB = 1024 bytes)."""
+"""What every picture shares: the Figure class and its PNG, a new figure, the "no data" figure, the check of
+a frame's columns, fonts for keys in any script (chosen by glyph coverage in :mod:`blue_nb.plots.fonts`),
+count ticks and limit marks. Labels, counts and bytes print with :mod:`blue_nb.printing` (keys cut to
+:data:`MAX_KEY_LABEL` columns), as in every table and report."""
 
 from __future__ import annotations
 
 import io
 import struct
-import unicodedata
 import warnings
 import zlib
 
 import numpy as np
 import pandas as pd
-from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from matplotlib.text import Text
-from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter, NullLocator
+from matplotlib.ticker import NullLocator
 
 from blue_nb.errors import BlueNbError
 from blue_nb.plots.fonts import font_chain
+from blue_nb.printing import number
 
-__all__ = ["PlotFigure", "human_bytes", "png_bytes"]
+__all__ = ["BASE", "DPI", "MAX_KEY_LABEL", "OVER", "PlotFigure", "WARN", "check_columns", "count_tick", "limit_marks",
+           "new_figure", "no_data_figure", "png_bytes", "set_fonts"]
 
 WARN = "#d62728"    # over a limit
 BASE = "#4c72b0"    # under it
 OVER = "#00e5ff"    # heat map cells over the limit: a colour magma never uses
-MAX_KEY_LABEL = 28  # characters of a partition key shown in a tick label
-_UNITS = ("B", "KB", "MB", "GB", "TB", "PB")
+MAX_KEY_LABEL = 28  # columns of a partition key shown in a tick label (blue_nb.printing.short)
 DPI = 110            # figures shown in Jupyter and written by blue-nb heat
 
 
@@ -74,29 +75,23 @@ def png_bytes(rgba: np.ndarray, level: int = 6, dpi: float | None = None) -> byt
             + chunk(b"IDAT", zlib.compress(rows.tobytes(), level)) + chunk(b"IEND", b""))
 
 
-def human_bytes(n: float) -> str:
-    """``1536 -> '1.5 KB'``, ``10 * 2**30 -> '10 GB'`` (binary units, 3 significant digits)."""
-    n, i = float(n), 0
-    while abs(n) >= 1024 and i < len(_UNITS) - 1:
-        n, i = n / 1024, i + 1
-    text = f"{n:.0f}" if abs(n) >= 100 or n == round(n) else f"{n:.3g}"
-    return f"{text} {_UNITS[i]}"
-
-
-def _figure(width: float, height: float, figsize: tuple[float, float] | None = None, dpi: float = DPI) -> PlotFigure:
+def new_figure(width: float, height: float, figsize: tuple[float, float] | None = None,
+               dpi: float = DPI) -> PlotFigure:
     """A constrained-layout figure ``width`` x ``height`` inches (or ``figsize``) at ``dpi``."""
     return PlotFigure(figsize=figsize or (width, height), dpi=dpi, layout="constrained")
 
 
-def _check(df: pd.DataFrame, columns: tuple[str, ...], where: str) -> None:
+def check_columns(df: pd.DataFrame, columns: tuple[str, ...], where: str) -> None:
+    """A :class:`~blue_nb.errors.BlueNbError` naming ``where`` when ``df`` lacks one of ``columns``."""
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise BlueNbError(f"missing column(s) {missing}; got {list(df.columns)}", where=where,
                           hint=f"pass a DataFrame with the columns {list(columns)}")
 
 
-def _no_data(title: str, message: str = "no data") -> PlotFigure:
-    fig = _figure(8, 2.5)
+def no_data_figure(title: str, message: str = "no data") -> PlotFigure:
+    """A small figure titled ``title`` that says ``message``: what every picture of empty input returns."""
+    fig = new_figure(8, 2.5)
     ax = fig.add_subplot()
     ax.set_title(title)
     ax.text(0.5, 0.5, message, ha="center", va="center", fontsize=16, color="0.4", transform=ax.transAxes)
@@ -104,25 +99,7 @@ def _no_data(title: str, message: str = "no data") -> PlotFigure:
     return fig
 
 
-def _width(ch: str) -> int:
-    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 0 if unicodedata.combining(ch) else 1
-
-
-def _short(text: str, width: int = MAX_KEY_LABEL) -> str:
-    """``text`` as it is (never escaped), cut to ``width`` columns (a CJK character takes two) with an ellipsis."""
-    text = str(text)
-    if sum(map(_width, text)) <= width:
-        return text
-    kept, used = [], 1                                          # the ellipsis takes one column
-    for ch in text:
-        if used + _width(ch) > width:
-            break
-        kept.append(ch)
-        used += _width(ch)
-    return "".join(kept) + "…"
-
-
-def _finish(fig: PlotFigure, texts=None) -> PlotFigure:
+def set_fonts(fig: PlotFigure, texts=None) -> PlotFigure:
     """Give every text of ``fig`` (or only ``texts``, those just changed) the font chain its own characters
     need (DejaVu Sans, then installed fonts that cover CJK or other scripts): matplotlib falls back glyph by
     glyph along the chain. Per text, since a chain of several fonts makes every glyph of a text several
@@ -133,38 +110,12 @@ def _finish(fig: PlotFigure, texts=None) -> PlotFigure:
     return fig
 
 
-def _count(v: float, _pos=None) -> str:
-    return f"{v:,.0f}"
+def count_tick(v: float, _pos=None) -> str:
+    """A tick label of a count or a rate (a ``FuncFormatter``'s function): whole, thousands separated."""
+    return number(v, 0)
 
 
-class _BytesLog(LogLocator):
-    """Powers of 4 (16 B, 64 B, ... 1 KB, 4 KB), as many as labels like '256 KB' fit along the axis."""
-
-    def tick_values(self, vmin, vmax):
-        if self.axis is not None:  # tick space assumes labels 3 font sizes wide; ours are about 4.5
-            self.numticks = int(np.clip(self.axis.get_tick_space() * 2 // 3, 2, 9))
-        return super().tick_values(vmin, vmax)
-
-
-class _BytesLinear(MaxNLocator):
-    """Round steps in the binary unit of the axis: 0, 10 KB, 20 KB (not 4.88 KB, 9.77 KB)."""
-
-    def tick_values(self, vmin, vmax):
-        unit = 1024.0 ** int(np.log(max(abs(vmin), abs(vmax), 1.0)) // np.log(1024))
-        return super().tick_values(vmin / unit, vmax / unit) * unit
-
-
-def _bytes_x(ax, log: bool = True) -> None:
-    """An x axis of bytes labelled in KB/MB/GB: log with ticks at powers of 4, or linear at round steps."""
-    if log:
-        ax.set_xscale("log")
-    ax.xaxis.set_major_locator(_BytesLog(base=4, subs=(1.0,)) if log else _BytesLinear(nbins=6, steps=[1, 2, 2.5, 5, 10]))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: human_bytes(v)))
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.xaxis.set_minor_formatter(NullFormatter())
-
-
-def _marks(ax, marks, color: str = "0.2") -> None:
+def limit_marks(ax, marks, color: str = "0.2") -> None:
     """Vertical lines at each x, labelled as ticks on the top edge so labels never cover data."""
     for x, _label in marks:
         ax.axvline(x, color=color, ls="--", lw=1.2, zorder=4)
@@ -172,10 +123,3 @@ def _marks(ax, marks, color: str = "0.2") -> None:
     top.set_xticks([x for x, _ in marks], [label for _, label in marks])
     top.xaxis.set_minor_locator(NullLocator())
     top.tick_params(labelsize=8, colors=color, length=4)
-
-
-def _ink(color) -> str:
-    """Black or white text, whichever reads on ``color``."""
-    r, g, b = to_rgb(color)
-    return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
-

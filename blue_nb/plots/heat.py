@@ -15,11 +15,12 @@ from matplotlib.colors import PowerNorm
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from blue_nb.errors import BlueNbError
-from blue_nb.plots.base import (BASE, DPI, OVER, WARN, PlotFigure, _check, _count, _figure, _finish, _marks,
-                                _no_data, _short)
+from blue_nb.plots.base import (BASE, DPI, MAX_KEY_LABEL, OVER, WARN, PlotFigure, check_columns, count_tick,
+                                limit_marks, new_figure, no_data_figure, set_fonts)
+from blue_nb.printing import number, short
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 
-__all__ = ["key_heatmap", "top_keys_chart"]
+__all__ = ["METRICS", "HeatAxes", "empty_heatmap", "heatmap_title", "key_heatmap", "timeline_rows", "top_keys_chart"]
 
 METRICS = {"rcu": ("read units/s", PARTITION_RCU), "wcu": ("write units/s", PARTITION_WCU),  # unit, partition limit
            "ctu": ("consumed throughput units/s (3×WCU + RCU)", PARTITION_RCU)}
@@ -53,16 +54,19 @@ def _heat_grid(df: pd.DataFrame, metric: str, max_rows: int, max_cols: int, star
     return grid, cell, keys, seconds, rows, firsts
 
 
-def _rows_of(timeline: pd.DataFrame, index: str, metric: str) -> pd.DataFrame:
+def timeline_rows(timeline: pd.DataFrame, index: str, metric: str) -> pd.DataFrame:
+    """The rows of one ``index`` of a heat timeline (``second, index, pk, rcu, wcu``), once the metric and the
+    columns are checked: what a heat map draws."""
     if metric not in METRICS:
         raise BlueNbError(f"unknown metric {metric!r}", where="key_heatmap", hint=f"use one of {list(METRICS)}")
-    _check(timeline, TIMELINE_COLUMNS, "key_heatmap(timeline)")
+    check_columns(timeline, TIMELINE_COLUMNS, "key_heatmap(timeline)")
     return timeline[timeline["index"] == index]
 
 
-def _empty(timeline: pd.DataFrame, index: str, title: str) -> PlotFigure:
+def empty_heatmap(timeline: pd.DataFrame, index: str, title: str) -> PlotFigure:
+    """The "no data" figure of a heat map whose index has no rows, naming the indexes the timeline has."""
     have = ", ".join(sorted(map(str, timeline["index"].unique())))
-    return _no_data(title, f"no data for index {index!r} (the timeline has {have})" if have else "no data")
+    return no_data_figure(title, f"no data for index {index!r} (the timeline has {have})" if have else "no data")
 
 
 def _nice(x: float) -> float:
@@ -79,17 +83,20 @@ def _scale_top(peak: float, limit: float) -> float:
     return limit if peak >= limit / 4 else _nice(peak)
 
 
-def _fmt(v: float, top: float) -> str:
-    return f"{v:,.0f}" if top >= 50 or v == round(v) else f"{v:,.3g}"
+def _scale_label(v: float, top: float) -> str:
+    """A colour-scale label: whole units on a scale that ends at 50 or more, else three significant digits."""
+    return number(v, 0) if top >= 50 else number(v, significant=3)
 
 
-class _HeatAxes:
-    """The parts of one heat map figure: the frame (drawn once) and the artists that follow the data."""
+class HeatAxes:
+    """The parts of one heat map figure: the frame (drawn once) and the artists that follow the data
+    (:meth:`paint`). :func:`key_heatmap` paints one; :class:`~blue_nb.plots.live.LiveHeatmap` keeps one
+    and paints it again for every timeline of a slider."""
 
     def __init__(self, index: str, metric: str, limit: float, title: str, seconds: int, max_cols: int,
                  figsize: tuple[float, float], dpi: float):
         self.unit, self.limit = METRICS[metric][0], limit
-        self.fig = fig = _figure(*figsize, dpi=dpi)
+        self.fig = fig = new_figure(*figsize, dpi=dpi)
         self.ax = ax = fig.add_subplot()
         self.im = ax.imshow(np.zeros((1, 1)), aspect="auto", interpolation="nearest",
                             cmap=colormaps["magma"].with_extremes(over=OVER),
@@ -97,7 +104,7 @@ class _HeatAxes:
         self.bar = fig.colorbar(self.im, ax=ax, extend="max", extendfrac=0.06)
         self.bar.ax.axhline(limit, color=OVER, lw=3)
         n_cols = min(seconds, max_cols)
-        ax.set_xlabel("time (s)" + (f"; 1 column = {seconds / n_cols:,.1f} s" if n_cols < seconds else ""))
+        ax.set_xlabel("time (s)" + (f"; 1 column = {number(seconds / n_cols, 1)} s" if n_cols < seconds else ""))
         self.right = ax.secondary_yaxis("right")
         self.right.tick_params(length=0)
         fig.suptitle(title)
@@ -119,7 +126,7 @@ class _HeatAxes:
         names = [t.get_text() for t in self.right.get_yticklabels()] or ["◀ 000,000/s"]
         self.right.set_yticks([0.5], [max(names, key=len) + pad])
         bar_ticks = self.bar.ax.get_yticks()
-        self.bar.set_ticks(bar_ticks, labels=[f"limit {self.limit:,.0f}"] * len(bar_ticks))
+        self.bar.set_ticks(bar_ticks, labels=[f"limit {number(self.limit, 0)}"] * len(bar_ticks))
         self.top = None                                                  # paint sets the colour scale again
         lines = self.ax.get_ylabel().split("\n")
         self.ax.set_ylabel("\n".join([max(lines, key=len)] * 3))        # the most lines a key axis label has
@@ -144,14 +151,14 @@ class _HeatAxes:
         _peaks_of_hot_rows(self.right, hot, limit)
         ax.set_ylabel(_key_axis_label(n_keys, n_rows, keys_with_traffic, every=gap == 1))
         n_hot = int((peaks.to_numpy() > limit).sum())
-        top_key = _short(keys[peaks.idxmax()]) if len(peaks) else ""
+        top_key = short(keys[peaks.idxmax()], MAX_KEY_LABEL) if len(peaks) else ""
         # no number that moves with a slider: the peaks are at the right edge, and a title that stays is not drawn again
-        ax.set_title(f"{n_hot:,} key{'s' if n_hot > 1 else ''} over the {limit:,.0f}/s partition limit (cyan); "
+        ax.set_title(f"{n_hot:,} key{'s' if n_hot > 1 else ''} over the {number(limit, 0)}/s partition limit (cyan); "
                      f"the hottest is {top_key}" if n_hot else
-                     f"no key over the {limit:,.0f}/s partition limit; the hottest is {top_key}",
+                     f"no key over the {number(limit, 0)}/s partition limit; the hottest is {top_key}",
                      color=WARN if n_hot else "0.2", fontsize=10)
-        _finish(self.fig, [*ax.get_yticklabels(), *self.right.get_yticklabels(), ax.title, ax.yaxis.label,
-                           *self.bar.ax.get_yticklabels(), self.bar.ax.yaxis.label])
+        set_fonts(self.fig, [*ax.get_yticklabels(), *self.right.get_yticklabels(), ax.title, ax.yaxis.label,
+                             *self.bar.ax.get_yticklabels(), self.bar.ax.yaxis.label])
 
     def _colour_scale(self, peak: float) -> None:
         """Square-root colours from 0 to the limit, or to a round number above a quiet map's peak."""
@@ -162,12 +169,12 @@ class _HeatAxes:
         self.im.set_cmap(cmap.with_extremes(over=OVER if top == limit else cmap(1.0)))  # cyan only past the limit
         self.im.norm.vmax = top
         fractions = (0, 0.05, 0.25, 0.5, 0.75, 1)
-        labels = [_fmt(top * f, top) for f in fractions]
+        labels = [_scale_label(top * f, top) for f in fractions]
         if top == limit:
-            labels[-1] = f"limit {limit:,.0f}"
+            labels[-1] = f"limit {number(limit, 0)}"
         self.bar.set_ticks([top * f for f in fractions], labels=labels)
         scale = ("cyan: over the partition limit" if top == limit
-                 else f"scale ends at {_fmt(top, top)}; the limit, {limit:,.0f}, is far above")
+                 else f"scale ends at {_scale_label(top, top)}; the limit, {number(limit, 0)}, is far above")
         self.bar.set_label(f"{self.unit} of the hottest key in each cell,\nin its busiest second "
                            f"(square-root scale)\n{scale}")
 
@@ -193,7 +200,7 @@ def _label_rows(ax, hot, keys: np.ndarray, firsts: np.ndarray, gap: int, limit: 
     else:
         marks = np.unique(np.linspace(0, n_rows - 1, min(n_rows, 10)).astype(int))
         rows = sorted([*hot_at, *(m for m in marks.tolist() if all(abs(m - r) >= gap for r in hot_at))])
-    labels = [_short(keys[hot_at[r][0]] if r in hot_at else firsts[r]) for r in rows]
+    labels = [short(keys[hot_at[r][0]] if r in hot_at else firsts[r], MAX_KEY_LABEL) for r in rows]
     ax.set_yticks(np.array(rows) + 0.5, labels, fontsize=7 if n_rows > 30 else 8)
     for label, row in zip(ax.get_yticklabels(), rows):
         over = row in hot_at and hot_at[row][1] > limit
@@ -205,7 +212,7 @@ def _key_axis_label(n_keys: int, n_rows: int, keys_with_traffic: int | None, eve
     if keys_with_traffic is not None and keys_with_traffic > n_keys:    # a timeline of the keys that matter
         counts = f"{keys_with_traffic:,} keys with traffic, the busiest drawn"     # no count that moves with a slider
     elif n_keys > n_rows:
-        counts = f"{n_keys:,} keys, {n_keys / n_rows:,.0f} per row"
+        counts = f"{n_keys:,} keys, {number(n_keys / n_rows, 0)} per row"
     else:
         counts = f"{n_keys:,} keys"
     if every and n_keys <= n_rows and keys_with_traffic in (None, n_keys):
@@ -218,12 +225,13 @@ def _key_axis_label(n_keys: int, n_rows: int, keys_with_traffic: int | None, eve
 def _peaks_of_hot_rows(right, hot, limit: float) -> None:
     """On the right edge, at the rows of the hottest keys (named on the left), their peak (red when over the
     limit)."""
-    right.set_yticks([r + 0.5 for r, _, _ in hot], [f"◀ {p:,.0f}/s" for _, _, p in hot], fontsize=8)
+    right.set_yticks([r + 0.5 for r, _, _ in hot], [f"◀ {number(p, 0)}/s" for _, _, p in hot], fontsize=8)
     for label, (_, _, peak) in zip(right.get_yticklabels(), hot):
         label.set_color(WARN if peak > limit else "0.3")
 
 
-def _title(index: str, metric: str, title: str | None) -> str:
+def heatmap_title(index: str, metric: str, title: str | None) -> str:
+    """``title``, or the heat map's own: the index and the metric."""
     return title or f"Key-space heat map · {index} · {METRICS[metric][0].split(' (')[0]} (per-second peaks)"
 
 
@@ -250,13 +258,13 @@ def key_heatmap(timeline: pd.DataFrame, *, index: str = "table", metric: str = "
     them: :attr:`RateResult.key_ranges <blue_nb.heat.RateResult>`); without them the keys split evenly.
     ``figsize`` (inches; default 11 wide, 6.5 to 9.5 tall) and ``dpi`` (default 110) size the figure.
     """
-    df = _rows_of(timeline, index, metric)
-    title = _title(index, metric, title)
+    df = timeline_rows(timeline, index, metric)
+    title = heatmap_title(index, metric, title)
     if df.empty:
-        return _empty(timeline, index, title)
+        return empty_heatmap(timeline, index, title)
     n_rows = min(df["pk"].nunique(), max_rows)
-    heat = _HeatAxes(index, metric, float(limit or METRICS[metric][1]), title, int(df["second"].max()) + 1, max_cols,
-                     _size(n_rows, figsize), dpi)
+    heat = HeatAxes(index, metric, float(limit or METRICS[metric][1]), title, int(df["second"].max()) + 1, max_cols,
+                    _size(n_rows, figsize), dpi)
     heat.paint(df, metric, max_rows, max_cols, keys_with_traffic, key_ranges)
     return heat.fig
 
@@ -268,18 +276,18 @@ def top_keys_chart(top: pd.DataFrame, title: str | None = None, *, figsize: tupl
 
     ``top`` is already ranked, hottest first: :func:`blue_nb.heat.top_keys` (``report.top_keys(20)``) gives it.
     Without ``consumed_throughput_units`` it is computed. ``figsize`` (inches) and ``dpi`` size the figure."""
-    _check(top, ("index", "pk", "rcu_per_s", "wcu_per_s"), "top_keys_chart(top)")
+    check_columns(top, ("index", "pk", "rcu_per_s", "wcu_per_s"), "top_keys_chart(top)")
     if len(top) > MAX_BARS:
         raise BlueNbError(f"top_keys_chart draws at most {MAX_BARS} keys, got {len(top):,} rows", where="top_keys_chart(top)",
                           hint="rank them first: blue_nb.heat.top_keys(partitions, n=20) or report.top_keys(20)")
     title = title or (f"Top {len(top) or ''} partition keys by consumed throughput (3×WCU + RCU), "
                       "mean units/s over the run").replace("  ", " ")
     if top.empty:
-        return _no_data(title)
+        return no_data_figure(title)
     if "consumed_throughput_units" not in top.columns:
         top = top.assign(consumed_throughput_units=3 * top["wcu_per_s"] + top["rcu_per_s"])
-    labels = [_short(f"{i} · {k}", 36) for i, k in zip(top["index"], top["pk"])]
-    fig = _figure(12, 1.9 + 0.28 * len(top), figsize, dpi)
+    labels = [short(f"{i} · {k}", 36) for i, k in zip(top["index"], top["pk"])]
+    fig = new_figure(12, 1.9 + 0.28 * len(top), figsize, dpi)
     axes = fig.subplots(1, 3, sharey=True)
     y = np.arange(len(top))
     panels = (("consumed_throughput_units", PARTITION_RCU, "consumed throughput units/s\n(3×WCU + RCU; the ranking)"),
@@ -288,15 +296,15 @@ def top_keys_chart(top: pd.DataFrame, title: str | None = None, *, figsize: tupl
         v = top[col].to_numpy(float)
         ax.barh(y, v, height=0.7, color=np.where(v > limit, WARN, BASE))
         for yy, x in zip(y, v):
-            ax.text(x, yy, f" {x:,.1f}" + (f" ({x / limit:.1f}×)" if x > limit else ""), va="center", fontsize=8,
+            ax.text(x, yy, f" {number(x, 1)}" + (f" ({x / limit:.1f}×)" if x > limit else ""), va="center", fontsize=8,
                     color=WARN if x > limit else "0.2")
         ax.set_xlim(0, max(limit, v.max()) * 1.45)
-        _marks(ax, [(limit, f"partition limit {limit:,}/s")], color=WARN)
+        limit_marks(ax, [(limit, f"partition limit {limit:,}/s")], color=WARN)
         ax.xaxis.set_major_locator(MaxNLocator(4))
-        ax.xaxis.set_major_formatter(FuncFormatter(_count))
+        ax.xaxis.set_major_formatter(FuncFormatter(count_tick))
         ax.set_xlabel(f"mean {unit}\nred: over the limit")
     axes[0].set_yticks(y, labels, fontsize=8)
     axes[0].invert_yaxis()
     axes[0].set_ylabel("partition key (index · key)")
     fig.suptitle(title)
-    return _finish(fig)
+    return set_fonts(fig)

@@ -14,7 +14,7 @@ from matplotlib.transforms import Bbox
 
 from blue_nb.errors import BlueNbError
 from blue_nb.plots.base import PlotFigure, png_bytes
-from blue_nb.plots.heat import METRICS, _empty, _HeatAxes, _rows_of, _title
+from blue_nb.plots.heat import METRICS, HeatAxes, empty_heatmap, heatmap_title, timeline_rows
 
 __all__ = ["LiveHeatmap"]
 
@@ -41,11 +41,11 @@ class LiveHeatmap:
         if metric not in METRICS:
             raise BlueNbError(f"unknown metric {metric!r}", where="LiveHeatmap", hint=f"use one of {list(METRICS)}")
         self.index, self.metric, self.dpi = index, metric, dpi
-        self.limit, self.title = float(limit or METRICS[metric][1]), _title(index, metric, title)
+        self.limit, self.title = float(limit or METRICS[metric][1]), heatmap_title(index, metric, title)
         self.max_rows, self.max_cols, self.figsize = max_rows, max_cols, figsize
         self.figure: PlotFigure | None = None
         self.layouts = 0
-        self._heat: _HeatAxes | None = None
+        self._heat: HeatAxes | None = None
         self._canvas = self._backgrounds = self._room = None
         self._strips: dict = {}
         self._bares: dict = {}
@@ -56,16 +56,16 @@ class LiveHeatmap:
             key_ranges: Mapping[str, list[str]] | None = None) -> bytes:
         """The PNG of ``timeline``'s heat map (:func:`key_heatmap`'s arguments; ``key_ranges`` keeps the rows
         put while a slider moves: :attr:`RateResult.key_ranges <blue_nb.heat.RateResult>`)."""
-        df = _rows_of(timeline, self.index, self.metric)
+        df = timeline_rows(timeline, self.index, self.metric)
         if df.empty:
-            self._heat, self.figure = None, _empty(timeline, self.index, self.title)
+            self._heat, self.figure = None, empty_heatmap(timeline, self.index, self.title)
             buf = io.BytesIO()
             self.figure.savefig(buf, format="png", dpi=self.dpi)
             return buf.getvalue()
         seconds = int(df["second"].max()) + 1
         if self._heat is None or self._heat.seconds != seconds:
-            self._heat = _HeatAxes(self.index, self.metric, self.limit, self.title, seconds, self.max_cols,
-                                   self.figsize, self.dpi)
+            self._heat = HeatAxes(self.index, self.metric, self.limit, self.title, seconds, self.max_cols,
+                                  self.figsize, self.dpi)
             self.figure, self._canvas = self._heat.fig, FigureCanvasAgg(self._heat.fig)
             self._backgrounds = None
         def paint():

@@ -21,18 +21,16 @@ from blue_nb.app.frames import items_to_frame
 from blue_nb.errors import BlueNbError
 from blue_nb.items import item_to_wire
 from blue_nb.patterns import Plan, WriteResult, plan
+from blue_nb.printing import short
 from blue_nb.sizing import PAGE_BYTES
 
 __all__ = ["PatternExplorer"]
 
+CELL_WIDTH = 60     # columns a text cell of the items table shows (then cut with "…": blue_nb.printing.short)
+
 
 def _pre(text: str) -> str:
     return f"<pre style='white-space:pre-wrap;margin:0'>{html.escape(text)}</pre>"
-
-
-def _short(value: Any, width: int = 60) -> Any:
-    text = value if isinstance(value, str) else None
-    return text[: width - 1] + "…" if text is not None and len(text) > width else value
 
 
 def _index_writes(index_wcu: dict[str, int]) -> str:
@@ -200,7 +198,8 @@ class PatternExplorer:
         self.cost.value = (f"<b>{s['count']}</b> items · {s['pages']} page(s) · {s['bytes_read']:,} bytes read · "
                            f"<b>{s['rcu']:g} RCU</b> ({r.request.read_mode}) · {self.elapsed_ms:.0f} ms")
         self.page_table.value = _pages_html(r, self.pages.value, r.request.limit)
-        frame = items_to_frame(r.items[: self.max_rows]).map(_short)
+        frame = items_to_frame(r.items[: self.max_rows]).map(
+            lambda v: short(v, CELL_WIDTH) if isinstance(v, str) else v)
         more = f"<i>first {self.max_rows} of {r.count}</i>" if r.count > self.max_rows else ""
         self.items.value = frame.to_html(index=False, escape=True) + more
 

@@ -1,8 +1,9 @@
-"""What a design costs per month, on demand and provisioned: :func:`monthly_cost` -> :class:`CostReport`.
+"""A design's monthly bill, on demand and provisioned: :func:`monthly_bill` -> :class:`~.bill.Bill`.
 
 The units come from the heat model, not from a second model: a :class:`~blue_nb.heat.model.HeatModel`
-prices every pattern's candidates on the real items (:mod:`.costs`) and weighs them as the workload
-draws keys for the pattern's ``key_distribution`` (:mod:`.workload`). Then:
+prices every pattern's candidates on the real items (:mod:`blue_nb.heat.costs`: units per call) and
+weighs them as the workload draws keys for the pattern's ``key_distribution`` (:mod:`blue_nb.heat.workload`).
+Then:
 
 * per pattern: the weighted mean RCU and WCU per call (:meth:`HeatModel.pattern_costs`), the write
   units split per index (the ``effects`` table for GSIs; LSI entries are written with the table's
@@ -12,7 +13,7 @@ draws keys for the pattern's ``key_distribution`` (:mod:`.workload`). Then:
   peak is the busiest second of the heat model's simulation (``seconds``, ``seed``; never below the
   mean) or, with ``peaks=False``, the mean; at least 1 unit each, as CreateTable requires.
 
-Prices are data (:mod:`blue_nb.heat.prices`); the arithmetic is exact Decimal.
+Prices are data (:mod:`blue_nb.pricing.prices`); the arithmetic is exact Decimal.
 """
 
 from __future__ import annotations
@@ -25,27 +26,22 @@ import pandas as pd
 
 from blue_nb.errors import QueryError
 from blue_nb.heat.model import HeatModel
-from blue_nb.heat.prices import (Prices, load_prices, provisioned_units, provisioned_usd, request_usd, storage_gb,
-                                 storage_usd, to_decimal)
-from blue_nb.heat.prices.report import CapacityCost, CostReport, IndexCost, PatternCost, compare_costs
 from blue_nb.heat.result import HeatReport
 from blue_nb.heat.run import DEFAULT_SECONDS, DEFAULT_SEED
 from blue_nb.heat.workload import build_candidates
 from blue_nb.patterns import TableLayout
+from blue_nb.pricing.bill import Bill, CapacityLine, IndexLine, PatternLine
+from blue_nb.pricing.prices import (Prices, as_prices, provisioned_units, provisioned_usd, request_usd, storage_gb,
+                                    storage_usd, to_decimal)
 from blue_nb.sizing import STORAGE_OVERHEAD
 from blue_nb.spec import Spec
 from blue_nb.stores import Store
 from blue_nb.stores.analytics import Scratch, ident
 from blue_nb.stores.entries import entries_table
 
-__all__ = ["monthly_cost", "compare_costs", "CostReport", "as_prices"]
+__all__ = ["monthly_bill"]
 
 _ZERO = Decimal(0)
-
-
-def as_prices(prices: Prices | str | Path | None) -> Prices:
-    """A :class:`Prices` as given, or loaded from a file (None: the packaged us-east-1 table)."""
-    return prices if isinstance(prices, Prices) else load_prices(prices)
 
 
 def _number(x) -> Decimal | None:
@@ -128,7 +124,7 @@ def _peaks(spec: Spec, timeline: pd.DataFrame) -> dict[str, tuple[Decimal, Decim
 
 
 def _patterns(spec: Spec, rates: dict[str, Decimal], costs: pd.DataFrame, splits: dict[int, dict[str, float]],
-              modelled: dict[str, int], prices: Prices) -> list[PatternCost]:
+              modelled: dict[str, int], prices: Prices) -> list[PatternLine]:
     by_name = costs.set_index("pattern") if len(costs) else pd.DataFrame()
     h, out = prices.hours_per_month, []
     for pid, p in enumerate(spec.access_patterns):
@@ -142,14 +138,14 @@ def _patterns(spec: Spec, rates: dict[str, Decimal], costs: pd.DataFrame, splits
         if wcu:
             split = {k: to_decimal(v) for k, v in splits.get(pid, {}).items()}
             writes = {"table": wcu - sum(split.values(), _ZERO), **split}
-        out.append(PatternCost(p.name, p.operation, p.index, rate, rcu, wcu, writes,
+        out.append(PatternLine(p.name, p.operation, p.index, rate, rcu, wcu, writes,
                                request_usd(rate * rcu, prices.on_demand_read_per_million, h),
                                request_usd(rate * wcu, prices.on_demand_write_per_million, h), note))
     return out
 
 
-def _indexes(spec: Spec, patterns: list[PatternCost], storage: dict[str, tuple[int, int]], prices: Prices,
-             table_class: str) -> list[IndexCost]:
+def _indexes(spec: Spec, patterns: list[PatternLine], storage: dict[str, tuple[int, int]], prices: Prices,
+             table_class: str) -> list[IndexLine]:
     out, h = [], prices.hours_per_month
     for name, kind in _index_kinds(spec).items():
         rcu = sum((x.rate * x.rcu_per_call for x in patterns if x.index == name), _ZERO)
@@ -157,14 +153,14 @@ def _indexes(spec: Spec, patterns: list[PatternCost], storage: dict[str, tuple[i
         n, b = storage[name]
         billed = b + STORAGE_OVERHEAD * n
         gb = storage_gb(billed, prices.storage_gb_bytes)
-        out.append(IndexCost(name, kind, n, b, billed, gb, storage_usd(gb, prices.storage_price(table_class)), rcu, wcu,
+        out.append(IndexLine(name, kind, n, b, billed, gb, storage_usd(gb, prices.storage_price(table_class)), rcu, wcu,
                              request_usd(rcu, prices.on_demand_read_per_million, h)
                              + request_usd(wcu, prices.on_demand_write_per_million, h)))
     return out
 
 
-def _capacity(spec: Spec, indexes: list[IndexCost], peaks: dict[str, tuple[Decimal, Decimal]] | None,
-              util: Decimal, prices: Prices) -> list[CapacityCost]:
+def _capacity(spec: Spec, indexes: list[IndexLine], peaks: dict[str, tuple[Decimal, Decimal]] | None,
+              util: Decimal, prices: Prices) -> list[CapacityLine]:
     owners = ["table", *(n for n, i in spec.table.indexes.items() if i.type == "global")]
     out, h = [], prices.hours_per_month
     for owner in owners:
@@ -173,18 +169,18 @@ def _capacity(spec: Spec, indexes: list[IndexCost], peaks: dict[str, tuple[Decim
         pr, pw = (peaks or {}).get(owner, (_ZERO, _ZERO)) if peaks is not None else (mr, mw)
         pr, pw = max(pr, mr), max(pw, mw)
         rcu, wcu = provisioned_units(pr, util), provisioned_units(pw, util)
-        out.append(CapacityCost(owner, mr, mw, pr, pw, rcu, wcu, provisioned_usd(rcu, prices.provisioned_rcu_hour, h),
+        out.append(CapacityLine(owner, mr, mw, pr, pw, rcu, wcu, provisioned_usd(rcu, prices.provisioned_rcu_hour, h),
                                 provisioned_usd(wcu, prices.provisioned_wcu_hour, h)))
     return out
 
 
-def monthly_cost(spec: Spec, store: Store, *, prices: Prices | str | Path | None = None, utilisation: float = 0.6,
+def monthly_bill(spec: Spec, store: Store, *, prices: Prices | str | Path | None = None, utilisation: float = 0.6,
                  rates: Mapping[str, float] | None = None, peaks: bool = True, seconds: int = DEFAULT_SECONDS,
                  seed: int = DEFAULT_SEED, table_class: str = "standard", free_storage: bool = False,
-                 heat: HeatReport | None = None) -> CostReport:
-    """What ``spec``'s design costs per month on the items in a DuckDB ``store`` (see the module docstring).
+                 heat: HeatReport | None = None) -> Bill:
+    """The monthly bill of ``spec``'s design on the items in a DuckDB ``store`` (see the module docstring).
 
-    ``prices``: a :class:`~blue_nb.heat.prices.Prices`, a price file, or None for the packaged
+    ``prices``: a :class:`~blue_nb.pricing.prices.Prices`, a price file, or None for the packaged
     us-east-1 table; ``utilisation``: the provisioned target (capacity = peak / utilisation);
     ``rates``: calls/s per pattern name instead of the spec's ``rate_per_second``; ``peaks``: size
     provisioned capacity for the busiest of ``seconds`` simulated seconds (``seed``), else for the mean;
@@ -225,5 +221,5 @@ def monthly_cost(spec: Spec, store: Store, *, prices: Prices | str | Path | None
         notes.append("LSIs use the table's provisioned capacity; their writes are listed apart but provisioned "
                      "with the table's")
     free = prices.free_storage_gb if free_storage else _ZERO
-    return CostReport(spec.domain, prices, util, where, table_class, spec.table.billing_mode, patterns, indexes,
-                      capacity, free, notes)
+    return Bill(spec.domain, prices, util, where, table_class, spec.table.billing_mode, patterns, indexes, capacity,
+                free, notes)

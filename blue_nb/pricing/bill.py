@@ -1,30 +1,29 @@
-"""What a design costs per month: :class:`CostReport` (built by :func:`blue_nb.heat.dollars.monthly_cost`)
-and :func:`compare_costs`, the what-if of two reports in dollars and units.
+"""A design's monthly bill: :class:`Bill` (built by :func:`blue_nb.pricing.monthly.monthly_bill`), its
+lines (:class:`PatternLine`, :class:`IndexLine`, :class:`CapacityLine`), and :func:`compare_bills`, the
+what-if of two bills in dollars and units (:func:`dollar_changes`: the dollars alone, for a reader).
 
 Dollars are exact :class:`~decimal.Decimal` values everywhere in Python (``frame()``, ``totals``,
-:func:`compare_costs`), so per-pattern parts add up to the totals to the last digit; ``summary()``
-and ``to_json()`` give them as JSON numbers; the text rounds to cents.
+:func:`compare_bills`), so per-pattern parts add up to the totals to the last digit; ``summary()``
+and ``to_json()`` give them as JSON numbers; the text prints them with :func:`blue_nb.printing.usd`
+(to the cent, half up).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from decimal import Decimal, localcontext
 from typing import Any
 
 import pandas as pd
 
-from blue_nb.heat.prices import PRECISION, Prices
+from blue_nb.pricing.prices import PRECISION, Prices
+from blue_nb.printing import number, usd
 
-__all__ = ["PatternCost", "IndexCost", "CapacityCost", "CostReport", "compare_costs", "cents"]
+__all__ = ["DOLLAR_TOTALS", "Bill", "CapacityLine", "IndexLine", "PatternLine", "compare_bills", "dollar_changes"]
 
-_CENT = Decimal("0.01")
-
-
-def cents(d: Decimal) -> Decimal:
-    """Rounded to the cent, half up (as a bill shows it)."""
-    return d.quantize(_CENT, rounding=ROUND_HALF_UP)
+#: the totals a reader compares between two bills (:func:`dollar_changes`), after the patterns
+DOLLAR_TOTALS = ("total on demand", "total provisioned", "storage")
 
 
 def _json(v: Any) -> Any:
@@ -38,10 +37,10 @@ def _json(v: Any) -> Any:
 
 
 @dataclass
-class PatternCost:
-    """One access pattern: its rate, mean units per call (weighted as the workload model draws keys),
-    units/s and on-demand $/month. ``writes``: write units per call by index ("table" first: the
-    table's own units; then each index the pattern's items are in)."""
+class PatternLine:
+    """One access pattern's line of the bill: its rate, mean units per call (weighted as the workload model
+    draws keys), units/s and on-demand $/month. ``writes``: write units per call by index ("table" first:
+    the table's own units; then each index the pattern's items are in)."""
 
     pattern: str
     operation: str
@@ -75,9 +74,9 @@ class PatternCost:
 
 
 @dataclass
-class IndexCost:
-    """The table or one index: its entries and billed storage (bytes + 100 per entry), and the
-    units/s the patterns put on it (reads on it, and the writes of its entries) with their on-demand $."""
+class IndexLine:
+    """The table's or one index's line of the bill: its entries and billed storage (bytes + 100 per entry),
+    and the units/s the patterns put on it (reads on it, and the writes of its entries) with their on-demand $."""
 
     index: str
     kind: str                  # table | global | local
@@ -95,9 +94,9 @@ class IndexCost:
 
 
 @dataclass
-class CapacityCost:
-    """Provisioned capacity of the table (with its LSIs, which share it) or of one GSI: mean and peak
-    units/s, the units to provision (ceil(peak / utilisation), at least 1) and their $/month."""
+class CapacityLine:
+    """The bill's line for the provisioned capacity of the table (with its LSIs, which share it) or of one GSI:
+    mean and peak units/s, the units to provision (ceil(peak / utilisation), at least 1) and their $/month."""
 
     name: str
     mean_rcu: Decimal
@@ -118,8 +117,8 @@ class CapacityCost:
 
 
 @dataclass
-class CostReport:
-    """A design's monthly cost: per pattern, per index, provisioned capacity, totals (see the module docstring)."""
+class Bill:
+    """A design's monthly bill: per pattern, per index, provisioned capacity, totals (see the module docstring)."""
 
     spec: str
     prices: Prices
@@ -127,9 +126,9 @@ class CostReport:
     peaks: str                           # where the provisioned peaks come from
     table_class: str
     billing_mode: str
-    patterns: list[PatternCost]
-    indexes: list[IndexCost]
-    capacity: list[CapacityCost]
+    patterns: list[PatternLine]
+    indexes: list[IndexLine]
+    capacity: list[CapacityLine]
     free_storage_gb: Decimal = Decimal(0)    # GB of the free tier taken off (0 unless asked)
     notes: list[str] = field(default_factory=list)
 
@@ -165,7 +164,7 @@ class CostReport:
         """``{"table": (rcu, wcu), "<gsi>": (rcu, wcu)}``: the capacity to provision (e.g. in a template)."""
         return {c.name: (c.rcu, c.wcu) for c in self.capacity}
 
-    def pattern(self, name: str) -> PatternCost:
+    def pattern(self, name: str) -> PatternLine:
         return next(p for p in self.patterns if p.pattern == name)
 
     # -- views -------------------------------------------------------------------------------
@@ -195,42 +194,39 @@ class CostReport:
 
     def __repr__(self) -> str:
         t = self.totals
-        return (f"CostReport({self.spec}: on demand ${cents(t['total_on_demand_usd']):,}/month, provisioned "
-                f"${cents(t['total_provisioned_usd']):,}/month, {self.prices.region} {self.prices.date})")
+        return (f"Bill({self.spec}: on demand {usd(t['total_on_demand_usd'])}/month, provisioned "
+                f"{usd(t['total_provisioned_usd'])}/month, {self.prices.region} {self.prices.date})")
 
 
-def _usd(d: Decimal) -> str:
-    return f"${cents(d):,}" if d == 0 or abs(d) >= _CENT / 2 else f"${d:.4f}"
-
-
-def _text(r: CostReport) -> list[str]:
+def _text(r: Bill) -> list[str]:
     p, t = r.prices, r.totals
     out = [f"{r.spec}: monthly cost at {p.region} prices of {p.date} ({p.currency}, {p.source}), "
            f"{p.hours_per_month} h/month",
            "", f"{'pattern (on demand)':<28} {'calls/s':>9} {'RCU/call':>9} {'WCU/call':>9} {'RCU/s':>10} "
                f"{'WCU/s':>10} {'$/month':>12}"]
     for x in r.patterns:
-        out.append(f"  {x.pattern[:26]:<26} {x.rate:>9,.2f} {x.rcu_per_call:>9,.2f} {x.wcu_per_call:>9,.2f} "
-                   f"{x.rcu_per_s:>10,.2f} {x.wcu_per_s:>10,.2f} {_usd(x.on_demand_usd):>12}"
+        out.append(f"  {x.pattern[:26]:<26} {number(x.rate):>9} {number(x.rcu_per_call):>9} "
+                   f"{number(x.wcu_per_call):>9} {number(x.rcu_per_s):>10} {number(x.wcu_per_s):>10} "
+                   f"{usd(x.on_demand_usd):>12}"
                    + (f"  ({x.note})" if x.note else ""))
         if len(x.writes) > 1:
-            out.append("      writes per call: " + ", ".join(f"{k} {v:,.2f}" for k, v in x.writes.items()))
+            out.append("      writes per call: " + ", ".join(f"{k} {number(v)}" for k, v in x.writes.items()))
     out += ["", f"{'index':<14} {'entries':>10} {'storage GB':>12} {'storage $':>11} {'RCU/s':>10} {'WCU/s':>10} "
                 f"{'requests $':>12}"]
     for i in r.indexes:
-        out.append(f"  {i.index[:12]:<12} {i.entries:>10,} {i.storage_gb:>12.6f} {_usd(i.storage_usd):>11} "
-                   f"{i.rcu_per_s:>10,.2f} {i.wcu_per_s:>10,.2f} {_usd(i.on_demand_usd):>12}")
+        out.append(f"  {i.index[:12]:<12} {i.entries:>10,} {i.storage_gb:>12.6f} {usd(i.storage_usd):>11} "
+                   f"{number(i.rcu_per_s):>10} {number(i.wcu_per_s):>10} {usd(i.on_demand_usd):>12}")
     out += ["", f"provisioned at {r.utilisation:.0%} utilisation of the {r.peaks}"]
     for c in r.capacity:
-        out.append(f"  {c.name[:12]:<12} {c.peak_rcu:,.2f} RCU/s, {c.peak_wcu:,.2f} WCU/s -> {c.rcu:,} RCU, "
-                   f"{c.wcu:,} WCU: {_usd(c.usd)}/month")
+        out.append(f"  {c.name[:12]:<12} {number(c.peak_rcu)} RCU/s, {number(c.peak_wcu)} WCU/s -> {c.rcu:,} RCU, "
+                   f"{c.wcu:,} WCU: {usd(c.usd)}/month")
     free = f", free tier of {r.free_storage_gb} GB taken off" if r.free_storage_gb else ""
     out += ["", f"storage: {t['storage_gb']:.6f} GB (GB = 2^30 bytes, 100 B per item and index entry){free}: "
-                f"{_usd(t['storage_usd'])}/month ({r.table_class})",
-            f"total on demand:   requests {_usd(t['on_demand_usd'])} + storage {_usd(t['storage_usd'])} = "
-            f"{_usd(t['total_on_demand_usd'])}/month",
-            f"total provisioned: capacity {_usd(t['provisioned_usd'])} + storage {_usd(t['storage_usd'])} = "
-            f"{_usd(t['total_provisioned_usd'])}/month"]
+                f"{usd(t['storage_usd'])}/month ({r.table_class})",
+            f"total on demand:   requests {usd(t['on_demand_usd'])} + storage {usd(t['storage_usd'])} = "
+            f"{usd(t['total_on_demand_usd'])}/month",
+            f"total provisioned: capacity {usd(t['provisioned_usd'])} + storage {usd(t['storage_usd'])} = "
+            f"{usd(t['total_provisioned_usd'])}/month"]
     out += [f"note: {n}" for n in r.notes]
     return out
 
@@ -240,8 +236,8 @@ def _side(d: dict | None, key: str) -> Decimal:
     return d.get(key, Decimal(0)) if d else Decimal(0)
 
 
-def _rows_of(report: CostReport) -> dict[str, dict[str, dict]]:
-    """kind -> name -> {rcu, wcu, usd (, rate)} of one report, for :func:`compare_costs`."""
+def _rows_of(report: Bill) -> dict[str, dict[str, dict]]:
+    """kind -> name -> {rcu, wcu, usd (, rate)} of one bill, for :func:`compare_bills` and :func:`dollar_changes`."""
     t = report.totals
     return {
         "pattern": {x.pattern: {"rate": x.rate, "rcu": x.rcu_per_s, "wcu": x.wcu_per_s, "usd": x.on_demand_usd}
@@ -260,18 +256,29 @@ def _rows_of(report: CostReport) -> dict[str, dict[str, dict]]:
     }
 
 
-def compare_costs(old: CostReport, new: CostReport) -> pd.DataFrame:
+def compare_bills(old: Bill, new: Bill) -> pd.DataFrame:
     """Old vs new, in units and dollars: ``kind``, ``name``, then ``<col>_old``, ``<col>_new`` and
     ``<col>_diff`` (new - old) for ``rate`` (patterns only), ``rcu``, ``wcu`` and ``usd``, all Decimals.
 
     Rows: one per pattern ("pattern": calls/s, RCU/s, WCU/s, on-demand $), per index ("index": RCU/s,
     WCU/s, requests + storage $), per provisioned capacity ("capacity": RCU and WCU provisioned, $) and
     the totals ("total": on demand requests, provisioned capacity, storage, total on demand, total
-    provisioned). A pattern or index in one report only counts as zero in the other. The pattern rows
+    provisioned). A pattern or index in one bill only counts as zero in the other. The pattern rows
     add up exactly to the "on demand requests" total, diffs included."""
     with localcontext() as ctx:
         ctx.prec = PRECISION                     # exact differences
         return pd.DataFrame(_compare_rows(_rows_of(old), _rows_of(new)))
+
+
+def dollar_changes(old: Bill, new: Bill) -> list[dict[str, Any]]:
+    """What changed in dollars, for a reader: ``{"what", "old_usd", "new_usd"}`` per pattern (its on-demand
+    $/month; None in the bill without the pattern), then :data:`DOLLAR_TOTALS`; exact Decimals."""
+    a, b = _rows_of(old), _rows_of(new)
+    names = dict.fromkeys([*a["pattern"], *b["pattern"]])
+    rows = [{"what": name, "old_usd": a["pattern"].get(name, {}).get("usd"),
+             "new_usd": b["pattern"].get(name, {}).get("usd")} for name in names]
+    return rows + [{"what": name, "old_usd": a["total"][name]["usd"], "new_usd": b["total"][name]["usd"]}
+                   for name in DOLLAR_TOTALS]
 
 
 def _compare_rows(a: dict, b: dict) -> list[dict[str, Any]]:

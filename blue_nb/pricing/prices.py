@@ -1,7 +1,7 @@
 """DynamoDB prices as data, and the pure dollar arithmetic that uses them.
 
 Prices change and differ by region, so they live in JSON files with a region and a date
-(``us-east-1.json`` ships with the package, as published after the November 2024 change); a user
+(``tables/us-east-1.json`` ships with the package, as published after the November 2024 change); a user
 passes their own file to :func:`load_prices` (``blue-nb cost --prices FILE``). Every field is
 checked: a missing, unknown, negative or non-numeric one is a :class:`~blue_nb.errors.SourceError`
 naming the file and the field.
@@ -25,11 +25,12 @@ from typing import Any
 
 from blue_nb.errors import SourceError
 
-__all__ = ["Prices", "load_prices", "regions", "to_decimal", "request_usd", "provisioned_units", "provisioned_usd",
-           "storage_gb", "storage_usd", "SECONDS_PER_HOUR", "PRECISION"]
+__all__ = ["Prices", "as_prices", "load_prices", "regions", "to_decimal", "request_usd", "provisioned_units",
+           "provisioned_usd", "storage_gb", "storage_usd", "SECONDS_PER_HOUR", "PRECISION", "TABLES"]
 
 SECONDS_PER_HOUR = 3600
 PRECISION = 50                     # Decimal digits: every product here fits without rounding
+TABLES = "tables"                  # the packaged price tables: blue_nb/pricing/tables/<region>.json
 _TEXT = ("region", "date", "currency")
 _NUMBERS = ("hours_per_month", "on_demand_read_per_million", "on_demand_write_per_million", "provisioned_rcu_hour",
             "provisioned_wcu_hour", "storage_standard_gb_month", "storage_standard_ia_gb_month", "storage_gb_bytes",
@@ -75,15 +76,20 @@ class Prices:
                 f"WCU ${self.provisioned_wcu_hour}/h, storage ${self.storage_standard_gb_month}/GB-month")
 
 
+def _tables():
+    """The folder of the packaged price tables, one ``<region>.json`` each."""
+    return resources.files(__package__).joinpath(TABLES)
+
+
 def regions() -> list[str]:
     """The regions with a price table in the package."""
-    folder = resources.files(__name__)
+    folder = _tables()
     return sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json"))
 
 
 def _read(path: Path | None, region: str) -> tuple[str, str]:
     if path is None:
-        f = resources.files(__name__).joinpath(f"{region}.json")
+        f = _tables().joinpath(f"{region}.json")
         if not f.is_file():
             raise SourceError(f"no price table for region {region!r}", where="prices",
                               hint=f"packaged regions: {', '.join(regions())}; or pass your own file (--prices FILE)")
@@ -137,6 +143,11 @@ def load_prices(path: str | Path | None = None, region: str = "us-east-1") -> Pr
         raise SourceError(f"price field storage_gb_bytes must be a whole number, got {values['storage_gb_bytes']}",
                           where=f"{where}: storage_gb_bytes", hint="AWS bills GB = 2^30 = 1073741824 bytes")
     return Prices(**values, source=where)
+
+
+def as_prices(prices: Prices | str | Path | None) -> Prices:
+    """A :class:`Prices` as given, or loaded from a file (None: the packaged us-east-1 table)."""
+    return prices if isinstance(prices, Prices) else load_prices(prices)
 
 
 # -- the arithmetic (pure, exact) ----------------------------------------------------------------

@@ -1,0 +1,125 @@
+"""How a value prints, said once: one helper each for money, bytes, numbers and short labels (layer 0,
+standard library only), so that a table, a figure and a report show the same value the same way.
+
+* :func:`usd` - dollars: ``$1,234.57`` to the cent, rounded half up as a bill shows it (:func:`cents`);
+  an amount under half a cent to four places (``$0.0003``: the storage of a sample is tiny);
+  ``-$2.50``, ``+$2.50`` when ``signed``; ``-`` for no amount.
+* :func:`human_bytes` - sizes in binary units (1 KB = 1024 bytes) with three significant digits:
+  ``512 B``, ``1 KB``, ``1.5 KB``, ``1.18 MB``, ``400 KB``, ``10 GB``.
+* :func:`number` - thousands separators and a fixed number of decimals (``1,234.50``); whole numbers
+  print whole; ``signed`` shows ``+``; ``trim`` drops trailing zeros (``860.31``, ``2``); ``digits=None``
+  gives as many decimals as the size needs (``1,234``, ``12.3``, ``0.12``); ``significant=n``
+  rounds to ``n`` significant digits (``1.25``, ``0.0625``, ``12.5``), whole from ``10**(n-1)``.
+* :func:`short` - a label cut to a width in terminal columns (a CJK character takes two, a
+  combining mark none) with an ellipsis; :func:`display_width` - the columns a text takes.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+__all__ = ["BYTE_UNITS", "ELLIPSIS", "NO_VALUE", "cents", "display_width", "human_bytes", "number", "short", "usd"]
+
+NO_VALUE = "-"                 # what usd and number print for None
+ELLIPSIS = "…"                 # the end of a cut label: one column
+BYTE_UNITS = ("B", "KB", "MB", "GB", "TB", "PB")
+_CENT = Decimal("0.01")
+_SUB_CENT = Decimal("0.0001")
+
+
+# -- money --------------------------------------------------------------------------------------
+def cents(d: Decimal) -> Decimal:
+    """Rounded to the cent, half up (as a bill shows it)."""
+    return d.quantize(_CENT, rounding=ROUND_HALF_UP)
+
+
+def usd(amount: Decimal | float | int | None, signed: bool = False) -> str:
+    """Dollars to the cent, rounded half up (``$1,234.57``); a non-zero amount under half a cent to four
+    places (``$0.0003``); negative as ``-$2.50``, and ``+$2.50`` when ``signed``; ``-`` for None.
+
+    A float is taken as the decimal it prints as (``0.125`` is 0.125, not the binary number just below),
+    so a float and the Decimal it came from print alike."""
+    if amount is None:
+        return NO_VALUE
+    d = amount if isinstance(amount, Decimal) else Decimal(repr(amount) if isinstance(amount, float) else amount)
+    sign = "-" if d < 0 else "+" if signed and d > 0 else ""
+    d = abs(d)
+    if d and d < _CENT / 2:
+        return f"{sign}${d.quantize(_SUB_CENT, rounding=ROUND_HALF_UP):f}"
+    return f"{sign}${cents(d):,}"
+
+
+# -- bytes --------------------------------------------------------------------------------------
+def human_bytes(n: float) -> str:
+    """``1536 -> '1.5 KB'``, ``10 * 2**30 -> '10 GB'``: binary units (1 KB = 1024 bytes), whole from 100
+    of a unit and when whole, else three significant digits."""
+    n, i = float(n), 0
+    while abs(n) >= 1024 and i < len(BYTE_UNITS) - 1:
+        n, i = n / 1024, i + 1
+    text = f"{n:.0f}" if abs(n) >= 100 or n == round(n) else f"{n:.3g}"
+    return f"{text} {BYTE_UNITS[i]}"
+
+
+# -- numbers ------------------------------------------------------------------------------------
+def number(v: Any, digits: int | None = 2, *, signed: bool = False, trim: bool = False,
+           significant: int | None = None) -> str:
+    """A number with thousands separators: an int as it is (``3,255,674``), anything else to ``digits``
+    decimals (``860.31``; Decimals round as Python formats them); ``-`` for None, ``True``/``False`` for bools.
+
+    ``signed``: ``+`` before a positive number, and zero is ``0``. ``trim``: no trailing zeros
+    (``2.50 -> 2.5``, ``2.00 -> 2``, ``-0.00 -> 0``). ``digits=None``: as many decimals as the size
+    needs: ``0`` is ``0``, none from 100 (``1,234``), one from 1 (``12.3``), two below (``0.12``).
+    ``significant=n``: whole numbers and anything from ``10**(n-1)`` whole (``1,234``), else ``n``
+    significant digits (``12.5``, ``1.25``, ``0.0625``)."""
+    if v is None:
+        return NO_VALUE
+    if isinstance(v, bool):
+        return str(v)
+    if trim and isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        v = int(v)
+    if signed and v == 0:
+        return "0"
+    sign = "+" if signed else ""
+    if isinstance(v, int):
+        return f"{v:{sign},}"
+    if significant is not None:
+        whole = v == round(v) or abs(v) >= 10 ** (significant - 1)
+        return f"{v:{sign},.0f}" if whole else f"{v:{sign},.{significant}g}"
+    if digits is None:
+        if v == 0:
+            return "0"
+        digits = 0 if abs(v) >= 100 else 1 if abs(v) >= 1 else 2
+    text = f"{v:{sign},.{digits}f}"
+    if trim and "." in text:
+        text = text.rstrip("0").rstrip(".")
+        return "0" if text in ("-0", "+0") else text
+    return text
+
+
+# -- short labels -------------------------------------------------------------------------------
+def _columns(ch: str) -> int:
+    if unicodedata.combining(ch):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: an East Asian wide character two, a combining mark none."""
+    return sum(map(_columns, text))
+
+
+def short(text: Any, width: int) -> str:
+    """``text`` as it is (never escaped), cut to ``width`` columns (:func:`display_width`) with an ellipsis
+    that takes the last column."""
+    text = str(text)
+    if display_width(text) <= width:
+        return text
+    kept, used = [], 1
+    for ch in text:
+        if used + _columns(ch) > width:
+            break
+        kept.append(ch)
+        used += _columns(ch)
+    return "".join(kept) + ELLIPSIS
