@@ -19,7 +19,7 @@ from blue_nb.imports.infer_keys import KeyInfo, guess_keys, keys_from_describe, 
 from blue_nb.patterns import quote_ident
 from blue_nb.sources.blue_sqlite import check_columns, data_mode, decode_row, wire_key_names
 from blue_nb.sources.s3_export import find_exports, iter_changes, peek_keys, window_notes
-from blue_nb.stores.sqlite import SQLiteStore
+from blue_nb.stores import Store, open_store
 
 __all__ = ["GUESS_SAMPLE", "TableSource", "dynamodb_sources", "key_override", "s3_sources", "sqlite_sources"]
 
@@ -73,9 +73,9 @@ def s3_sources(source: str | Path, *, domain: str | None, key: KeyInfo | None, p
 # ---------------------------------------------------------------- Blue's SQLite file
 
 
-def _open_read_only(path: Path) -> SQLiteStore:
+def _open_read_only(path: Path) -> Store:
     try:
-        return SQLiteStore(path, read_only=True)
+        return open_store("sqlite", path, read_only=True)
     except StoreError as e:
         raise SourceError(f"cannot read as SQLite: {e.msg}", where=str(path),
                           hint="give a SQLite file holding blue_<domain> tables (ADR 0018)", cause=e) from e
@@ -99,7 +99,7 @@ def sqlite_sources(source: str | Path, *, domain: str | None, key: KeyInfo | Non
         store.close()
 
 
-def _tables(store: SQLiteStore, path: Path, domain: str | None) -> dict[str, list[str]]:
+def _tables(store: Store, path: Path, domain: str | None) -> dict[str, list[str]]:
     tables = store.blue_tables()
     if domain is not None:
         name = f"blue_{domain}"
@@ -116,7 +116,7 @@ def _tables(store: SQLiteStore, path: Path, domain: str | None) -> dict[str, lis
     return tables
 
 
-def _sqlite_table(store: SQLiteStore, path: Path, table: str, extra: list[str], key: KeyInfo | None,
+def _sqlite_table(store: Store, path: Path, table: str, extra: list[str], key: KeyInfo | None,
                   progress: bool) -> TableSource:
     t = quote_ident(table)
     has_sk = bool(store.execute(f"SELECT count(*) FROM {t} WHERE sk <> ''")[0][0])

@@ -25,16 +25,21 @@ __all__ = ["BACKENDS", "LoadInterrupted", "LoadResult", "LoadResults", "Store", 
            "keep_checks", "kept_checks", "loaded_digest", "loaded_spec", "open_store", "recover"]
 
 
-def open_store(backend: str, path: str | Path = ":memory:") -> Store:
+def open_store(backend: str, path: str | Path = ":memory:", *, read_only: bool = False) -> Store:
     """Open (or create) a store file of the given backend; ``:memory:`` for an in-memory one.
 
     A missing folder of the file is created, and named in the store's ``created_folder`` (the
     library does not print; the CLI says so). A path below a file, or naming a folder, is a
     :class:`~blue_nb.errors.StoreError`. An interrupted load left in the file is finished or
     rolled back first (:func:`blue_nb.stores.journal.recover`); ``recovered`` says what was done.
+
+    ``read_only=True`` opens an existing file for reading only (a file of somebody else's, such as Blue's
+    own SQLite file an import reads): nothing is created, recovered or written.
     """
     if backend not in BACKENDS:
         raise StoreError(f"unknown backend {backend!r}", hint="use one of: " + ", ".join(BACKENDS))
+    if read_only:
+        return drivers.open_driver(backend, path, read_only=True)
     created = None if str(path) == ":memory:" else _folder_for(backend, Path(path))
     store = drivers.open_driver(backend, path)
     store.created_folder = created

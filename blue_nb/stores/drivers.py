@@ -14,12 +14,12 @@ __all__ = ["open_driver"]
 
 def open_driver(backend: str, path: str | Path = ":memory:", *, read_only: bool = False,
                 timeout: float = 30.0) -> Store:
-    """The driver of ``backend`` on ``path``. ``read_only`` applies to DuckDB (which lets one
-    process write a file); ``timeout`` is how long SQLite waits for another writer's lock."""
+    """The driver of ``backend`` on ``path``. ``read_only`` opens a file that must exist, for reading only
+    (DuckDB lets one process write a file); ``timeout`` is how long SQLite waits for another writer's lock."""
     if backend == "sqlite":
         from blue_nb.stores.sqlite import SQLiteStore  # deferred: open only the driver asked for
 
-        return SQLiteStore(path, timeout=timeout)
+        return SQLiteStore(path, timeout=timeout, read_only=read_only)
     if backend == "duckdb":
         from blue_nb.stores.duckdb import DuckDBStore  # deferred: open only the driver asked for
 
