@@ -48,7 +48,7 @@ _EXPORTS = {
     "heat_report": "app.reports",
     "design_cost": "app.costs", "cost_whatif": "app.costs",
     "apply_spec": "app.roundtrip", "open_endpoint": "app.roundtrip", "close_endpoint": "app.roundtrip",
-    "run_on_endpoint": "app.roundtrip", "import_data": "app.imports", "export_spec": "app.exports", "Table": "app.display", "export_all": "app.exports",
+    "run_on_endpoint": "app.roundtrip", "import_data": "app.imports", "export_spec": "app.exports", "DisplayTable": "app.display", "export_all": "app.exports",
     "PatternExplorer": "widgets", "HeatExplorer": "widgets",
     "key_heatmap": "plots", "top_keys_chart": "plots", "attribute_sizes": "plots", "capacity_waste": "plots",
     "index_entry_sizes": "plots", "item_size_distribution": "plots", "partition_sizes": "plots",

@@ -3,7 +3,7 @@
 from decimal import Decimal
 from pathlib import Path
 
-from blue_nb.app.display import StoreComparison, Table, compact, format_number
+from blue_nb.app.display import DisplayTable, StoreComparison, compact, format_number
 from blue_nb.app.frames import item_table, size_stats_frame
 from blue_nb.app.workflows import compare_stores, load_data, sample_items
 from blue_nb.spec import load_spec, loads_spec
@@ -57,14 +57,14 @@ def test_numbers_are_rounded_and_values_compact():
 
 
 def test_a_table_keeps_its_values_and_aligns_its_html():
-    t = Table([{"pk": "7", "size": 3255674, "rate": 860.308153, "doc": {"a": [1, 2]}}], left=["pk"])
+    t = DisplayTable([{"pk": "7", "size": 3255674, "rate": 860.308153, "doc": {"a": [1, 2]}}], left=["pk"])
     assert t.loc[0, "rate"] == 860.308153 and t.loc[0, "doc"] == {"a": [1, 2]}      # the values stay real
     html = t._repr_html_()
     assert "text-align:left;white-space:nowrap'>7<" in html                       # a key: left, though numeric
     assert "text-align:right;white-space:nowrap'>3,255,674<" in html
     assert ">860.31<" in html and ">{a: [1, 2]}<" in html and "860.308" not in html
     assert "860.31" in repr(t) and "3,255,674" in repr(t)
-    assert type(t.head(1)) is not Table                                             # derived frames are plain
+    assert type(t.head(1)) is not DisplayTable                                             # derived frames are plain
 
 
 def test_item_tables_put_the_keys_then_the_costs_first():

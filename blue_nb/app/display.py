@@ -1,9 +1,9 @@
-"""Tables sized for a notebook: :class:`Table`, a DataFrame that shows itself compactly.
+"""Tables sized for a notebook: :class:`DisplayTable`, a DataFrame that shows itself compactly.
 
 The frame keeps the real values (Decimals, bytes, maps); only its HTML is shaped for reading:
 text and key columns left-aligned, numbers right-aligned with thousands separators, floats
 rounded, maps and lists on one truncated line (``{title: "x", n: 3}``), binary as
-``<binary 1,234 B>``. Anything computed from a Table (a slice, a sum) is a plain DataFrame.
+``<binary 1,234 B>``. Anything computed from a DisplayTable (a slice, a sum) is a plain DataFrame.
 Numbers and cut cells print with :mod:`blue_nb.printing`'s helpers, as in every other table and figure.
 """
 
@@ -18,7 +18,7 @@ import pandas as pd
 from blue_nb.printing import number, short
 from blue_nb.spec.display import html_table
 
-__all__ = ["StoreComparison", "Table", "compact", "format_number"]
+__all__ = ["DisplayTable", "StoreComparison", "compact", "format_number"]
 
 WIDTH = 48          # columns a text, map or list cell shows before it is cut with "…"
 MAX_ROWS = 60       # rows a table shows (then a note says how many were left out)
@@ -67,7 +67,7 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and not (isinstance(v, float) and math.isnan(v))
 
 
-class Table(pd.DataFrame):
+class DisplayTable(pd.DataFrame):
     """A DataFrame whose notebook display is compact; ``signed`` columns show ``+``/``-``.
 
     ``left`` names columns always left-aligned (keys, even when they hold numbers); other columns

@@ -11,7 +11,7 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
-from blue_nb.app.display import Table
+from blue_nb.app.display import DisplayTable
 from blue_nb.sizing import item_costs, item_sizes
 from blue_nb.items.values import item_from_wire, item_to_wire
 
@@ -34,14 +34,14 @@ def items_to_frame(items: Iterable[Mapping[str, Any]], *, sizes: bool = True) ->
     return df[[c for c in df.columns if c not in cost] + cost]
 
 
-def item_table(items: Iterable[Mapping[str, Any]], key_names: Iterable[str] = ()) -> Table:
+def item_table(items: Iterable[Mapping[str, Any]], key_names: Iterable[str] = ()) -> DisplayTable:
     """Items for reading: the key columns first (``key_names`` in order, those present), then the
     size and unit costs, then the other attributes; maps, lists and binary shown on one short line."""
     df = items_to_frame(items)
     keys = [k for k in key_names if k in df.columns]
     cost = [c for c in _COSTS if c in df.columns]
     rest = [c for c in df.columns if c not in keys and c not in cost]
-    return Table(df[keys + cost + rest], left=keys)
+    return DisplayTable(df[keys + cost + rest], left=keys)
 
 
 def frame_to_items(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -60,7 +60,7 @@ def _is_missing(v: Any) -> bool:
         return False
 
 
-def entity_frame(counts: Mapping[str, tuple[int, int, int, int]]) -> Table:
+def entity_frame(counts: Mapping[str, tuple[int, int, int, int]]) -> DisplayTable:
     """entity -> (items, bytes, p50, max) as a frame with the mean size.
 
     ``p50_bytes`` is the size of a real item, the middle one in size order (the lower middle
@@ -69,35 +69,35 @@ def entity_frame(counts: Mapping[str, tuple[int, int, int, int]]) -> Table:
                        for e, (n, b, p50, mx) in counts.items()])
     if not df.empty:
         df["mean_bytes"] = (df["bytes"] / df["items"]).round(1)
-    return Table(df, left=["entity"])
+    return DisplayTable(df, left=["entity"])
 
 
-def size_stats_frame(stats: Mapping[str, Mapping[str, int]]) -> Table:
+def size_stats_frame(stats: Mapping[str, Mapping[str, int]]) -> DisplayTable:
     """The heat report's ``size_stats`` (entity -> count, p50, p95, max, bytes) as a table, largest entity first.
 
     p50 and p95 are sizes of real items (nearest rank): the item at 50 % and 95 % in size order."""
     rows = [{"entity": e, "items": s["count"], "p50_bytes": s["p50"], "p95_bytes": s["p95"], "max_bytes": s["max"],
              "bytes": s["bytes"]} for e, s in sorted(stats.items(), key=lambda kv: -kv[1]["bytes"])]
-    return Table(pd.DataFrame(rows, columns=["entity", "items", "p50_bytes", "p95_bytes", "max_bytes", "bytes"]),
+    return DisplayTable(pd.DataFrame(rows, columns=["entity", "items", "p50_bytes", "p95_bytes", "max_bytes", "bytes"]),
                  left=["entity"])
 
 
-def largest_items_frame(rows: Iterable[tuple[str, str, str, int]]) -> Table:
+def largest_items_frame(rows: Iterable[tuple[str, str, str, int]]) -> DisplayTable:
     recs = []
     for pk, sk, entity, size in rows:
         c = item_costs(size)
         recs.append({"pk": pk, "sk": sk, "entity": entity, "size": size, "rcu_strong": c["rcu_strong"],
                      "rcu_eventual": c["rcu_eventual"], "wcu": c["wcu"]})
-    return Table(pd.DataFrame(recs, columns=["pk", "sk", "entity", "size", "rcu_strong", "rcu_eventual", "wcu"]),
+    return DisplayTable(pd.DataFrame(recs, columns=["pk", "sk", "entity", "size", "rcu_strong", "rcu_eventual", "wcu"]),
                  left=["pk", "sk", "entity"])
 
 
-def partitions_frame(rows: Iterable[tuple[str, int, int]]) -> Table:
-    return Table(pd.DataFrame([{"pk": pk, "items": n, "bytes": b} for pk, n, b in rows],
+def partitions_frame(rows: Iterable[tuple[str, int, int]]) -> DisplayTable:
+    return DisplayTable(pd.DataFrame([{"pk": pk, "items": n, "bytes": b} for pk, n, b in rows],
                               columns=["pk", "items", "bytes"]), left=["pk"])
 
 
-def spec_frame(spec) -> Table:
+def spec_frame(spec) -> DisplayTable:
     """One row per entity: source, key templates, attributes, writer."""
     t = spec.table
     rows = []
@@ -108,4 +108,4 @@ def spec_frame(spec) -> Table:
                                              if k not in (t.partition_key, t.sort_key)),
                      "attributes": ", ".join(f"{k}:{v}" for k, v in e.attributes.items()), "writer": e.writer})
     df = pd.DataFrame(rows)
-    return Table(df, left=list(df.columns))
+    return DisplayTable(df, left=list(df.columns))

@@ -116,18 +116,18 @@ class ApplyResult:
 
     def frame(self):
         """One row per pattern run, for a notebook."""
-        from blue_nb.app.display import Table  # deferred: pandas only when a notebook asks for the table
+        from blue_nb.app.display import DisplayTable  # deferred: pandas only when a notebook asks for the table
 
-        return Table([{"pattern": c.pattern, "case": c.case, "params": c.params,
+        return DisplayTable([{"pattern": c.pattern, "case": c.case, "params": c.params,
                               "match": c.ok, "items": c.counts.get("dynamodb"), "calls": c.pages.get("dynamodb"),
                               "rcu": c.rcu.get("dynamodb"), "difference or note": c.difference or c.note or ""}
                              for c in self.checks], left=["pattern", "case", "params", "difference or note"])
 
     def pages_frame(self, pattern: str):
         """One pattern's runs: per case and engine, the calls made, the items each returned, the read units."""
-        from blue_nb.app.display import Table  # deferred: pandas only when a notebook asks for the table
+        from blue_nb.app.display import DisplayTable  # deferred: pandas only when a notebook asks for the table
 
-        return Table([{"case": c.case, "engine": e, "calls": len(sizes), "items per call": sizes,
+        return DisplayTable([{"case": c.case, "engine": e, "calls": len(sizes), "items per call": sizes,
                               "items": c.counts[e], "rcu": c.rcu[e]}
                              for c in self.checks if c.pattern == pattern for e, sizes in c.page_sizes.items()],
                      left=["case", "engine", "items per call"])

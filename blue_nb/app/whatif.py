@@ -17,7 +17,7 @@ from blue_nb.errors import SpecError
 from blue_nb.sizing import MAX_ITEM_BYTES, STORAGE_OVERHEAD, item_sizes, read_units, write_units
 from blue_nb.spec import Spec
 from blue_nb.stores import Store
-from blue_nb.app.display import Table
+from blue_nb.app.display import DisplayTable
 from blue_nb.app.workflows import as_spec
 
 __all__ = ["MEASURES", "nearest_rank", "short_names", "size_whatif"]
@@ -76,7 +76,7 @@ def _stats(sizes: list[int]) -> dict:
 
 
 def size_whatif(store: Store, spec: Spec | str | Path, entity: str, *, drop: Sequence[str] = (),
-                rename: Mapping[str, str] | None = None, limit: int = 100_000) -> Table:
+                rename: Mapping[str, str] | None = None, limit: int = 100_000) -> DisplayTable:
     """Sizes and per-request capacity of ``entity``'s items now and after the change.
 
     One row per measure (:data:`MEASURES`: ``bytes``, ``p50_bytes``, ``items_over_400KB``, ...),
@@ -108,4 +108,4 @@ def size_whatif(store: Store, spec: Spec | str | Path, entity: str, *, drop: Seq
              "change": round(after[m] - before[m], 2) if isinstance(before[m], float) else after[m] - before[m],
              "meaning": MEASURES[m]} for m in MEASURES]
     frame = pd.DataFrame(rows, dtype=object).set_index("measure")
-    return Table(frame, left=["meaning"], signed=["change"], caption=f"{entity}: now and {label}")
+    return DisplayTable(frame, left=["meaning"], signed=["change"], caption=f"{entity}: now and {label}")

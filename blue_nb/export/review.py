@@ -28,7 +28,7 @@ from blue_nb.export.review_render import (
     Image,
     Items,
     Para,
-    Table,
+    TableBlock,
     to_html,
     to_markdown,
 )
@@ -118,7 +118,7 @@ def _glance(spec: Spec, ctx: ExportContext, data: ReviewData) -> list:
         rows.append(["monthly cost", f"{usd(t['total_on_demand_usd'])} on demand, "
                      f"{usd(t['total_provisioned_usd'])} provisioned",
                      f"{data.cost['region']} prices of {data.cost['date']}"])
-    return [Heading(2, "At a glance", "glance"), Table(["", "value", "against the limits"], rows)]
+    return [Heading(2, "At a glance", "glance"), TableBlock(["", "value", "against the limits"], rows)]
 
 
 def _changes(data: ReviewData) -> list:
@@ -129,7 +129,7 @@ def _changes(data: ReviewData) -> list:
     if ch.empty:
         return [*out, Para("Nothing changed: same keys, indexes, patterns, findings and costs.")]
     if ch.spec:
-        out.append(Table(["what", "name", "change", "before", "after"],
+        out.append(TableBlock(["what", "name", "change", "before", "after"],
                          [[c.area, c.name, c.change, f"`{c.before}`" if c.before else "",
                            f"`{c.after}`" if c.after else ""] for c in ch.spec]))
     else:
@@ -137,12 +137,12 @@ def _changes(data: ReviewData) -> list:
     if ch.new_findings or ch.resolved_findings:
         rows = [[f.severity, f.rule, f"`{f.where}`", "new"] for f in ch.new_findings]
         rows += [[f.severity, f.rule, f"`{f.where}`", "resolved"] for f in ch.resolved_findings]
-        out += [Heading(3, "Findings"), Table(["severity", "rule", "where", ""], rows)]
+        out += [Heading(3, "Findings"), TableBlock(["severity", "rule", "where", ""], rows)]
     if ch.costs:
         rows = [[r["what"], usd(r["old_usd"]), usd(r["new_usd"]),
                  usd(None if r["old_usd"] is None or r["new_usd"] is None else r["new_usd"] - r["old_usd"], True)]
                 for r in ch.costs]
-        out += [Heading(3, "Cost per month"), Table(["", "before", "after", "change"], rows, (1, 2, 3))]
+        out += [Heading(3, "Cost per month"), TableBlock(["", "before", "after", "change"], rows, (1, 2, 3))]
     elif ch.costs_note:
         out.append(Para(ch.costs_note, "muted"))
     return out
@@ -161,7 +161,7 @@ def _tables(spec: Spec, data: ReviewData) -> list:
     for row, key in zip(rows, ["table", *t.indexes]):
         s = storage.get(key)
         row += [f"{s['entries']:,}", human_bytes(s["storage_bytes"])] if s else ["-", "-"]
-    blocks: list = [Heading(2, "Table and indexes", "table"), Table(cols, rows, (5, 6))]
+    blocks: list = [Heading(2, "Table and indexes", "table"), TableBlock(cols, rows, (5, 6))]
     if t.billing_mode == "PROVISIONED":
         blocks.append(Para(f"Provisioned in the spec: {t.read_capacity} RCU, {t.write_capacity} WCU.", "muted"))
     return blocks
@@ -175,12 +175,12 @@ def _entities(spec: Spec, data: ReviewData) -> list:
         keys = "; ".join(f"{k}: `{v}`" for k, v in e.key.items())
         rows.append([name, keys, e.writer or "-", *(
             [f"{st['count']:,}", f"{st['p50']:,}", f"{st['p95']:,}", f"{st['max']:,}"] if st else ["-"] * 4)])
-    out.append(Table(["entity", "key templates", "writer", "items", "p50 B", "p95 B", "max B"], rows, (3, 4, 5, 6)))
+    out.append(TableBlock(["entity", "key templates", "writer", "items", "p50 B", "p95 B", "max B"], rows, (3, 4, 5, 6)))
     if data.examples:
         for name, keys in data.examples.items():
             if keys:
                 attrs = list(dict.fromkeys(k for row in keys for k in row))
-                out.append(Table(attrs, [[f"`{row.get(a, '')}`" for a in attrs] for row in keys],
+                out.append(TableBlock(attrs, [[f"`{row.get(a, '')}`" for a in attrs] for row in keys],
                                  caption=f"{name}: example keys from the data"))
     else:
         out.append(Para("Example keys come from the data: pass --data.", "muted"))
@@ -207,7 +207,7 @@ def _pattern_rows(spec: Spec, data: ReviewData) -> list[list[str]]:
 def _patterns(spec: Spec, data: ReviewData) -> list:
     cols = ["pattern", "operation", "index", "key condition", "units/call", "calls/s", "units/s", "$/month",
             "hot or cold"]
-    out: list = [Heading(2, "Access patterns", "patterns"), Table(cols, _pattern_rows(spec, data), (4, 5, 6, 7),
+    out: list = [Heading(2, "Access patterns", "patterns"), TableBlock(cols, _pattern_rows(spec, data), (4, 5, 6, 7),
                  caption="Units are RCU for reads, WCU for writes (index writes included), on average over the "
                          "keys the workload draws; $/month on demand. Busiest key: its mean units/s against "
                          f"{PARTITION_RCU:,} RCU / {PARTITION_WCU:,} WCU per partition.")]
@@ -255,7 +255,7 @@ def _heat(data: ReviewData) -> list:
     if data.top_keys:
         rows = [[k["index"], f"`{k['pk']}`", number(k["rcu_per_s"], 1), number(k["wcu_per_s"], 1),
                  f"{int(k['items']):,}", human_bytes(k["bytes"]), k["patterns"]] for k in data.top_keys]
-        out.append(Table(["index", "partition key", "RCU/s", "WCU/s", "items", "size", "patterns"], rows,
+        out.append(TableBlock(["index", "partition key", "RCU/s", "WCU/s", "items", "size", "patterns"], rows,
                          (2, 3, 4, 5), caption="The hottest keys, by 3 x WCU + RCU; units/s are means over "
                                                "the simulated seconds."))
     return [*out, *data.figures]
@@ -270,13 +270,13 @@ def _cost(data: ReviewData) -> list:
     t = c["totals"]
     rows = [["on demand", usd(t["on_demand_usd"]), usd(t["storage_usd"]), usd(t["total_on_demand_usd"])],
             ["provisioned", usd(t["provisioned_usd"]), usd(t["storage_usd"]), usd(t["total_provisioned_usd"])]]
-    out.append(Table(["billing", "requests / capacity", "storage", "total"], rows, (1, 2, 3),
+    out.append(TableBlock(["billing", "requests / capacity", "storage", "total"], rows, (1, 2, 3),
                      caption=f"{c['region']} prices of {c['date']} ({c['currency']}), "
                              f"{c['prices'].get('hours_per_month', 730)} hours a month."))
     cap = [[r["name"], number(r["mean_rcu"], 1), number(r["peak_rcu"], 1), f"{r['rcu']:,}", number(r["mean_wcu"], 1),
             number(r["peak_wcu"], 1), f"{r['wcu']:,}", usd(r["usd"])] for r in c["capacity"]]
     if cap:
-        out.append(Table(["provisioned", "mean RCU/s", "peak RCU/s", "RCU", "mean WCU/s", "peak WCU/s", "WCU",
+        out.append(TableBlock(["provisioned", "mean RCU/s", "peak RCU/s", "RCU", "mean WCU/s", "peak WCU/s", "WCU",
                           "$/month"], cap, (1, 2, 3, 4, 5, 6, 7),
                          caption=f"Capacity = peak / {c['utilisation']:.0%} target utilisation, rounded up; "
                                  f"peaks: {c['peaks']}."))

@@ -14,7 +14,7 @@ import html
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["Block", "Code", "Details", "Heading", "Image", "Items", "Para", "Table", "to_html", "to_markdown"]
+__all__ = ["Block", "Code", "Details", "Heading", "Image", "Items", "Para", "TableBlock", "to_html", "to_markdown"]
 
 
 @dataclass
@@ -42,7 +42,7 @@ class Items:
 
 
 @dataclass
-class Table:
+class TableBlock:
     """A report table: column names, rows of cell texts, the right-aligned columns, a caption."""
 
     columns: list[str]
@@ -77,7 +77,7 @@ class Details:
     blocks: list = field(default_factory=list)
 
 
-Block = Heading | Para | Items | Table | Code | Image | Details
+Block = Heading | Para | Items | TableBlock | Code | Image | Details
 
 _TICKS = re.compile(r"`([^`]+)`")
 _BOLD = re.compile(r"\*\*([^*]+)\*\*")
@@ -123,7 +123,7 @@ def _html_block(b) -> list[str]:
         return [f'<p class="{cls}">{_inline_html(b.text)}</p>' if cls else f"<p>{_inline_html(b.text)}</p>"]
     if isinstance(b, Items):
         return ["<ul>", *[f"<li>{_inline_html(i)}</li>" for i in b.items], "</ul>"]
-    if isinstance(b, Table):
+    if isinstance(b, TableBlock):
         def cell(tag: str, i: int, v: str) -> str:
             return f'<{tag} class="n">{_inline_html(v)}</{tag}>' if i in b.numeric else f"<{tag}>{_inline_html(v)}</{tag}>"
         out = ["<table>"]
@@ -170,7 +170,7 @@ def _md_block(b, figure_dir: str | None) -> list[str]:
         return [f"*{b.text}*" if b.kind == "muted" else b.text, ""]
     if isinstance(b, Items):
         return [*[f"- {i}" for i in b.items], ""]
-    if isinstance(b, Table):
+    if isinstance(b, TableBlock):
         align = ["---:" if i in b.numeric else ":---" for i in range(len(b.columns))]
         out = ["| " + " | ".join(_md_cell(c) for c in b.columns) + " |", "| " + " | ".join(align) + " |"]
         out += ["| " + " | ".join(_md_cell(v) for v in r) + " |" for r in b.rows]

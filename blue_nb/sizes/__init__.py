@@ -15,6 +15,6 @@ All aggregation runs in SQL on the store's catalog, through its analytics sessio
 """
 
 from blue_nb.sizes.limits import size_findings
-from blue_nb.sizes.stats import ATTR_SAMPLE, attribute_sizes, entity_size_stats, item_size_frame, size_frames
+from blue_nb.sizes.stats import ATTR_SAMPLE, attribute_size_frame, entity_size_stats, item_size_frame, size_frames
 
-__all__ = ["ATTR_SAMPLE", "attribute_sizes", "entity_size_stats", "item_size_frame", "size_findings", "size_frames"]
+__all__ = ["ATTR_SAMPLE", "attribute_size_frame", "entity_size_stats", "item_size_frame", "size_findings", "size_frames"]

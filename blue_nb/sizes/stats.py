@@ -19,7 +19,7 @@ from blue_nb.spec import Spec
 from blue_nb.stores.analytics import Scratch, frame, ident
 from blue_nb.stores.entries import entries_table
 
-__all__ = ["ATTR_SAMPLE", "attribute_sizes", "entity_size_stats", "item_size_frame", "size_frames"]
+__all__ = ["ATTR_SAMPLE", "attribute_size_frame", "entity_size_stats", "item_size_frame", "size_frames"]
 
 ATTR_SAMPLE = 10_000           # items per entity: shares are stable well before this
 
@@ -38,7 +38,7 @@ def size_frames(scratch: Scratch, spec: Spec, *, sample: int = ATTR_SAMPLE, seed
     parts = [f"SELECT ? AS idx, esize FROM {entries_table(scratch, spec, name)} e" for name in spec.table.indexes]
     entries = (frame(store, " UNION ALL ".join(parts), ["index", "size"], list(spec.table.indexes)) if parts
                else pd.DataFrame(columns=["index", "size"]))
-    return {"sizes": sizes, "waste": waste, "attrs": attribute_sizes(scratch, spec, sample=sample, seed=seed),
+    return {"sizes": sizes, "waste": waste, "attrs": attribute_size_frame(scratch, spec, sample=sample, seed=seed),
             "entries": entries}
 
 
@@ -53,7 +53,7 @@ def item_size_frame(scratch: Scratch, cat: str) -> pd.DataFrame:
                          "size": np.concatenate(parts) if parts else np.zeros(0, np.int64)})
 
 
-def attribute_sizes(scratch: Scratch, spec: Spec, *, sample: int = ATTR_SAMPLE, seed: int = 18) -> pd.DataFrame:
+def attribute_size_frame(scratch: Scratch, spec: Spec, *, sample: int = ATTR_SAMPLE, seed: int = 18) -> pd.DataFrame:
     """Per entity and attribute: bytes (name + value, summed over a reservoir sample of at most
     ``sample`` items and scaled to all the entity's items) and the share of the entity's bytes."""
     layout = TableLayout.of(spec)
