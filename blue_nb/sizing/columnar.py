@@ -50,7 +50,7 @@ __all__ = ["item_size_column", "item_sizes", "items_to_table", "number_text_size
 #: rows / bytes per numpy block of number texts: the temporaries stay in the CPU cache
 _BLOCK_ROWS = 32768
 _BLOCK_BYTES = 256 * 1024
-_CHUNK = 4096  # Python / wire items sized at a time: the repeated passes over a chunk stay in the CPU cache
+_CHUNK = 2048  # Python / wire items sized at a time: the repeated passes over a chunk stay in the CPU cache
 _KERNEL_MIN = 128  # numbers from which a column is sized by the numpy kernel (below: number_size, cached, is faster)
 _WALK_STEPS = 6  # steps over zeros next to the ends of a number before a lookup
 _NONE = type(None)
