@@ -1,5 +1,6 @@
 """A CSV file built column by column into the rows a load stages (sources.csv_stage) gives the rows the item
-way gives (ItemBuilder, then TableLayout.rows), byte for byte, and the same located errors."""
+way gives (the oracle, tests/csv_oracle.py: ItemBuilder, then TableLayout.rows), byte for byte, and the same
+located errors."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from blue_nb.sources import csv_stage
 from blue_nb.sources.csv_stage import arrow_batches, column_batches, csv_staged_rows
 from blue_nb.sources.files import csv_records
 from blue_nb.spec import load_spec, loads_spec
+
+from .csv_oracle import item_way_rows, staged
 
 CREATED = "2026-12-04T00:00:00Z"
 
@@ -114,10 +117,62 @@ def test_a_file_without_rows_is_refused_as_the_item_way_refuses_it(tmp_path, bod
 
 
 def test_an_entity_the_columns_do_not_cover_takes_the_item_way(tmp_path):
-    spec = loads_spec(SPEC_TEXT.replace("qty: N", "qty: BOOL"))          # BOOL: not a column-way type
-    (tmp_path / "orders.csv").write_text(HEADER + "s1,1,red,d,1,n,Oslo,,true,x\n", encoding="utf-8")
+    spec = loads_spec(SPEC_TEXT.replace('ORDER#{order_id}"', 'ORDER#{order_id:05d}"'))   # a format spec
+    (tmp_path / "orders.csv").write_text(HEADER + "s1,1,red,d,1,n,Oslo,,2,x\n", encoding="utf-8")
     parts = list(csv_staged_rows(spec, spec.entities["Order"], tmp_path / "orders.csv", CREATED))
-    assert parts and all(isinstance(x, tuple) for x in parts) and parts[0][1]["qty"] is True
+    assert parts and all(isinstance(x, tuple) for x in parts) and parts[0][1]["sk"] == "ORDER#00001"
+
+
+# ---------------------------------------------------------------- every attribute type, against the oracle
+
+TYPES_SPEC = loads_spec(SPEC_TEXT.replace("qty: N}", "qty: N, ok: BOOL, gone: \"NULL\", raw: B, tags: SS, nums: NS, "
+                                                     "blobs: BS, parts: L, meta: M}"))
+TYPES_HEADER = ["shop", "order_id", "tag", "day", "total", "note", "city", "created_at", "qty", "ok", "gone", "raw",
+                "tags", "nums", "blobs", "parts", "meta"]
+TYPE_CELLS = {   # per column: cells its type takes, and now and then one it refuses
+    "ok": ["true", "False", "1", "no", "", " yes ", "maybe"],
+    "gone": ["true", "null", "", "1", "false"],
+    "raw": ["aGk=", "", "AA==", "not base64", "QR=="],
+    "tags": ['["a","b"]', "solo", "", '["a","a"]', "[]", '["é","😀"]', "[1]"],
+    "nums": ["[1, 2.50]", '["3"]', "", "[1, 1.0]", "[1E+200]", "[-0.001]", "7"],
+    "blobs": ['["aGk=","AA=="]', "", '["x"]', "aGk="],
+    "parts": ['[1, "a", null, true, [], {"k": 2.5}]', "", "[]", "{}", "[1", '["😀"]'],
+    "meta": ['{"a": {"b": [1]}, "c": null}', "", "{}", "[]", '{"a": 1, "a": 2}', '{"n": 1e400}'],
+    "total": ["1", "", "007", "-1.50", "12abc"],
+    "order_id": [str(i) for i in range(9)] + [""],
+}
+
+
+def _types_rows(draw_cells) -> str:
+    lines = [",".join(TYPES_HEADER)]
+    for n, cells in enumerate(draw_cells):
+        row = {"shop": "s1", "order_id": str(n), "tag": "t", "day": "d", "total": "1", "note": "x", "city": "c",
+               "created_at": "", "qty": "2", **cells}
+        lines.append(",".join('"' + row[c].replace('"', '""') + '"' for c in TYPES_HEADER))
+    return "\n".join(lines) + "\n"
+
+
+def _outcome(fn):
+    try:
+        got = fn()
+    except SourceError as e:
+        return ("error", e.msg, e.where, e.hint)
+    return (got.main, got.cat, got.entities, got.wheres)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.fixed_dictionaries({c: st.sampled_from(v) for c, v in TYPE_CELLS.items()}), min_size=1,
+                     max_size=6),
+       chunk=st.sampled_from([1, 2, 5000]))
+def test_every_attribute_type_stages_as_its_items_do(tmp_path, rows, chunk):
+    path = tmp_path / "orders.csv"
+    path.write_text(_types_rows(rows), encoding="utf-8")
+    entity = TYPES_SPEC.entities["Order"]
+    got = _outcome(lambda: staged(list(csv_staged_rows(TYPES_SPEC, entity, path, CREATED, chunk=chunk)),
+                                  TYPES_SPEC, CREATED))
+    assert got == _outcome(lambda: item_way_rows(TYPES_SPEC, entity, path, CREATED))
+    parts = [] if got[0] == "error" else list(csv_staged_rows(TYPES_SPEC, entity, path, CREATED, chunk=chunk))
+    assert all(isinstance(x, StagedRows) for x in parts)                          # the column way, every row
 
 
 # ---------------------------------------------------------------- pyarrow's reader: the csv module's records, or none
@@ -240,3 +295,18 @@ def test_a_chunk_sized_from_python_lists_is_sized_as_from_arrow(tmp_path):
 @given(text=st.from_regex(csv_stage._CANONICAL, fullmatch=True).filter(lambda t: len(t) < 38))
 def test_a_number_text_taken_as_it_is_is_the_canonical_text(text):
     assert number_text(validate_number(text)) == text
+
+
+def test_valid_cells_of_every_type_take_the_column_way(tmp_path):
+    valid = {"ok": ["true", "no", ""], "gone": ["null", ""], "raw": ["aGk=", "QR==", ""], "tags": ['["é","😀"]', "solo"],
+             "nums": ["[1, 2.50]", "[-0.001]"], "blobs": ['["aGk=","AA=="]', "aGk="], "parts": ['[1, "a", null, {}]', "[]"],
+             "meta": ['{"a": {"b": [1]}, "c": null}', "{}"], "total": ["007", ""], "order_id": ["1", "2", "3"]}
+    rows = [{c: v[n % len(v)] for c, v in valid.items()} for n in range(3)]
+    path = tmp_path / "orders.csv"
+    path.write_text(_types_rows(rows), encoding="utf-8")
+    entity = TYPES_SPEC.entities["Order"]
+    parts = list(csv_staged_rows(TYPES_SPEC, entity, path, CREATED, chunk=2))
+    assert len(parts) == 2 and all(isinstance(x, StagedRows) for x in parts)
+    got, want = staged(parts, TYPES_SPEC, CREATED), item_way_rows(TYPES_SPEC, entity, path, CREATED)
+    assert (got.main, got.cat, got.wheres) == (want.main, want.cat, want.wheres)
+    assert '"raw":{"B":"QQ=="}' in got.main[1][2] and '"ok":{"BOOL":false}' in got.main[1][2]

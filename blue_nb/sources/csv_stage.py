@@ -2,12 +2,17 @@
 a chunk of records at a time and a column at a time: no row dict, no item dict, no item walk per row.
 
 What :class:`~blue_nb.items.ItemBuilder` then :meth:`~blue_nb.patterns.TableLayout.rows` make of the same rows,
-byte for byte: keys rendered from their templates (an index key with an empty value left out: a sparse
-index), S attributes as they are, N attributes as canonical number text (an empty cell: no attribute),
-the item's JSON in the same attribute order, its size by the same rules. It covers the common entity:
-string keys, templates without a format spec, S and N attributes, every column in the file. Any other
-entity, an empty file, and any chunk with something out of the ordinary (an empty table key value, a
-number that does not parse) go the item way, which gives the same rows or the same located error.
+byte for byte (the tests hold the item way as the oracle): keys rendered from their templates (an index key
+with an empty value left out: a sparse index), S attributes as they are, N attributes as canonical number
+text, the other types converted cell by cell by :func:`~blue_nb.items.coerce_attribute` (an empty cell: no
+attribute), the item's JSON in the same attribute order, its size by the same rules. A chunk with a row
+the rules refuse (an empty table key value, a number that does not parse, a cell that is not of its type)
+is refused with that row's error, worded by :meth:`~blue_nb.items.ItemBuilder.build` as for any source.
+
+It covers every entity whose keys are strings rendered from templates without a format spec, over columns
+of the file, and whose attributes are all columns of the file and none a key. Any other entity (a number
+or binary key, a format spec, a key attribute declared as an attribute too, a declared attribute missing
+from the header), and an empty file, go the item way, which builds the items (or names what is wrong).
 
 The file is read by pyarrow's CSV reader (:func:`arrow_batches`: bytes to Arrow columns in C++, each value's
 UTF-8 length read off the column's offsets) when a first pass proves that it reads the file exactly as the
@@ -29,11 +34,12 @@ import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
 from blue_nb.errors import BlueNbError, SourceError
-from blue_nb.items import ItemBuilder
+from blue_nb.items import MISSING, ItemBuilder, coerce_attribute
 from blue_nb.items.item_json import quoted
-from blue_nb.items.values import number_text, validate_number
+from blue_nb.items.values import dumps_wire, number_text, to_wire, validate_number
 from blue_nb.patterns import TableLayout
 from blue_nb.patterns.staged import StagedRows
+from blue_nb.sizing import value_size
 from blue_nb.sizing.columnar import item_size_column, text_buffers
 from blue_nb.sources.files import Rows, csv_records
 from blue_nb.spec import Entity, Spec
@@ -50,8 +56,8 @@ _CANONICAL = re.compile(r"0|-?(?:[1-9][0-9]*|0(?=\.))(?:\.[0-9]*[1-9])?")   # a 
 
 def csv_staged_rows(spec: Spec, entity: Entity, path: Path, created: str,
                     chunk: int = CHUNK_ROWS) -> Iterator[StagedRows | tuple]:
-    """The staged rows of every row of ``entity``'s CSV file ``path``; ``(entity, item, where)`` tuples where
-    the column way does not apply (see the module docstring), for the loader to build as it always does."""
+    """The staged rows of every row of ``entity``'s CSV file ``path``; ``(entity, item, where)`` tuples for an
+    entity the column way does not cover (see the module docstring), for the loader to build as it always does."""
     got = column_batches(spec, entity, path, chunk)
     if isinstance(got, tuple):
         plan, batches = got
@@ -90,6 +96,7 @@ class Batch:
         self.lines, self.arrays = lines, arrays
         self._cols: dict[int, list] = dict(enumerate(cols)) if cols is not None else {}
         self._lengths: dict[int, np.ndarray] = {}
+        self._values: dict[int, list] = {}
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -111,6 +118,14 @@ class Batch:
                 enc = col if "".join(col).isascii() else map(str.encode, col)
                 got = np.fromiter(map(len, enc), np.int64, len(col))
             self._lengths[i] = got
+        return got
+
+    def values(self, i: int, dtype: str) -> list:
+        """Column ``i``'s cells as values of DynamoDB type ``dtype`` (:func:`~blue_nb.items.coerce_attribute`:
+        ``MISSING`` for an empty cell); an :class:`~blue_nb.errors.ItemError` for a cell that is not one."""
+        got = self._values.get(i)
+        if got is None:
+            got = self._values[i] = [coerce_attribute(c, dtype) for c in self.col(i)]
         return got
 
     def array(self, i: int) -> Any:
@@ -239,9 +254,9 @@ class _Plan:
                 if attr:
                     key_types.setdefault(attr, typ)
         if (any(typ != "S" for typ in key_types.values()) or any(a in entity.templates for a in attrs)
-                or any(d not in ("S", "N") or a not in col for a, d in attrs.items())
+                or any(a not in col for a in attrs)
                 or layout.pk not in entity.templates or (layout.sk and layout.sk not in entity.templates)
-                or any(attrs.get(a) == "N" for pair in layout.indexes.values() for a in pair if a)):
+                or any(attrs.get(a, "S") != "S" for pair in layout.indexes.values() for a in pair if a)):
             return None
         templates = []
         for attr, tpl in entity.templates.items():
@@ -257,16 +272,24 @@ class _Plan:
         self.table_keys = {layout.pk, layout.sk} - {None}
         self.numbers: dict[str, str] = {}   # cell text -> its canonical number text: a column repeats values
 
-    def rows(self, batch: Batch, prefix: str, created: str) -> Iterator[StagedRows | tuple]:
+    def rows(self, batch: Batch, prefix: str, created: str) -> Iterator[StagedRows]:
         try:
             staged = self._columns(batch, prefix, created)
-        except (BlueNbError, _Other):
-            build = ItemBuilder(self.spec).build           # the item way: the same rows, or the error
-            for line, row in batch.records():
-                where = f"{prefix}{line}"
-                yield self.entity.name, build(self.entity, dict(zip(self.header, row)), where), where
-            return
+        except (BlueNbError, _Other) as fault:
+            raise self._refusal(batch, prefix, fault) from None
         yield staged
+
+    def _refusal(self, batch: Batch, prefix: str, fault: Exception) -> Exception:
+        """The error of a chunk the column way refuses: that of its first row the item rules refuse, worded by
+        :meth:`~blue_nb.items.ItemBuilder.build` (the rules' one statement: the same error a row gives
+        wherever it comes from); the column way's own ``fault`` if no row is refused (never seen)."""
+        build = ItemBuilder(self.spec).build
+        for line, row in batch.records():
+            try:
+                build(self.entity, dict(zip(self.header, row)), f"{prefix}{line}")
+            except BlueNbError as e:
+                return e
+        return fault
 
     def sizes(self, batch: Batch) -> np.ndarray:
         """The size of each row's item (:func:`~blue_nb.sizing.item_size`, to the byte), a column at a time: a key
@@ -279,16 +302,21 @@ class _Plan:
             present = np.logical_and.reduce([x > 0 for x in lens]) if lens else None
             if present is not None and not present.all():
                 if attr in self.table_keys:
-                    raise _Other                   # a table key without a value: the item way names the row
+                    raise _Other                   # a table key without a value: _refusal names the row
                 size = np.where(present, size, 0)  # a sparse index key: no attribute where a value is empty
             total += size
         columns = {}
         for attr, dtype, i in self.attrs:
+            if dtype not in ("S", "N"):                    # B BOOL NULL L M SS NS BS: value by value
+                cells = batch.values(i, dtype)
+                total += np.fromiter((0 if v is MISSING else value_size(v) for v in cells), np.int64, len(cells))
+                total += np.int64(_utf8(attr)) * np.fromiter((v is not MISSING for v in cells), np.int64, len(cells))
+                continue
             present = batch.lengths(i) > 0
             columns[attr] = (batch.array(i) if dtype == "S" or present.all() else
                              pc.if_else(pa.array(present), batch.array(i), pa.scalar(None, pa.string())))
         if columns:
-            total += item_size_column(pa.table(columns), {attr: dtype for attr, dtype, _ in self.attrs})
+            total += item_size_column(pa.table(columns), {attr: self.entity.attributes[attr] for attr in columns})
         return total
 
     def _columns(self, batch: Batch, prefix: str, created: str) -> StagedRows:
@@ -310,9 +338,12 @@ class _Plan:
             values[attr] = cells if dtype == "S" else None
             if dtype == "S":
                 frags.append(_strings(attr, cells, "," if frags else ""))
-            else:
+            elif dtype == "N":
                 head = f"{',' if frags else ''}{quoted(attr)}:{{\"N\":\""
                 frags.append(["" if not c else f"{head}{self._number(c)}\"}}" for c in cells])
+            else:
+                head = f"{',' if frags else ''}{quoted(attr)}:"
+                frags.append(["" if v is MISSING else head + _wire_text(v, dtype, attr) for v in batch.values(i, dtype)])
         if "" in frags[0]:                         # an item without the first attribute: drop the comma the next has
             data = ["{" + "".join(f).lstrip(",") + "}" for f in zip(*frags)]
         else:
@@ -348,13 +379,23 @@ class _Plan:
 
 
 class _Other(Exception):
-    """A chunk the column way does not build: the item way builds it (or names what is wrong)."""
+    """A chunk with a table key without a value: :meth:`_Plan._refusal` names the row."""
 
 
 def _strings(attr: str, cells, lead: str) -> list[str]:
     """Each value's JSON member ``lead"attr":{"S":"value"}`` ("" where the value is None)."""
     head = f"{lead}{quoted(attr)}:{{\"S\":"
     return ["" if c is None else f"{head}{quoted(c)}}}" for c in cells]
+
+
+def _wire_text(value: Any, dtype: str, attr: str) -> str:
+    """The DynamoDB JSON text of a B / BOOL / NULL / L / M / SS / NS / BS value, as
+    :func:`~blue_nb.items.item_json.dumps_item` writes it."""
+    if dtype == "BOOL":
+        return '{"BOOL":true}' if value else '{"BOOL":false}'
+    if dtype == "NULL":
+        return '{"NULL":true}'
+    return dumps_wire(to_wire(value, attr))
 
 
 def _utf8(text: str) -> int:
