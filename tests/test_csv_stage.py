@@ -54,12 +54,15 @@ def _item_way(spec, data) -> StagedRows:
     return StagedRows.of_items(TableLayout.of(spec), list(located_items(spec, data)), CREATED)
 
 
-@pytest.mark.parametrize("domain,scale", [("dialogue", 3000), ("document", 400)])
-def test_the_samples_stage_the_rows_their_items_make(tmp_path, root, domain, scale):
+@pytest.mark.parametrize("domain,spec_name,scale", [("dialogue", "dialogue", 3000), ("document", "document", 400),
+                                                    ("dialogue", "dialogue_v2", 3000)])     # v2: format specs
+def test_the_samples_stage_the_rows_their_items_make(tmp_path, root, domain, spec_name, scale):
     generate_sample(domain, scale=scale, seed=3, out_dir=tmp_path)
-    spec = load_spec(root / "data" / "specs" / f"{domain}.yaml")
+    spec = load_spec(root / "data" / "specs" / f"{spec_name}.yaml")
     parts = list(staged_items(spec, tmp_path, CREATED))
     assert any(isinstance(x, StagedRows) for x in parts)              # the column way was taken
+    if domain == "dialogue":                                          # all CSV: every row the column way
+        assert all(isinstance(x, StagedRows) for x in parts)
     got, want = _rows(spec, TableLayout.of(spec), parts), _item_way(spec, tmp_path)
     assert len(got) == len(want) > 0
     assert (got.main, got.cat, got.entities, got.wheres) == (want.main, want.cat, want.entities, want.wheres)
@@ -117,10 +120,35 @@ def test_a_file_without_rows_is_refused_as_the_item_way_refuses_it(tmp_path, bod
 
 
 def test_an_entity_the_columns_do_not_cover_takes_the_item_way(tmp_path):
-    spec = loads_spec(SPEC_TEXT.replace('ORDER#{order_id}"', 'ORDER#{order_id:05d}"'))   # a format spec
-    (tmp_path / "orders.csv").write_text(HEADER + "s1,1,red,d,1,n,Oslo,,2,x\n", encoding="utf-8")
+    spec = loads_spec(SPEC_TEXT.replace("sort_key: gsk}", "sort_key: gsk, sort_key_type: N}"))   # a number key
+    (tmp_path / "orders.csv").write_text(HEADER + "s1,1,red,7,1,n,Oslo,,2,x\n", encoding="utf-8")
     parts = list(csv_staged_rows(spec, spec.entities["Order"], tmp_path / "orders.csv", CREATED))
-    assert parts and all(isinstance(x, tuple) for x in parts) and parts[0][1]["sk"] == "ORDER#00001"
+    assert parts and all(isinstance(x, tuple) for x in parts) and parts[0][1]["gsk"] == 7
+
+
+FORMATTED = ('key: {pk: "SHOP#{shop:>4}", sk: "ORDER#{order_id:05d}#{day}", gpk: "TAG#{tag:.1s}", '
+             'gsk: "{total:08.2f}"}')
+
+
+@pytest.mark.parametrize("bad", ["", "s3,x,red,d,1,n,Oslo,,1,x\n", "s3,7,red,d,1x,n,Oslo,,1,x\n",
+                                 "s3,,red,d,1,n,Oslo,,1,x\n"])
+@pytest.mark.parametrize("chunk", [1, 5000])
+def test_templates_with_format_specs_stage_as_their_items_do(tmp_path, bad, chunk):
+    spec = loads_spec(SPEC_TEXT.replace('key: {pk: "SHOP#{shop}", sk: "ORDER#{order_id}", gpk: "TAG#{tag}", '
+                                        'gsk: "{day}"}', FORMATTED))
+    path = tmp_path / "orders.csv"
+    path.write_text(HEADER + "s1,1,red,d,1,n,Oslo,,2,x\ns22222,02,,d,-3.14159,n,,,,x\nsé,3,é😀,e,,n,,,,x\n" + bad,
+                    encoding="utf-8")
+    entity = spec.entities["Order"]
+    got = _outcome(lambda: staged(list(csv_staged_rows(spec, entity, path, CREATED, chunk=chunk)), spec, CREATED))
+    assert got == _outcome(lambda: item_way_rows(spec, entity, path, CREATED))
+    if not bad:
+        assert all(isinstance(x, StagedRows) for x in csv_staged_rows(spec, entity, path, CREATED, chunk=chunk))
+        assert [m[:2] for m in got[0]] == [("SHOP#  s1", "ORDER#00001#d"), ("SHOP#s22222", "ORDER#00002#d"),
+                                           ("SHOP#  sé", "ORDER#00003#e")]
+        assert [c[4:6] for c in got[1]] == [("TAG#r", "00001.00"), (None, None), (None, None)]   # both keys or none
+    else:
+        assert got[0] == "error"
 
 
 # ---------------------------------------------------------------- every attribute type, against the oracle

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from itertools import chain, repeat
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -97,6 +97,7 @@ class Batch:
         self._cols: dict[int, list] = dict(enumerate(cols)) if cols is not None else {}
         self._lengths: dict[int, np.ndarray] = {}
         self._values: dict[int, list] = {}
+        self._formatted: dict[_Column, list[str]] = {}
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -119,6 +120,26 @@ class Batch:
                 got = np.fromiter(map(len, enc), np.int64, len(col))
             self._lengths[i] = got
         return got
+
+    def key_texts(self, part: "_Column") -> list[str]:
+        """The text a key template's placeholder ``part`` writes for each row: the cell itself, or the cell
+        through the placeholder's format spec (:meth:`~blue_nb.spec.templates.Placeholder.format`; "" for an
+        empty cell, which a table key refuses and an index key leaves out)."""
+        if not part.fmt:
+            return self.col(part.i)
+        got = self._formatted.get(part)
+        if got is None:
+            fmt = part.fmt.format
+            got = self._formatted[part] = [fmt(c) if c else "" for c in self.col(part.i)]
+        return got
+
+    def key_lengths(self, part: "_Column") -> np.ndarray:
+        """The UTF-8 byte length of each of :meth:`key_texts`."""
+        if not part.fmt:
+            return self.lengths(part.i)
+        texts = self.key_texts(part)
+        return np.fromiter(map(len, texts if "".join(texts).isascii() else map(str.encode, texts)), np.int64,
+                           len(texts))
 
     def values(self, i: int, dtype: str) -> list:
         """Column ``i``'s cells as values of DynamoDB type ``dtype`` (:func:`~blue_nb.items.coerce_attribute`:
@@ -260,10 +281,10 @@ class _Plan:
             return None
         templates = []
         for attr, tpl in entity.templates.items():
-            parts = tpl._plain_parts
-            if parts is None or any(is_name and text not in col for text, is_name in parts):
+            if any(not isinstance(p, str) and p.name not in col for p in tpl.parts):
                 return None
-            templates.append((attr, [col[text] if is_name else text for text, is_name in parts]))
+            templates.append((attr, [p if isinstance(p, str) else _Column(col[p.name], p.fmt and p)
+                                     for p in tpl.parts]))
         return cls(spec, entity, header, templates, [(a, d, col[a]) for a, d in attrs.items()])
 
     def __init__(self, spec: Spec, entity: Entity, header: list[str], templates: list, attrs: list):
@@ -293,13 +314,15 @@ class _Plan:
 
     def sizes(self, batch: Batch) -> np.ndarray:
         """The size of each row's item (:func:`~blue_nb.sizing.item_size`, to the byte), a column at a time: a key
-        is its name, its template's text and its values' UTF-8 lengths; the attributes are sized by
-        :func:`~blue_nb.sizing.columnar.item_size_column` (an empty N cell: no attribute)."""
+        is its name, its template's text and its values' UTF-8 lengths; the S and N attributes are sized by
+        :func:`~blue_nb.sizing.columnar.item_size_column` (an empty N cell: no attribute), the others value by
+        value."""
         total = np.zeros(len(batch), np.int64)
         for attr, parts in self.templates:
-            lens = [batch.lengths(p) for p in parts if not isinstance(p, str)]
-            size = sum(lens, np.int64(_utf8(attr) + sum(_utf8(p) for p in parts if isinstance(p, str))))
-            present = np.logical_and.reduce([x > 0 for x in lens]) if lens else None
+            cols = [p for p in parts if not isinstance(p, str)]
+            text = _utf8(attr) + sum(_utf8(p) for p in parts if isinstance(p, str))
+            size = sum(map(batch.key_lengths, cols), np.int64(text))
+            present = np.logical_and.reduce([batch.lengths(p.i) > 0 for p in cols]) if cols else None
             if present is not None and not present.all():
                 if attr in self.table_keys:
                     raise _Other                   # a table key without a value: _refusal names the row
@@ -308,9 +331,9 @@ class _Plan:
         columns = {}
         for attr, dtype, i in self.attrs:
             if dtype not in ("S", "N"):                    # B BOOL NULL L M SS NS BS: value by value
-                cells = batch.values(i, dtype)
-                total += np.fromiter((0 if v is MISSING else value_size(v) for v in cells), np.int64, len(cells))
-                total += np.int64(_utf8(attr)) * np.fromiter((v is not MISSING for v in cells), np.int64, len(cells))
+                name = _utf8(attr)
+                total += np.fromiter((0 if v is MISSING else name + value_size(v) for v in batch.values(i, dtype)),
+                                     np.int64, len(batch))
                 continue
             present = batch.lengths(i) > 0
             columns[attr] = (batch.array(i) if dtype == "S" or present.all() else
@@ -325,12 +348,15 @@ class _Plan:
         values: dict[str, list | tuple] = {}       # attribute -> its value per row (None: not in the item)
         frags: list[list[str]] = []              # each attribute's JSON member per row, all but the first after a comma
         for attr, parts in self.templates:
-            cells = [batch.col(p) for p in parts if not isinstance(p, str)]
-            empty = any((batch.lengths(p) == 0).any() for p in parts if not isinstance(p, str))
-            rendered = (list(map("".join, zip(*(repeat(p, n) if isinstance(p, str) else batch.col(p) for p in parts))))
+            cells = [batch.col(p.i) for p in parts if not isinstance(p, str)]
+            empty = any((batch.lengths(p.i) == 0).any() for p in parts if not isinstance(p, str))
+            rendered = (list(map("".join, zip(*(repeat(p, n) if isinstance(p, str) else batch.key_texts(p)
+                                                 for p in parts))))
                         if cells else ["".join(parts)] * n)
             if empty:                              # a sparse index key: no attribute where a value is empty
                 rendered = [None if "" in vs else r for r, vs in zip(rendered, zip(*cells))]
+            if "" in rendered:                     # a format spec that writes nothing: the item rules refuse it
+                raise _Other
             values[attr] = rendered
             frags.append(_strings(attr, rendered, "," if frags else ""))
         for attr, dtype, i in self.attrs:
@@ -376,6 +402,14 @@ class _Plan:
             got = self.numbers[text] = (text if len(text) < 38 and _CANONICAL.fullmatch(text)
                                         else number_text(validate_number(text)))
         return got
+
+
+class _Column(NamedTuple):
+    """A placeholder of a key template in the file: its column ``i``, and its
+    :class:`~blue_nb.spec.templates.Placeholder` when it has a format spec (else "")."""
+
+    i: int
+    fmt: Any
 
 
 class _Other(Exception):
