@@ -5,7 +5,7 @@ located errors."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from blue_nb.app.workflows import located_items, staged_items
@@ -153,21 +153,28 @@ def test_templates_with_format_specs_stage_as_their_items_do(tmp_path, bad, chun
 
 # ---------------------------------------------------------------- every attribute type, against the oracle
 
-TYPES_SPEC = loads_spec(SPEC_TEXT.replace("qty: N}", "qty: N, ok: BOOL, gone: \"NULL\", raw: B, tags: SS, nums: NS, "
+TYPES_SPEC_TEXT = (SPEC_TEXT.replace("qty: N}", "qty: N, ok: BOOL, gone: \"NULL\", raw: B, tags: SS, nums: NS, "
                                                      "blobs: BS, parts: L, meta: M}"))
+TYPES_SPEC = loads_spec(TYPES_SPEC_TEXT)
+TYPES_FORMATTED = loads_spec(TYPES_SPEC_TEXT.replace(
+    'key: {pk: "SHOP#{shop}", sk: "ORDER#{order_id}", gpk: "TAG#{tag}", gsk: "{day}"}',
+    'key: {pk: "SHOP#{shop:>4}", sk: "ORDER#{order_id:05d}", gpk: "TAG#{tag:.1s}", gsk: "{total:08.2f}"}'))
 TYPES_HEADER = ["shop", "order_id", "tag", "day", "total", "note", "city", "created_at", "qty", "ok", "gone", "raw",
                 "tags", "nums", "blobs", "parts", "meta"]
-TYPE_CELLS = {   # per column: cells its type takes, and now and then one it refuses
-    "ok": ["true", "False", "1", "no", "", " yes ", "maybe"],
-    "gone": ["true", "null", "", "1", "false"],
-    "raw": ["aGk=", "", "AA==", "not base64", "QR=="],
-    "tags": ['["a","b"]', "solo", "", '["a","a"]', "[]", '["é","😀"]', "[1]"],
-    "nums": ["[1, 2.50]", '["3"]', "", "[1, 1.0]", "[1E+200]", "[-0.001]", "7"],
-    "blobs": ['["aGk=","AA=="]', "", '["x"]', "aGk="],
-    "parts": ['[1, "a", null, true, [], {"k": 2.5}]', "", "[]", "{}", "[1", '["😀"]'],
-    "meta": ['{"a": {"b": [1]}, "c": null}', "", "{}", "[]", '{"a": 1, "a": 2}', '{"n": 1e400}'],
-    "total": ["1", "", "007", "-1.50", "12abc"],
-    "order_id": [str(i) for i in range(9)] + [""],
+TYPE_CELLS = {   # per column: (cells its type takes, cells the item rules refuse)
+    "ok": (["true", "False", "1", "no", "", " yes "], ["maybe"]),
+    "gone": (["true", "null", "", "1"], ["false"]),
+    "raw": (["aGk=", "", "AA==", "QR=="], ["not base64"]),
+    "tags": (['["a","b"]', "solo", "", '["é","😀"]'], ['["a","a"]', "[]", "[1]"]),
+    "nums": (["[1, 2.50]", '["3"]', "", "[-0.001]", "7"], ["[1, 1.0]", "[1E+200]"]),
+    "blobs": (['["aGk=","AA=="]', "", "aGk="], ['["x"]']),
+    "parts": (['[1, "a", null, true, [], {"k": 2.5}]', "", "[]", '["😀"]'], ["{}", "[1"]),
+    "meta": (['{"a": {"b": [1]}, "c": null}', "", "{}"], ["[]", '{"a": 1, "a": 2}', '{"n": 1e400}']),
+    "total": (["1", "007", "-1.50", ""], ["12abc"]),
+    "order_id": ([str(i) for i in range(9)], ["", "x"]),
+    "tag": (["t", "", "é😀"], []),
+    "day": (["d", ""], []),
+    "shop": (["s1", "é", "s12345"], []),
 }
 
 
@@ -188,18 +195,19 @@ def _outcome(fn):
     return (got.main, got.cat, got.entities, got.wheres)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(rows=st.lists(st.fixed_dictionaries({c: st.sampled_from(v) for c, v in TYPE_CELLS.items()}), min_size=1,
-                     max_size=6),
-       chunk=st.sampled_from([1, 2, 5000]))
-def test_every_attribute_type_stages_as_its_items_do(tmp_path, rows, chunk):
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.booleans().flatmap(lambda clean: st.lists(st.fixed_dictionaries(
+           {c: st.sampled_from(ok if clean else ok + bad) for c, (ok, bad) in TYPE_CELLS.items()}), min_size=1,
+           max_size=6)),
+       chunk=st.sampled_from([1, 2, 5000]), spec=st.sampled_from([TYPES_SPEC, TYPES_FORMATTED]))
+def test_every_attribute_type_stages_as_its_items_do(tmp_path, rows, chunk, spec):
     path = tmp_path / "orders.csv"
     path.write_text(_types_rows(rows), encoding="utf-8")
-    entity = TYPES_SPEC.entities["Order"]
-    got = _outcome(lambda: staged(list(csv_staged_rows(TYPES_SPEC, entity, path, CREATED, chunk=chunk)),
-                                  TYPES_SPEC, CREATED))
-    assert got == _outcome(lambda: item_way_rows(TYPES_SPEC, entity, path, CREATED))
-    parts = [] if got[0] == "error" else list(csv_staged_rows(TYPES_SPEC, entity, path, CREATED, chunk=chunk))
+    entity = spec.entities["Order"]
+    got = _outcome(lambda: staged(list(csv_staged_rows(spec, entity, path, CREATED, chunk=chunk)), spec, CREATED))
+    assert got == _outcome(lambda: item_way_rows(spec, entity, path, CREATED))
+    event("refused" if got[0] == "error" else "staged")
+    parts = [] if got[0] == "error" else list(csv_staged_rows(spec, entity, path, CREATED, chunk=chunk))
     assert all(isinstance(x, StagedRows) for x in parts)                          # the column way, every row
 
 
