@@ -10,7 +10,6 @@ Loaded only when a batch is sized (pyarrow + numpy). Three inputs, the same colu
   forms and invalid texts go to :func:`number_size` once per distinct text; integer and decimal
   columns are cast to text, floats are an error); L / M / SS / NS / BS cell by cell (DynamoDB JSON
   text or nested Arrow values) by the exact :func:`value_size`; dictionary columns on their dictionary.
-  :func:`items_to_table` / :func:`table_item_sizes` go from Python items through a table.
 * **Python items** (:func:`item_sizes`) and **DynamoDB JSON items** (:func:`wire_item_sizes`): items of
   one entity share their attribute names, so they are cut into chunks of :data:`_CHUNK` (the repeated
   passes stay in the CPU cache) and grouped by (attribute count, first name). Every name of a group's
@@ -39,13 +38,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from blue_nb.errors import ItemError
-from blue_nb.items.arrow import ARROW_KINDS, cell_value, check_names, item_columns, row_where
+from blue_nb.items.arrow import cell_value, check_names, row_where
 from blue_nb.items.values import MAX_ADJUSTED, MAX_DIGITS, MIN_ADJUSTED
 from blue_nb.sizing.exact import b64_raw_length, item_size, str_size, value_size, wire_item_size, wire_value_size
 from blue_nb.sizing.numbers import MAX_NUMBER_BYTES, number_size
 
-__all__ = ["item_size_column", "item_sizes", "items_to_table", "number_text_sizes", "table_item_sizes", "text_buffers",
-           "wire_item_sizes"]
+__all__ = ["item_size_column", "item_sizes", "number_text_sizes", "text_buffers", "wire_item_sizes"]
 
 #: rows / bytes per numpy block of number texts: the temporaries stay in the CPU cache
 _BLOCK_ROWS = 32768
@@ -313,35 +311,6 @@ def item_size_column(table: pa.Table, types: Mapping[str, str]) -> np.ndarray:
                 np.add(part, sizes + name_len, out=part, where=valid)
             base += len(chunk)
     return total
-
-
-# ---------------------------------------------------------------- Python items
-
-
-_ARROW_TYPES = {"string": pa.string(), "binary": pa.binary(), "bool": pa.bool_()}
-
-
-def items_to_table(items: Iterable[Mapping[str, Any]], types: Mapping[str, str]) -> pa.Table:
-    """Python items -> a table with one column per attribute of ``types``, one row per item: S string,
-    N canonical number text, B binary, BOOL bool, NULL bool (True when there), L M SS NS BS DynamoDB
-    JSON text; absent = null (cells: :func:`blue_nb.items.arrow.item_columns`). :class:`ItemError`
-    for untyped attributes or values not of their type."""
-    items = items if isinstance(items, list) else list(items)
-    columns = {}
-    for name, cells in item_columns(items, types).items():
-        try:
-            columns[name] = pa.array(cells, _ARROW_TYPES[ARROW_KINDS[types[name]]])
-        except (UnicodeEncodeError, pa.ArrowException) as exc:
-            raise ItemError(f"column {name!r} holds a string that is not valid Unicode", where=name,
-                            hint="decode your input with the right encoding") from exc
-    if not columns:  # items without attributes: rows without columns
-        return pa.Table.from_struct_array(pa.array([{}] * len(items), pa.struct([])))
-    return pa.table(columns)
-
-
-def table_item_sizes(items: Iterable[Mapping[str, Any]], types: Mapping[str, str]) -> np.ndarray:
-    """Sizes of Python items through the columnar path: ``item_size_column(items_to_table(...))``."""
-    return item_size_column(items_to_table(items, types), types)
 
 
 # ---------------------------------------------------------------- Python and wire items, a column at a time
