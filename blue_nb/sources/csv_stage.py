@@ -2,17 +2,18 @@
 a chunk of records at a time and a column at a time: no row dict, no item dict, no item walk per row.
 
 What :class:`~blue_nb.items.ItemBuilder` then :meth:`~blue_nb.patterns.TableLayout.rows` make of the same rows,
-byte for byte (the tests hold the item way as the oracle): keys rendered from their templates (an index key
-with an empty value left out: a sparse index), S attributes as they are, N attributes as canonical number
-text, the other types converted cell by cell by :func:`~blue_nb.items.coerce_attribute` (an empty cell: no
-attribute), the item's JSON in the same attribute order, its size by the same rules. A chunk with a row
-the rules refuse (an empty table key value, a number that does not parse, a cell that is not of its type)
-is refused with that row's error, worded by :meth:`~blue_nb.items.ItemBuilder.build` as for any source.
+byte for byte (the tests hold the item way as the oracle): keys rendered from their templates (format specs
+applied cell by cell; S, N or B as the table says; an index key with an empty value left out: a sparse
+index), S attributes as they are, N attributes as canonical number text, the other types converted cell by
+cell by :func:`~blue_nb.items.coerce_attribute` (an empty cell: no attribute), the item's JSON in the same
+attribute order, its size by the same rules. A chunk with a row the rules refuse (an empty table key value,
+a number that does not parse, a cell that is not of its type or format) is refused with that row's error,
+worded by :meth:`~blue_nb.items.ItemBuilder.build` as for any source.
 
-It covers every entity whose keys are strings rendered from templates without a format spec, over columns
-of the file, and whose attributes are all columns of the file and none a key. Any other entity (a number
-or binary key, a format spec, a key attribute declared as an attribute too, a declared attribute missing
-from the header), and an empty file, go the item way, which builds the items (or names what is wrong).
+It covers every entity whose templates name columns of the file and whose attributes are all columns of
+the file and none a key. Any other entity (a placeholder or a declared attribute the header lacks, a key
+attribute declared as an attribute too, an index keyed on a non-S attribute), and an empty file, go the item
+way, which builds the items (or names what is wrong).
 
 The file is read by pyarrow's CSV reader (:func:`arrow_batches`: bytes to Arrow columns in C++, each value's
 UTF-8 length read off the column's offsets) when a first pass proves that it reads the file exactly as the
@@ -24,6 +25,7 @@ what is wrong where; both give the same chunks (:class:`Batch`) to the same colu
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from itertools import chain, repeat
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple
@@ -37,9 +39,9 @@ from blue_nb.errors import BlueNbError, SourceError
 from blue_nb.items import MISSING, ItemBuilder, coerce_attribute
 from blue_nb.items.item_json import quoted
 from blue_nb.items.values import dumps_wire, number_text, to_wire, validate_number
-from blue_nb.patterns import TableLayout
+from blue_nb.patterns import TableLayout, stored_key
 from blue_nb.patterns.staged import StagedRows
-from blue_nb.sizing import value_size
+from blue_nb.sizing import number_size, value_size
 from blue_nb.sizing.columnar import item_size_column, text_buffers
 from blue_nb.sources.files import Rows, csv_records
 from blue_nb.spec import Entity, Spec
@@ -274,8 +276,7 @@ class _Plan:
             for attr, typ in ((idx.partition_key, idx.partition_key_type), (idx.sort_key, idx.sort_key_type)):
                 if attr:
                     key_types.setdefault(attr, typ)
-        if (any(typ != "S" for typ in key_types.values()) or any(a in entity.templates for a in attrs)
-                or any(a not in col for a in attrs)
+        if (any(a in entity.templates for a in attrs) or any(a not in col for a in attrs)
                 or layout.pk not in entity.templates or (layout.sk and layout.sk not in entity.templates)
                 or any(attrs.get(a, "S") != "S" for pair in layout.indexes.values() for a in pair if a)):
             return None
@@ -284,11 +285,12 @@ class _Plan:
             if any(not isinstance(p, str) and p.name not in col for p in tpl.parts):
                 return None
             templates.append((attr, [p if isinstance(p, str) else _Column(col[p.name], p.fmt and p)
-                                     for p in tpl.parts]))
+                                     for p in tpl.parts], key_types.get(attr, "S")))
         return cls(spec, entity, header, templates, [(a, d, col[a]) for a, d in attrs.items()])
 
     def __init__(self, spec: Spec, entity: Entity, header: list[str], templates: list, attrs: list):
         self.spec, self.entity, self.header, self.templates, self.attrs = spec, entity, header, templates, attrs
+        self.key_types = {attr: typ for attr, _, typ in templates}
         self.layout = layout = TableLayout.of(spec)
         self.table_keys = {layout.pk, layout.sk} - {None}
         self.numbers: dict[str, str] = {}   # cell text -> its canonical number text: a column repeats values
@@ -318,7 +320,12 @@ class _Plan:
         :func:`~blue_nb.sizing.columnar.item_size_column` (an empty N cell: no attribute), the others value by
         value."""
         total = np.zeros(len(batch), np.int64)
-        for attr, parts in self.templates:
+        for attr, parts, typ in self.templates:
+            if typ == "N":                                 # a number key: the size of the number it renders
+                name = _utf8(attr)
+                total += np.fromiter((0 if k is None else name + number_size(k) for k in self._keys(batch, parts, typ)),
+                                     np.int64, len(batch))
+                continue
             cols = [p for p in parts if not isinstance(p, str)]
             text = _utf8(attr) + sum(_utf8(p) for p in parts if isinstance(p, str))
             size = sum(map(batch.key_lengths, cols), np.int64(text))
@@ -347,18 +354,11 @@ class _Plan:
         total = self.sizes(batch).tolist()         # first: it refuses a table key without a value
         values: dict[str, list | tuple] = {}       # attribute -> its value per row (None: not in the item)
         frags: list[list[str]] = []              # each attribute's JSON member per row, all but the first after a comma
-        for attr, parts in self.templates:
-            cells = [batch.col(p.i) for p in parts if not isinstance(p, str)]
-            empty = any((batch.lengths(p.i) == 0).any() for p in parts if not isinstance(p, str))
-            rendered = (list(map("".join, zip(*(repeat(p, n) if isinstance(p, str) else batch.key_texts(p)
-                                                 for p in parts))))
-                        if cells else ["".join(parts)] * n)
-            if empty:                              # a sparse index key: no attribute where a value is empty
-                rendered = [None if "" in vs else r for r, vs in zip(rendered, zip(*cells))]
-            if "" in rendered:                     # a format spec that writes nothing: the item rules refuse it
-                raise _Other
-            values[attr] = rendered
-            frags.append(_strings(attr, rendered, "," if frags else ""))
+        for attr, parts, typ in self.templates:
+            keys = self._keys(batch, parts, typ)
+            values[attr] = keys if typ == "S" else [None if k is None else stored_key(k) for k in keys]
+            frags.append(_strings(attr, keys, "," if frags else "") if typ == "S" else
+                         [_key_member(attr, k, "," if frags else "") for k in keys])
         for attr, dtype, i in self.attrs:
             cells = batch.col(i)
             values[attr] = cells if dtype == "S" else None
@@ -375,7 +375,7 @@ class _Plan:
         else:
             data = list(map(("{{" + "{}" * len(frags) + "}}").format, *frags))
         pk, sk = values[self.layout.pk], values[self.layout.sk] if self.layout.sk else [""] * n
-        made = values.get("created_at")
+        made = values.get("created_at") if self.key_types.get("created_at", "S") == "S" else None
         made = [m if m is not None else created for m in made] if made is not None else repeat(created, n)
         index_cols, none = [], [None] * n
         for ipk, isk in self.layout.indexes.values():
@@ -390,6 +390,22 @@ class _Plan:
         return StagedRows(main=list(zip(pk, sk, data, made)),
                           cat=list(zip(pk, sk, repeat(name, n), total, *index_cols)),
                           entities=[name] * n, wheres=[f"{prefix}{line}" for line in batch.lines])
+
+    def _keys(self, batch: Batch, parts: list, typ: str) -> list:
+        """The key each row's template ``parts`` renders, None where a value is empty (a sparse index key; a table
+        key was refused by :meth:`sizes`), as :meth:`~blue_nb.items.ItemBuilder.build` makes it of type ``typ``:
+        a str (S), an exact Decimal (N) or bytes (B)."""
+        n = len(batch)
+        cells = [batch.col(p.i) for p in parts if not isinstance(p, str)]
+        rendered = (list(map("".join, zip(*(repeat(p, n) if isinstance(p, str) else batch.key_texts(p) for p in parts))))
+                    if cells else ["".join(parts)] * n)
+        if any((batch.lengths(p.i) == 0).any() for p in parts if not isinstance(p, str)):
+            rendered = [None if "" in vs else r for r, vs in zip(rendered, zip(*cells))]
+        if "" in rendered:                         # a format spec that writes nothing: the item rules refuse it
+            raise _Other
+        if typ == "N":
+            return [None if r is None else validate_number(r) for r in rendered]
+        return rendered if typ == "S" else [None if r is None else r.encode("utf-8") for r in rendered]
 
     def _number(self, text: str) -> str:
         """The canonical text of the number in a cell (:func:`~blue_nb.items.values.number_text`); a text
@@ -420,6 +436,14 @@ def _strings(attr: str, cells, lead: str) -> list[str]:
     """Each value's JSON member ``lead"attr":{"S":"value"}`` ("" where the value is None)."""
     head = f"{lead}{quoted(attr)}:{{\"S\":"
     return ["" if c is None else f"{head}{quoted(c)}}}" for c in cells]
+
+
+def _key_member(attr: str, key: Any, lead: str) -> str:
+    """The JSON member ``lead"attr":{"N":"12"}`` of a number or binary key ("" where the key is None)."""
+    if key is None:
+        return ""
+    text = f'{{"N":"{number_text(key)}"}}' if isinstance(key, Decimal) else _wire_text(key, "B", attr)
+    return f"{lead}{quoted(attr)}:{text}"
 
 
 def _wire_text(value: Any, dtype: str, attr: str) -> str:
