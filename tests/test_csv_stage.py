@@ -119,11 +119,28 @@ def test_a_file_without_rows_is_refused_as_the_item_way_refuses_it(tmp_path, bod
     assert got.value.where.endswith("orders.csv")
 
 
-def test_an_entity_the_columns_do_not_cover_takes_the_item_way(tmp_path):
-    spec = loads_spec(SPEC_TEXT.replace('gsk: "{day}"', 'gsk: "{nowhere}"'))    # a placeholder the file has not
+def test_a_declared_attribute_the_header_lacks_is_the_item_ways_error(tmp_path):
+    spec = loads_spec(SPEC_TEXT.replace("qty: N}", "qty: N, gone: S}"))
     (tmp_path / "orders.csv").write_text(HEADER + "s1,1,red,7,1,n,Oslo,,2,x\n", encoding="utf-8")
-    parts = list(csv_staged_rows(spec, spec.entities["Order"], tmp_path / "orders.csv", CREATED))
-    assert parts and all(isinstance(x, tuple) for x in parts) and "gsk" not in parts[0][1]
+    with pytest.raises(SourceError, match="'gone' declared for Order but not a column of the file"):
+        list(csv_staged_rows(spec, spec.entities["Order"], tmp_path / "orders.csv", CREATED))
+
+
+@pytest.mark.parametrize("change,refused", [
+    (('gsk: "{day}"', 'gsk: "{nowhere}"'), False),                 # an index key the file has no column for: none
+    (('sk: "ORDER#{order_id}"', 'sk: "ORDER#{nowhere}"'), True),   # a table key: the first row's error
+    (("partition_key: city}", "partition_key: qty, partition_key_type: N}"), False),   # an index on a number
+])
+def test_keys_the_header_lacks_and_number_attribute_indexes_stage_as_their_items_do(tmp_path, change, refused):
+    spec = loads_spec(SPEC_TEXT.replace(*change))
+    path = tmp_path / "orders.csv"
+    path.write_text(HEADER + "s1,1,red,7,1,n,Oslo,,2.50,x\ns1,2,red,7,1,n,Oslo,,,x\n", encoding="utf-8")
+    entity = spec.entities["Order"]
+    got = _outcome(lambda: staged(list(csv_staged_rows(spec, entity, path, CREATED)), spec, CREATED))
+    assert got == _outcome(lambda: item_way_rows(spec, entity, path, CREATED))
+    assert (got[0] == "error") == refused
+    if not refused:
+        assert all(isinstance(x, StagedRows) for x in csv_staged_rows(spec, entity, path, CREATED))
 
 
 FORMATTED = ('key: {pk: "SHOP#{shop:>4}", sk: "ORDER#{order_id:05d}#{day}", gpk: "TAG#{tag:.1s}", '

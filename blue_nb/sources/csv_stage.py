@@ -10,10 +10,10 @@ attribute order, its size by the same rules. A chunk with a row the rules refuse
 a number that does not parse, a cell that is not of its type or format) is refused with that row's error,
 worded by :meth:`~blue_nb.items.ItemBuilder.build` as for any source.
 
-It covers every entity whose templates name columns of the file and whose attributes are all columns of
-the file and none a key. Any other entity (a placeholder or a declared attribute the header lacks, a key
-attribute declared as an attribute too, an index keyed on a non-S attribute), and an empty file, go the item
-way, which builds the items (or names what is wrong).
+It covers every file with rows whose header holds every declared attribute (a template's placeholder the
+header lacks: no such key, or, for a table key, that row's error). The two others go the item way, for its
+error: a declared attribute the header lacks (:meth:`~blue_nb.items.ItemBuilder.located` names it after the
+first row), and a file without rows (an error unless the entity allows it, then no rows).
 
 The file is read by pyarrow's CSV reader (:func:`arrow_batches`: bytes to Arrow columns in C++, each value's
 UTF-8 length read off the column's offsets) when a first pass proves that it reads the file exactly as the
@@ -276,16 +276,13 @@ class _Plan:
             for attr, typ in ((idx.partition_key, idx.partition_key_type), (idx.sort_key, idx.sort_key_type)):
                 if attr:
                     key_types.setdefault(attr, typ)
-        if (any(a in entity.templates for a in attrs) or any(a not in col for a in attrs)
-                or layout.pk not in entity.templates or (layout.sk and layout.sk not in entity.templates)
-                or any(attrs.get(a, "S") != "S" for pair in layout.indexes.values() for a in pair if a)):
+        if any(a not in col for a in attrs):           # the item way says which (ItemBuilder.located)
             return None
         templates = []
-        for attr, tpl in entity.templates.items():
-            if any(not isinstance(p, str) and p.name not in col for p in tpl.parts):
-                return None
-            templates.append((attr, [p if isinstance(p, str) else _Column(col[p.name], p.fmt and p)
-                                     for p in tpl.parts], key_types.get(attr, "S")))
+        for attr, tpl in entity.templates.items():     # parts None: a placeholder the file has not, so no key
+            parts = None if any(not isinstance(p, str) and p.name not in col for p in tpl.parts) else [
+                p if isinstance(p, str) else _Column(col[p.name], p.fmt and p) for p in tpl.parts]
+            templates.append((attr, parts, key_types.get(attr, "S")))
         return cls(spec, entity, header, templates, [(a, d, col[a]) for a, d in attrs.items()])
 
     def __init__(self, spec: Spec, entity: Entity, header: list[str], templates: list, attrs: list):
@@ -293,6 +290,7 @@ class _Plan:
         self.key_types = {attr: typ for attr, _, typ in templates}
         self.layout = layout = TableLayout.of(spec)
         self.table_keys = {layout.pk, layout.sk} - {None}
+        self.index_keys = {a for pair in layout.indexes.values() for a in pair if a}
         self.numbers: dict[str, str] = {}   # cell text -> its canonical number text: a column repeats values
 
     def rows(self, batch: Batch, prefix: str, created: str) -> Iterator[StagedRows]:
@@ -321,6 +319,10 @@ class _Plan:
         value."""
         total = np.zeros(len(batch), np.int64)
         for attr, parts, typ in self.templates:
+            if parts is None:
+                if attr in self.table_keys:
+                    raise _Other                   # a table key the file has no column for: _refusal says which
+                continue
             if typ == "N":                                 # a number key: the size of the number it renders
                 name = _utf8(attr)
                 total += np.fromiter((0 if k is None else name + number_size(k) for k in self._keys(batch, parts, typ)),
@@ -361,7 +363,8 @@ class _Plan:
                          [_key_member(attr, k, "," if frags else "") for k in keys])
         for attr, dtype, i in self.attrs:
             cells = batch.col(i)
-            values[attr] = cells if dtype == "S" else None
+            values[attr] = cells if dtype == "S" else None if attr not in self.index_keys else [
+                None if v is MISSING else stored_key(v) for v in batch.values(i, dtype)]
             if dtype == "S":
                 frags.append(_strings(attr, cells, "," if frags else ""))
             elif dtype == "N":
@@ -375,7 +378,8 @@ class _Plan:
         else:
             data = list(map(("{{" + "{}" * len(frags) + "}}").format, *frags))
         pk, sk = values[self.layout.pk], values[self.layout.sk] if self.layout.sk else [""] * n
-        made = values.get("created_at") if self.key_types.get("created_at", "S") == "S" else None
+        typ = self.key_types.get("created_at") or self.entity.attributes.get("created_at", "S")
+        made = values.get("created_at") if typ == "S" else None
         made = [m if m is not None else created for m in made] if made is not None else repeat(created, n)
         index_cols, none = [], [None] * n
         for ipk, isk in self.layout.indexes.values():
@@ -396,6 +400,8 @@ class _Plan:
         key was refused by :meth:`sizes`), as :meth:`~blue_nb.items.ItemBuilder.build` makes it of type ``typ``:
         a str (S), an exact Decimal (N) or bytes (B)."""
         n = len(batch)
+        if parts is None:
+            return [None] * n
         cells = [batch.col(p.i) for p in parts if not isinstance(p, str)]
         rendered = (list(map("".join, zip(*(repeat(p, n) if isinstance(p, str) else batch.key_texts(p) for p in parts))))
                     if cells else ["".join(parts)] * n)
