@@ -354,6 +354,17 @@ def test_a_number_text_taken_as_it_is_is_the_canonical_text(text):
     assert number_text(validate_number(text)) == text
 
 
+@pytest.mark.parametrize("spec", [TYPES_SPEC, TYPES_FORMATTED, TYPES_KEYED], ids=["plain", "formatted", "keyed"])
+def test_each_refused_cell_alone_is_refused_as_the_item_way_refuses_it(tmp_path, spec):
+    entity, clean = spec.entities["Order"], {c: ok[0] for c, (ok, bad) in TYPE_CELLS.items()}
+    for column, (_, bad) in TYPE_CELLS.items():
+        for cell in bad:
+            path = tmp_path / "orders.csv"
+            path.write_text(_types_rows([clean, {**clean, "order_id": "5", column: cell}]), encoding="utf-8")
+            got = _outcome(lambda: staged(list(csv_staged_rows(spec, entity, path, CREATED)), spec, CREATED))
+            assert got == _outcome(lambda: item_way_rows(spec, entity, path, CREATED)), (column, cell)
+
+
 def test_valid_cells_of_every_type_take_the_column_way(tmp_path):
     valid = {"ok": ["true", "no", ""], "gone": ["null", ""], "raw": ["aGk=", "QR==", ""], "tags": ['["é","😀"]', "solo"],
              "nums": ["[1, 2.50]", "[-0.001]"], "blobs": ['["aGk=","AA=="]', "aGk="], "parts": ['[1, "a", null, {}]', "[]"],

@@ -325,8 +325,8 @@ class _Plan:
                 continue
             if typ == "N":                                 # a number key: the size of the number it renders
                 name = _utf8(attr)
-                total += np.fromiter((0 if k is None else name + number_size(k) for k in self._keys(batch, parts, typ)),
-                                     np.int64, len(batch))
+                total += np.fromiter((0 if k is None else name + number_size(k)
+                                      for k in self._keys(batch, attr, parts, typ)), np.int64, len(batch))
                 continue
             cols = [p for p in parts if not isinstance(p, str)]
             text = _utf8(attr) + sum(_utf8(p) for p in parts if isinstance(p, str))
@@ -357,7 +357,7 @@ class _Plan:
         values: dict[str, list | tuple] = {}       # attribute -> its value per row (None: not in the item)
         frags: list[list[str]] = []              # each attribute's JSON member per row, all but the first after a comma
         for attr, parts, typ in self.templates:
-            keys = self._keys(batch, parts, typ)
+            keys = self._keys(batch, attr, parts, typ)
             values[attr] = keys if typ == "S" else [None if k is None else stored_key(k) for k in keys]
             frags.append(_strings(attr, keys, "," if frags else "") if typ == "S" else
                          [_key_member(attr, k, "," if frags else "") for k in keys])
@@ -395,19 +395,21 @@ class _Plan:
                           cat=list(zip(pk, sk, repeat(name, n), total, *index_cols)),
                           entities=[name] * n, wheres=[f"{prefix}{line}" for line in batch.lines])
 
-    def _keys(self, batch: Batch, parts: list, typ: str) -> list:
-        """The key each row's template ``parts`` renders, None where a value is empty (a sparse index key; a table
-        key was refused by :meth:`sizes`), as :meth:`~blue_nb.items.ItemBuilder.build` makes it of type ``typ``:
+    def _keys(self, batch: Batch, attr: str, parts: list | None, typ: str) -> list:
+        """The key ``attr`` of each row, rendered from its template ``parts``, None where a value is empty (a sparse
+        index key; a table key is refused), as :meth:`~blue_nb.items.ItemBuilder.build` makes it of type ``typ``:
         a str (S), an exact Decimal (N) or bytes (B)."""
         n = len(batch)
         if parts is None:
+            if attr in self.table_keys:
+                raise _Other
             return [None] * n
         cells = [batch.col(p.i) for p in parts if not isinstance(p, str)]
         rendered = (list(map("".join, zip(*(repeat(p, n) if isinstance(p, str) else batch.key_texts(p) for p in parts))))
                     if cells else ["".join(parts)] * n)
         if any((batch.lengths(p.i) == 0).any() for p in parts if not isinstance(p, str)):
             rendered = [None if "" in vs else r for r, vs in zip(rendered, zip(*cells))]
-        if "" in rendered:                         # a format spec that writes nothing: the item rules refuse it
+        if "" in rendered or (attr in self.table_keys and None in rendered):   # an empty key: the rules refuse it
             raise _Other
         if typ == "N":
             return [None if r is None else validate_number(r) for r in rendered]
