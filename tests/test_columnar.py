@@ -10,11 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import blue_nb.sizing.columnar as columnar
-from blue_nb.sizing.columnar import item_size_column, items_to_table, number_text_sizes, table_item_sizes
+from blue_nb.sizing.columnar import item_size_column, number_text_sizes
 from blue_nb.errors import ItemError
 from blue_nb.sizing import MAX_ITEM_BYTES, item_size, number_size, value_size
 from blue_nb.items.values import to_wire
 
+from .arrow_tables import items_to_table, table_item_sizes
 from .strategies import values as value_strategy
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,10 +1,11 @@
 """A CSV file built column by column into the rows a load stages (sources.csv_stage) gives the rows the item
-way gives (ItemBuilder, then TableLayout.rows), byte for byte, and the same located errors."""
+way gives (the oracle, tests/csv_oracle.py: ItemBuilder, then TableLayout.rows), byte for byte, and the same
+located errors."""
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from blue_nb.app.workflows import located_items, staged_items
@@ -17,6 +18,8 @@ from blue_nb.sources import csv_stage
 from blue_nb.sources.csv_stage import arrow_batches, column_batches, csv_staged_rows
 from blue_nb.sources.files import csv_records
 from blue_nb.spec import load_spec, loads_spec
+
+from .csv_oracle import item_way_rows, staged
 
 CREATED = "2026-12-04T00:00:00Z"
 
@@ -51,12 +54,15 @@ def _item_way(spec, data) -> StagedRows:
     return StagedRows.of_items(TableLayout.of(spec), list(located_items(spec, data)), CREATED)
 
 
-@pytest.mark.parametrize("domain,scale", [("dialogue", 3000), ("document", 400)])
-def test_the_samples_stage_the_rows_their_items_make(tmp_path, root, domain, scale):
+@pytest.mark.parametrize("domain,spec_name,scale", [("dialogue", "dialogue", 3000), ("document", "document", 400),
+                                                    ("dialogue", "dialogue_v2", 3000)])     # v2: format specs
+def test_the_samples_stage_the_rows_their_items_make(tmp_path, root, domain, spec_name, scale):
     generate_sample(domain, scale=scale, seed=3, out_dir=tmp_path)
-    spec = load_spec(root / "data" / "specs" / f"{domain}.yaml")
+    spec = load_spec(root / "data" / "specs" / f"{spec_name}.yaml")
     parts = list(staged_items(spec, tmp_path, CREATED))
     assert any(isinstance(x, StagedRows) for x in parts)              # the column way was taken
+    if domain == "dialogue":                                          # all CSV: every row the column way
+        assert all(isinstance(x, StagedRows) for x in parts)
     got, want = _rows(spec, TableLayout.of(spec), parts), _item_way(spec, tmp_path)
     assert len(got) == len(want) > 0
     assert (got.main, got.cat, got.entities, got.wheres) == (want.main, want.cat, want.entities, want.wheres)
@@ -113,11 +119,117 @@ def test_a_file_without_rows_is_refused_as_the_item_way_refuses_it(tmp_path, bod
     assert got.value.where.endswith("orders.csv")
 
 
-def test_an_entity_the_columns_do_not_cover_takes_the_item_way(tmp_path):
-    spec = loads_spec(SPEC_TEXT.replace("qty: N", "qty: BOOL"))          # BOOL: not a column-way type
-    (tmp_path / "orders.csv").write_text(HEADER + "s1,1,red,d,1,n,Oslo,,true,x\n", encoding="utf-8")
-    parts = list(csv_staged_rows(spec, spec.entities["Order"], tmp_path / "orders.csv", CREATED))
-    assert parts and all(isinstance(x, tuple) for x in parts) and parts[0][1]["qty"] is True
+def test_a_declared_attribute_the_header_lacks_is_the_item_ways_error(tmp_path):
+    spec = loads_spec(SPEC_TEXT.replace("qty: N}", "qty: N, gone: S}"))
+    (tmp_path / "orders.csv").write_text(HEADER + "s1,1,red,7,1,n,Oslo,,2,x\n", encoding="utf-8")
+    with pytest.raises(SourceError, match="'gone' declared for Order but not a column of the file"):
+        list(csv_staged_rows(spec, spec.entities["Order"], tmp_path / "orders.csv", CREATED))
+
+
+@pytest.mark.parametrize("change,refused", [
+    (('gsk: "{day}"', 'gsk: "{nowhere}"'), False),                 # an index key the file has no column for: none
+    (('sk: "ORDER#{order_id}"', 'sk: "ORDER#{nowhere}"'), True),   # a table key: the first row's error
+    (("partition_key: city}", "partition_key: qty, partition_key_type: N}"), False),   # an index on a number
+])
+def test_keys_the_header_lacks_and_number_attribute_indexes_stage_as_their_items_do(tmp_path, change, refused):
+    spec = loads_spec(SPEC_TEXT.replace(*change))
+    path = tmp_path / "orders.csv"
+    path.write_text(HEADER + "s1,1,red,7,1,n,Oslo,,2.50,x\ns1,2,red,7,1,n,Oslo,,,x\n", encoding="utf-8")
+    entity = spec.entities["Order"]
+    got = _outcome(lambda: staged(list(csv_staged_rows(spec, entity, path, CREATED)), spec, CREATED))
+    assert got == _outcome(lambda: item_way_rows(spec, entity, path, CREATED))
+    assert (got[0] == "error") == refused
+    if not refused:
+        assert all(isinstance(x, StagedRows) for x in csv_staged_rows(spec, entity, path, CREATED))
+
+
+FORMATTED = ('key: {pk: "SHOP#{shop:>4}", sk: "ORDER#{order_id:05d}#{day}", gpk: "TAG#{tag:.1s}", '
+             'gsk: "{total:08.2f}"}')
+
+
+@pytest.mark.parametrize("bad", ["", "s3,x,red,d,1,n,Oslo,,1,x\n", "s3,7,red,d,1x,n,Oslo,,1,x\n",
+                                 "s3,,red,d,1,n,Oslo,,1,x\n"])
+@pytest.mark.parametrize("chunk", [1, 5000])
+def test_templates_with_format_specs_stage_as_their_items_do(tmp_path, bad, chunk):
+    spec = loads_spec(SPEC_TEXT.replace('key: {pk: "SHOP#{shop}", sk: "ORDER#{order_id}", gpk: "TAG#{tag}", '
+                                        'gsk: "{day}"}', FORMATTED))
+    path = tmp_path / "orders.csv"
+    path.write_text(HEADER + "s1,1,red,d,1,n,Oslo,,2,x\ns22222,02,,d,-3.14159,n,,,,x\nsé,3,é😀,e,,n,,,,x\n" + bad,
+                    encoding="utf-8")
+    entity = spec.entities["Order"]
+    got = _outcome(lambda: staged(list(csv_staged_rows(spec, entity, path, CREATED, chunk=chunk)), spec, CREATED))
+    assert got == _outcome(lambda: item_way_rows(spec, entity, path, CREATED))
+    if not bad:
+        assert all(isinstance(x, StagedRows) for x in csv_staged_rows(spec, entity, path, CREATED, chunk=chunk))
+        assert [m[:2] for m in got[0]] == [("SHOP#  s1", "ORDER#00001#d"), ("SHOP#s22222", "ORDER#00002#d"),
+                                           ("SHOP#  sé", "ORDER#00003#e")]
+        assert [c[4:6] for c in got[1]] == [("TAG#r", "00001.00"), (None, None), (None, None)]   # both keys or none
+    else:
+        assert got[0] == "error"
+
+
+# ---------------------------------------------------------------- every attribute type, against the oracle
+
+TYPES_SPEC_TEXT = (SPEC_TEXT.replace("qty: N}", "qty: N, ok: BOOL, gone: \"NULL\", raw: B, tags: SS, nums: NS, "
+                                                     "blobs: BS, parts: L, meta: M}"))
+TYPES_SPEC = loads_spec(TYPES_SPEC_TEXT)
+TYPES_FORMATTED = loads_spec(TYPES_SPEC_TEXT.replace(
+    'key: {pk: "SHOP#{shop}", sk: "ORDER#{order_id}", gpk: "TAG#{tag}", gsk: "{day}"}',
+    'key: {pk: "SHOP#{shop:>4}", sk: "ORDER#{order_id:05d}", gpk: "TAG#{tag:.1s}", gsk: "{total:08.2f}"}'))
+TYPES_KEYED = loads_spec(TYPES_SPEC_TEXT.replace("  sort_key: sk\n", "  sort_key: sk\n  sort_key_type: N\n").replace(
+    "partition_key: gpk, sort_key: gsk}", "partition_key: gpk, sort_key: gsk, partition_key_type: B, sort_key_type: N}"
+).replace('key: {pk: "SHOP#{shop}", sk: "ORDER#{order_id}", gpk: "TAG#{tag}", gsk: "{day}"}',
+          'key: {pk: "SHOP#{shop}", sk: "{order_id:05d}", gpk: "TAG#{tag:.1s}", gsk: "{total}"}'))
+TYPES_HEADER = ["shop", "order_id", "tag", "day", "total", "note", "city", "created_at", "qty", "ok", "gone", "raw",
+                "tags", "nums", "blobs", "parts", "meta"]
+TYPE_CELLS = {   # per column: (cells its type takes, cells the item rules refuse)
+    "ok": (["true", "False", "1", "no", "", " yes "], ["maybe"]),
+    "gone": (["true", "null", "", "1"], ["false"]),
+    "raw": (["aGk=", "", "AA==", "QR=="], ["not base64"]),
+    "tags": (['["a","b"]', "solo", "", '["é","😀"]'], ['["a","a"]', "[]", "[1]"]),
+    "nums": (["[1, 2.50]", '["3"]', "", "[-0.001]", "7"], ["[1, 1.0]", "[1E+200]"]),
+    "blobs": (['["aGk=","AA=="]', "", "aGk="], ['["x"]']),
+    "parts": (['[1, "a", null, true, [], {"k": 2.5}]', "", "[]", '["😀"]'], ["{}", "[1"]),
+    "meta": (['{"a": {"b": [1]}, "c": null}', "", "{}"], ["[]", '{"a": 1, "a": 2}', '{"n": 1e400}']),
+    "total": (["1", "007", "-1.50", ""], ["12abc"]),
+    "order_id": ([str(i) for i in range(9)], ["", "x"]),
+    "tag": (["t", "", "é😀"], []),
+    "day": (["d", ""], []),
+    "shop": (["s1", "é", "s12345"], []),
+}
+
+
+def _types_rows(draw_cells) -> str:
+    lines = [",".join(TYPES_HEADER)]
+    for n, cells in enumerate(draw_cells):
+        row = {"shop": "s1", "order_id": str(n), "tag": "t", "day": "d", "total": "1", "note": "x", "city": "c",
+               "created_at": "", "qty": "2", **cells}
+        lines.append(",".join('"' + row[c].replace('"', '""') + '"' for c in TYPES_HEADER))
+    return "\n".join(lines) + "\n"
+
+
+def _outcome(fn):
+    try:
+        got = fn()
+    except SourceError as e:
+        return ("error", e.msg, e.where, e.hint)
+    return (got.main, got.cat, got.entities, got.wheres)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.booleans().flatmap(lambda clean: st.lists(st.fixed_dictionaries(
+           {c: st.sampled_from(ok if clean else ok + bad) for c, (ok, bad) in TYPE_CELLS.items()}), min_size=1,
+           max_size=6)),
+       chunk=st.sampled_from([1, 2, 5000]), spec=st.sampled_from([TYPES_SPEC, TYPES_FORMATTED, TYPES_KEYED]))
+def test_every_attribute_type_stages_as_its_items_do(tmp_path, rows, chunk, spec):
+    path = tmp_path / "orders.csv"
+    path.write_text(_types_rows(rows), encoding="utf-8")
+    entity = spec.entities["Order"]
+    got = _outcome(lambda: staged(list(csv_staged_rows(spec, entity, path, CREATED, chunk=chunk)), spec, CREATED))
+    assert got == _outcome(lambda: item_way_rows(spec, entity, path, CREATED))
+    event("refused" if got[0] == "error" else "staged")
+    parts = [] if got[0] == "error" else list(csv_staged_rows(spec, entity, path, CREATED, chunk=chunk))
+    assert all(isinstance(x, StagedRows) for x in parts)                          # the column way, every row
 
 
 # ---------------------------------------------------------------- pyarrow's reader: the csv module's records, or none
@@ -240,3 +352,29 @@ def test_a_chunk_sized_from_python_lists_is_sized_as_from_arrow(tmp_path):
 @given(text=st.from_regex(csv_stage._CANONICAL, fullmatch=True).filter(lambda t: len(t) < 38))
 def test_a_number_text_taken_as_it_is_is_the_canonical_text(text):
     assert number_text(validate_number(text)) == text
+
+
+@pytest.mark.parametrize("spec", [TYPES_SPEC, TYPES_FORMATTED, TYPES_KEYED], ids=["plain", "formatted", "keyed"])
+def test_each_refused_cell_alone_is_refused_as_the_item_way_refuses_it(tmp_path, spec):
+    entity, clean = spec.entities["Order"], {c: ok[0] for c, (ok, bad) in TYPE_CELLS.items()}
+    for column, (_, bad) in TYPE_CELLS.items():
+        for cell in bad:
+            path = tmp_path / "orders.csv"
+            path.write_text(_types_rows([clean, {**clean, "order_id": "5", column: cell}]), encoding="utf-8")
+            got = _outcome(lambda: staged(list(csv_staged_rows(spec, entity, path, CREATED)), spec, CREATED))
+            assert got == _outcome(lambda: item_way_rows(spec, entity, path, CREATED)), (column, cell)
+
+
+def test_valid_cells_of_every_type_take_the_column_way(tmp_path):
+    valid = {"ok": ["true", "no", ""], "gone": ["null", ""], "raw": ["aGk=", "QR==", ""], "tags": ['["é","😀"]', "solo"],
+             "nums": ["[1, 2.50]", "[-0.001]"], "blobs": ['["aGk=","AA=="]', "aGk="], "parts": ['[1, "a", null, {}]', "[]"],
+             "meta": ['{"a": {"b": [1]}, "c": null}', "{}"], "total": ["007", ""], "order_id": ["1", "2", "3"]}
+    rows = [{c: v[n % len(v)] for c, v in valid.items()} for n in range(3)]
+    path = tmp_path / "orders.csv"
+    path.write_text(_types_rows(rows), encoding="utf-8")
+    entity = TYPES_SPEC.entities["Order"]
+    parts = list(csv_staged_rows(TYPES_SPEC, entity, path, CREATED, chunk=2))
+    assert len(parts) == 2 and all(isinstance(x, StagedRows) for x in parts)
+    got, want = staged(parts, TYPES_SPEC, CREATED), item_way_rows(TYPES_SPEC, entity, path, CREATED)
+    assert (got.main, got.cat, got.wheres) == (want.main, want.cat, want.wheres)
+    assert '"raw":{"B":"QQ=="}' in got.main[1][2] and '"ok":{"BOOL":false}' in got.main[1][2]

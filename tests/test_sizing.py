@@ -498,9 +498,9 @@ def test_batch_plain_number_texts(texts):
     assert wire_item_sizes(wire) == expected
 
 
-# ---------------------------------------------------------------- the product path vs the reference
+# ---------------------------------------------------------------- the batch path vs the reference
 
-import blue_nb.sizing.batch as batch_module  # noqa: E402 - the crossover constant is patched below
+import blue_nb.sizing.columnar as columnar  # noqa: E402 - the kernel's threshold is patched below
 
 
 def _reference(items):
@@ -511,16 +511,17 @@ def _reference(items):
         return ("error", str(exc), exc.where, exc.hint)
 
 
-def _product(items, crossover):
-    """``item_sizes(items)`` with the crossover at ``crossover`` items (0: always columnar, any values)."""
-    saved = batch_module.COLUMNAR_MIN_ITEMS, batch_module.COLUMNAR_MIN_NUMBER_SHARE
-    batch_module.COLUMNAR_MIN_ITEMS, batch_module.COLUMNAR_MIN_NUMBER_SHARE = crossover, 0 if crossover <= 1 else 1
+def _product(items, kernel_min):
+    """``item_sizes(items)`` with number columns taken by the numpy kernel from ``kernel_min`` values
+    (0: every number column; 10**9: none, each number by number_size)."""
+    saved = columnar._KERNEL_MIN
+    columnar._KERNEL_MIN = kernel_min
     try:
         return item_sizes(items)
     except ItemError as exc:
         return ("error", str(exc), exc.where, exc.hint)
     finally:
-        batch_module.COLUMNAR_MIN_ITEMS, batch_module.COLUMNAR_MIN_NUMBER_SHARE = saved
+        columnar._KERNEL_MIN = saved
 
 
 def _schema_items(data, schemas):
@@ -534,11 +535,11 @@ BAD_VALUES = [1.5, Decimal("NaN"), Decimal("Infinity"), Decimal("1E+126"), Decim
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.sampled_from([("pk", "sk", "n"), ("pk", "data"), ("a",), ()]), min_size=1, max_size=40),
        st.sampled_from([0, 1, 10**9]), st.data())
-def test_product_item_sizes_equal_reference_above_and_below_crossover(schemas, crossover, data):
-    """Full-range values, shared schemas (many items per group) and random items, on both paths."""
+def test_product_item_sizes_equal_reference_with_and_without_the_kernel(schemas, kernel_min, data):
+    """Full-range values, shared schemas (many items per group) and random items, numbers by the kernel or not."""
     items = _schema_items(data, schemas) + data.draw(st.lists(full_items, max_size=10))
     items = data.draw(st.permutations(items))
-    assert _product(items, crossover) == _reference(items)
+    assert _product(items, kernel_min) == _reference(items)
 
 
 @settings(max_examples=80, deadline=None)
@@ -547,23 +548,23 @@ def test_product_item_sizes_invalid_values_raise_the_reference_error(items, bad,
     """One value (valid or not) planted anywhere: both paths give the reference sizes or error."""
     row = data.draw(st.integers(0, len(items) - 1))
     items[row] = {**items[row], data.draw(st.sampled_from(["pk", "n", "x"])): bad}
-    for crossover in (0, 10**9):
-        assert _product(items, crossover) == _reference(items)
+    for kernel_min in (0, 10**9):
+        assert _product(items, kernel_min) == _reference(items)
 
 
-def test_product_item_sizes_columnar_on_big_batches(monkeypatch):
-    """A dialogue-like batch above the crossover goes through the columnar path, byte-exact."""
-    from blue_nb.sizing import columnar
-
+def test_product_item_sizes_numbers_by_the_kernel_on_big_batches(monkeypatch):
+    """A dialogue-like batch: its number columns go to the numpy kernel (short ones to number_size), byte-exact."""
     calls = []
-    real = columnar.python_item_sizes
-    monkeypatch.setattr(columnar, "python_item_sizes", lambda items: calls.append(len(items)) or real(items))
-    n = batch_module.COLUMNAR_MIN_ITEMS
+    real = columnar._number_chunk
+    monkeypatch.setattr(columnar, "_number_chunk", lambda arr, *a: calls.append(len(arr)) or real(arr, *a))
+    n = 2 * columnar._CHUNK + 7
     items = [{"pk": f"P#{i % 9}", "sk": f"S#{i}", "t": "é" * (i % 4), "n": Decimal(i - n) / 8, "big": 2**70 + i,
               "ok": bool(i % 2), "b": b"\x00" * (i % 3), "l": [i]} if i % 5 else {"pk": "x", "z": None}
              for i in range(n)]
     assert item_sizes(items) == [item_size(i) for i in items]
-    assert calls == [n]
-    assert item_sizes(items[:-1]) == [item_size(i) for i in items[:-1]] and calls == [n]   # below: grouped path
-    texts = [{"pk": f"P#{i}", "sk": "S", "body": "x" * (i % 50)} for i in range(n)]
-    assert item_sizes(texts) == [item_size(i) for i in texts] and calls == [n]              # no numbers: grouped
+    assert len(calls) == 4                       # n and big in each full chunk; the last 7 items: number_size
+    calls.clear()
+    short = items[:columnar._KERNEL_MIN]
+    assert item_sizes(short) == [item_size(i) for i in short] and calls == []        # short columns: number_size
+    wire = [item_to_wire(i) for i in items]
+    assert wire_item_sizes(wire) == [wire_item_size(w) for w in wire] and len(calls) == 4

@@ -25,7 +25,7 @@ def items_to_frame(items: Iterable[Mapping[str, Any]], *, sizes: bool = True) ->
     """Items (Python values) -> one row per item, one column per attribute, plus size and costs."""
     items = items if isinstance(items, list) else list(items)
     rows = [dict(item) for item in items]
-    if sizes:  # one batch: the columnar path from COLUMNAR_MIN_ITEMS items on
+    if sizes:  # one batch: the batch path sizes them a column at a time
         for row, size in zip(rows, item_sizes(items)):
             c = item_costs(size)
             row.update({"_size": c["size"], "_rcu": c["rcu_strong"], "_wcu": c["wcu"]})

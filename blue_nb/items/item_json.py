@@ -12,8 +12,8 @@ from typing import Any
 import orjson
 
 from blue_nb.errors import ItemError
-from blue_nb.items.values import (_check_str, _decode, _encode, _name, dumps_wire, item_from_wire, item_to_wire,
-                                  loads_wire, number_text, validate_number)
+from blue_nb.items.values import (attribute_name, check_str, dumps_wire, from_wire, item_from_wire, item_to_wire,
+                                  loads_wire, number_text, to_wire, validate_number)
 
 __all__ = ["dumps_item", "quoted", "stored_item"]
 
@@ -26,17 +26,17 @@ _quoted = quoted = json.encoder.encode_basestring     # what json.dumps(ensure_a
 def dumps_item(item: Mapping[str, Any]) -> str:
     """``dumps_wire(item_to_wire(item))``, the same text and the same errors, written without the wire
     dict in between: the loader writes every item this way. Top-level strings, numbers, booleans and
-    nulls are written here; anything else (binary, sets, lists, maps) by :func:`to_wire`."""
+    nulls are written here; anything else (binary, sets, lists, maps) by :func:`~blue_nb.items.values.to_wire`."""
     if type(item) is not dict:
         return dumps_wire(item_to_wire(item))
     parts = []
     for k, v in item.items():
         if type(k) is not str or not k or not k.isascii() or len(k) > 65_536:
-            _name(k)                                   # the reference check: raises, or passes a valid name
+            attribute_name(k)                                   # the reference check: raises, or passes a valid name
         t = type(v)
         if t is str:
             if not v.isascii():
-                _check_str(v, k)
+                check_str(v, k)
             parts.append(f'{_quoted(k)}:{{"S":{_quoted(v)}}}')
         elif t is int or t is Decimal:
             parts.append(f'{_quoted(k)}:{{"N":"{number_text(validate_number(v, k))}"}}')
@@ -45,7 +45,7 @@ def dumps_item(item: Mapping[str, Any]) -> str:
         elif v is None:
             parts.append(f'{_quoted(k)}:{{"NULL":true}}')
         else:
-            parts.append(f"{_quoted(k)}:{dumps_wire(_encode(v, k, 0))}")
+            parts.append(f"{_quoted(k)}:{dumps_wire(to_wire(v, k))}")
     return "{" + ",".join(parts) + "}"
 
 
@@ -81,8 +81,8 @@ def _from_wire(wire: dict[str, Any]) -> dict[str, Any]:
             if tag == "BOOL" and type(body) is bool:
                 out[k] = body
                 continue
-            out[k] = _decode(v, k, 0)
+            out[k] = from_wire(v, k)
             continue
-        name = _name(k)                                           # the name is checked first, as item_from_wire does
-        out[name] = _decode(v, k, 0)
+        name = attribute_name(k)                                           # the name is checked first, as item_from_wire does
+        out[name] = from_wire(v, k)
     return out

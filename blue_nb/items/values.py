@@ -30,6 +30,8 @@ __all__ = [
     "MAX_DIGITS",
     "TYPE_TAGS",
     "as_bytes",
+    "attribute_name",
+    "check_str",
     "dumps_wire",
     "from_wire",
     "item_from_wire",
@@ -139,8 +141,10 @@ def as_bytes(value: Any) -> bytes | None:
     return None
 
 
-def _check_str(s: str, where: str) -> str:
-    """Reject strings that are not valid Unicode (lone surrogates cannot be UTF-8 encoded)."""
+def check_str(s: str, where: str = "") -> str:
+    """``s`` itself when it is valid Unicode, else an :class:`ItemError` at ``where`` (a lone surrogate
+    cannot be UTF-8 encoded, so DynamoDB cannot store it): the check of every S value, set element and
+    name."""
     if not s.isascii():
         try:
             s.encode("utf-8")
@@ -173,7 +177,7 @@ def _set_to_wire(value: set | frozenset, where: str) -> dict:
         raise _fail("empty set: DynamoDB does not store empty sets", where, "omit the attribute or use an empty list")
     items = list(value)
     if all(isinstance(v, str) for v in items):
-        return {"SS": sorted((_check_str(v, where) for v in items), key=lambda s: s.encode("utf-8"))}
+        return {"SS": sorted((check_str(v, where) for v in items), key=lambda s: s.encode("utf-8"))}
     if all(isinstance(v, (int, Decimal)) and not isinstance(v, bool) for v in items):
         nums = sorted(validate_number(v, where) for v in items)
         return {"NS": [number_text(d) for d in nums]}
@@ -192,7 +196,7 @@ def _encode(value: Any, where: str, depth: int) -> dict:
     if isinstance(value, bool):
         return {"BOOL": value}
     if isinstance(value, str):
-        return {"S": _check_str(value, where)}
+        return {"S": check_str(value, where)}
     if isinstance(value, (int, Decimal, float)):
         return {"N": number_text(validate_number(value, where))}
     raw = as_bytes(value)
@@ -214,7 +218,7 @@ def _key(k: Any, where: str) -> str:
     """Check a map key is a valid str."""
     if not isinstance(k, str):
         raise _fail(f"map key {k!r} is not a str", where, "DynamoDB map keys and attribute names are strings")
-    return _check_str(k, where)
+    return check_str(k, where)
 
 
 def _child(where: str, key: str) -> str:
@@ -231,11 +235,12 @@ def item_to_wire(item: Mapping[str, Any]) -> dict:
     """Encode a whole item (a top-level map of attribute name -> value)."""
     if not isinstance(item, Mapping):
         raise _fail(f"an item must be a dict, got {type(item).__name__}", "", "pass a dict of attribute -> value")
-    return {_name(k): _encode(v, k, 0) for k, v in item.items()}
+    return {attribute_name(k): _encode(v, k, 0) for k, v in item.items()}
 
 
-def _name(k: Any, where: str = "") -> str:
-    """Check a top-level attribute name: a non-empty str of at most 64 KB."""
+def attribute_name(k: Any, where: str = "") -> str:
+    """``k`` itself when it is a valid top-level attribute name (a valid Unicode str of 1 byte to 64 KB),
+    else an :class:`ItemError` naming it at ``where``."""
     k = _key(k, where)
     if not k or len(k.encode("utf-8")) > 65_536:
         raise _fail(f"attribute name {k[:60]!r} must be 1 byte to 64 KB long", f"{where} {k[:60]}".strip(),
@@ -255,7 +260,7 @@ def _wire_set(tag: str, body: Any, where: str) -> set:
         bad = [v for v in body if not isinstance(v, str)]
         if bad:
             raise _fail(f"SS element {bad[0]!r} is not a string", where)
-        out: set = {_check_str(v, where) for v in body}
+        out: set = {check_str(v, where) for v in body}
     elif tag == "NS":
         bad = [v for v in body if not isinstance(v, str)]
         if bad:
@@ -281,7 +286,7 @@ def _decode(wire: Any, where: str, depth: int) -> Any:
     if tag == "S":
         if not isinstance(body, str):
             raise _fail(f"S value {body!r:.80} is not a string", where)
-        return _check_str(body, where)
+        return check_str(body, where)
     if tag == "N":
         if not isinstance(body, str):
             raise _fail(f"N value {body!r:.80} must be a string", where, 'write numbers as strings: {"N": "12.5"}')
@@ -323,8 +328,8 @@ def item_from_wire(wire_item: Mapping[str, Any], where: str = "") -> dict:
     if not isinstance(wire_item, Mapping):
         raise _fail(f"a wire item must be an object, got {type(wire_item).__name__}", where)
     if where:
-        return {_name(k, where): _decode(v, f"{where} {k}", 0) for k, v in wire_item.items()}
-    return {_name(k): _decode(v, k, 0) for k, v in wire_item.items()}
+        return {attribute_name(k, where): _decode(v, f"{where} {k}", 0) for k, v in wire_item.items()}
+    return {attribute_name(k): _decode(v, k, 0) for k, v in wire_item.items()}
 
 
 # ---------------------------------------------------------------- JSON text

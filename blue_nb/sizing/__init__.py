@@ -1,20 +1,20 @@
 """Item sizes and capacity units, exactly as DynamoDB counts them (stdlib only at import).
 
 * :mod:`.numbers` - :func:`number_size` (base-100 digit-pair rule)
-* :mod:`.exact` - the reference: :func:`item_size`, :func:`value_size`, :func:`wire_item_size`,
-  :func:`wire_value_size`, one recursive walk per value; every faster path equals it, errors included
-* :mod:`.batch` - the product's batch entry points, same results as the reference:
-  :func:`item_sizes` (Python items; from ``batch.COLUMNAR_MIN_ITEMS`` items on the fast path
-  :func:`.columnar.python_item_sizes`, below that grouped C-level passes) and :func:`wire_item_sizes`
-  (DynamoDB JSON items, grouped passes)
-* :mod:`.columnar` - vectorized sizing over Arrow columns (pyarrow + numpy, imported only when a
-  batch is sized in columns): :func:`.columnar.item_size_column`, :func:`.columnar.python_item_sizes`
+* :mod:`.exact` - the per-item path: :func:`item_size`, :func:`value_size`, :func:`wire_item_size`,
+  :func:`wire_value_size`, one recursive walk per value (one item, a nested value, the reference error);
+  the batch path equals it, errors included
+* :mod:`.columnar` - the batch path, a column at a time (pyarrow + numpy, imported only when a batch
+  is sized): :func:`item_sizes` (Python items), :func:`wire_item_sizes` (DynamoDB JSON items),
+  :func:`.columnar.item_size_column` (an Arrow table: a CSV file's columns)
 * :mod:`.capacity` - read/write units per operation, limits and constants
 """
 
 from __future__ import annotations
 
-from blue_nb.sizing.batch import item_sizes, wire_item_sizes
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 from blue_nb.sizing.capacity import (
     BATCH_GET_MAX_KEYS,
     BATCH_MAX_BYTES,
@@ -94,3 +94,17 @@ __all__ = [
     "wire_value_size",
     "write_units",
 ]
+
+
+def item_sizes(items: Iterable[Mapping[str, Any]]) -> list[int]:
+    """Sizes of many Python items (:func:`.columnar.item_sizes`): ``[item_size(i) for i in items]``, faster."""
+    from blue_nb.sizing import columnar  # deferred: numpy/pyarrow load only when a batch is sized
+
+    return columnar.item_sizes(items)
+
+
+def wire_item_sizes(wire_items: Iterable[Mapping[str, Any]]) -> list[int]:
+    """Sizes of many DynamoDB JSON items (:func:`.columnar.wire_item_sizes`): ``[wire_item_size(i) ...]``, faster."""
+    from blue_nb.sizing import columnar  # deferred: numpy/pyarrow load only when a batch is sized
+
+    return columnar.wire_item_sizes(wire_items)

@@ -1,23 +1,35 @@
-"""Vectorized item sizes over columnar data (Apache Arrow), exact to the byte.
+"""The batch path of item sizing: many items sized a column at a time, exact to the byte (the per-item path,
+:mod:`blue_nb.sizing.exact`, is the reference it equals, errors included).
 
-Loaded only when a batch is sized in columns (pyarrow + numpy). A :class:`pyarrow.Table` holds one
-attribute per column and one item per row; ``types`` maps each column to its DynamoDB type; a null
-cell is an absent attribute. :func:`item_size_column` equals ``[item_size(i) for i in items]``:
-S / B lengths from the offsets (base64 text decoded value by value), BOOL / NULL 1; N by the
-base-100 digit-pair rule run by numpy over the texts' bytes (:func:`number_text_sizes`: exponent
-forms and invalid texts go to :func:`number_size` once per distinct text; integer and decimal
-columns are cast to text, floats are an error); L / M / SS / NS / BS cell by cell (DynamoDB JSON
-text or nested Arrow values) by the exact :func:`value_size`; dictionary columns on their dictionary.
+Loaded only when a batch is sized (pyarrow + numpy). Three inputs, the same column sizers:
 
-:func:`items_to_table` / :func:`table_item_sizes` go from Python items through a table;
-:func:`python_item_sizes` sizes Python items directly, numbers in columns (the product's fast path).
+* **Arrow tables** (a CSV file's columns): one attribute per column, one item per row; ``types`` maps
+  each column to its DynamoDB type; a null cell is an absent attribute. :func:`item_size_column`:
+  S / B lengths from the offsets (base64 text decoded value by value), BOOL / NULL 1; N by the
+  base-100 digit-pair rule run by numpy over the texts' bytes (:func:`number_text_sizes`: exponent
+  forms and invalid texts go to :func:`number_size` once per distinct text; integer and decimal
+  columns are cast to text, floats are an error); L / M / SS / NS / BS cell by cell (DynamoDB JSON
+  text or nested Arrow values) by the exact :func:`value_size`; dictionary columns on their dictionary.
+* **Python items** (:func:`item_sizes`) and **DynamoDB JSON items** (:func:`wire_item_sizes`): items of
+  one entity share their attribute names, so they are cut into chunks of :data:`_CHUNK` (the repeated
+  passes stay in the CPU cache) and grouped by (attribute count, first name). Every name of a group's
+  first item is fetched from every item with ``itemgetter``: a missing name raises, and with equal
+  counts that proves the group has exactly the same names, whose bytes are counted once. The string
+  values of an item are joined and measured with ``len`` (one ``isascii`` for the group); BOOL / NULL
+  add 1 once their types are checked; a number column goes to the numpy kernel (from
+  :data:`_KERNEL_MIN` values; a shorter one to :func:`number_size`, cached); every other column
+  (nested, mixed, binary...) to the exact walk value by value.
+
+  Anything unexpected (a str column holding a number, different names, an invalid value...) makes
+  that part fall back: per column, then per exact name set, then item by item with the exact walk,
+  so sizes and errors equal ``[item_size(i) for i in items]``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
-from itertools import repeat
+from itertools import chain, repeat
 from operator import itemgetter
 from typing import Any
 
@@ -26,19 +38,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from blue_nb.errors import ItemError
-from blue_nb.items.arrow import ARROW_KINDS, cell_value, check_names, item_columns, row_where
+from blue_nb.items.arrow import cell_value, check_names, row_where
 from blue_nb.items.values import MAX_ADJUSTED, MAX_DIGITS, MIN_ADJUSTED
-from blue_nb.sizing.exact import b64_raw_length, str_size, value_size
+from blue_nb.sizing.exact import b64_raw_length, item_size, str_size, value_size, wire_item_size, wire_value_size
 from blue_nb.sizing.numbers import MAX_NUMBER_BYTES, number_size
 
-__all__ = ["item_size_column", "items_to_table", "number_text_sizes", "python_item_sizes", "table_item_sizes",
-           "text_buffers"]
+__all__ = ["item_size_column", "item_sizes", "number_text_sizes", "text_buffers", "wire_item_sizes"]
 
 #: rows / bytes per numpy block of number texts: the temporaries stay in the CPU cache
 _BLOCK_ROWS = 32768
 _BLOCK_BYTES = 256 * 1024
-_GROUP_ROWS = 4096  # Python items sized per slice of a group (python_item_sizes)
+_CHUNK = 2048  # Python / wire items sized at a time: the repeated passes over a chunk stay in the CPU cache
+_KERNEL_MIN = 128  # numbers from which a column is sized by the numpy kernel (below: number_size, cached, is faster)
 _WALK_STEPS = 6  # steps over zeros next to the ends of a number before a lookup
+_NONE = type(None)
+_GET_S, _GET_N = itemgetter("S"), itemgetter("N")
 _FLOAT_HINT = "floats are not exact: store numbers as decimal128, integers or number text (use Decimal)"
 
 
@@ -299,97 +313,228 @@ def item_size_column(table: pa.Table, types: Mapping[str, str]) -> np.ndarray:
     return total
 
 
-# ---------------------------------------------------------------- Python items
+# ---------------------------------------------------------------- Python and wire items, a column at a time
 
 
-_ARROW_TYPES = {"string": pa.string(), "binary": pa.binary(), "bool": pa.bool_()}
-
-
-def items_to_table(items: Iterable[Mapping[str, Any]], types: Mapping[str, str]) -> pa.Table:
-    """Python items -> a table with one column per attribute of ``types``, one row per item: S string,
-    N canonical number text, B binary, BOOL bool, NULL bool (True when there), L M SS NS BS DynamoDB
-    JSON text; absent = null (cells: :func:`blue_nb.items.arrow.item_columns`). :class:`ItemError`
-    for untyped attributes or values not of their type."""
-    items = items if isinstance(items, list) else list(items)
-    columns = {}
-    for name, cells in item_columns(items, types).items():
+def _number_column(col: list, name: str) -> list[int]:
+    """Sizes of a column of numbers (texts, ints or Decimals): value by value (:func:`number_size`, cached) when
+    short, by the numpy kernel from :data:`_KERNEL_MIN` values on (ints as Arrow int64, the rest as their text)."""
+    if len(col) < _KERNEL_MIN:
+        return list(map(number_size, col))
+    if type(col[0]) is int:
         try:
-            columns[name] = pa.array(cells, _ARROW_TYPES[ARROW_KINDS[types[name]]])
-        except (UnicodeEncodeError, pa.ArrowException) as exc:
-            raise ItemError(f"column {name!r} holds a string that is not valid Unicode", where=name,
-                            hint="decode your input with the right encoding") from exc
-    if not columns:  # items without attributes: rows without columns
-        return pa.Table.from_struct_array(pa.array([{}] * len(items), pa.struct([])))
-    return pa.table(columns)
-
-
-def table_item_sizes(items: Iterable[Mapping[str, Any]], types: Mapping[str, str]) -> np.ndarray:
-    """Sizes of Python items through the columnar path: ``item_size_column(items_to_table(...))``."""
-    return item_size_column(items_to_table(items, types), types)
-
-
-def _py_numbers(col: list, kinds: set, name: str) -> np.ndarray:
-    """Sizes of a column of ints / Decimals: int64 or their str() texts, sized by the numpy kernel."""
-    if kinds == {int}:
-        try:
-            return _number_sizes(pa.array(col, pa.int64()), name, 0)
-        except (OverflowError, pa.ArrowException):  # beyond int64: as text
+            return _number_sizes(pa.array(col, pa.int64()), name, 0).tolist()
+        except (OverflowError, pa.ArrowException):  # beyond int64, or not all ints: as text
             pass
-    return _number_chunk(pa.array(list(map(str, col)), pa.string()), name, 0)  # str(): the reference's text
+    texts = col if type(col[0]) is str else list(map(str, col))  # str(): the text number_size reads
+    return _number_chunk(pa.array(texts, pa.string()), name, 0).tolist()
 
 
-def _py_column(col: list, name: str) -> np.ndarray | int:
-    """Value sizes of one attribute of a group; the type tag is inferred from the values' types."""
+def _text_sizes(strs: list) -> list[int]:
+    """UTF-8 sizes of strings (raises TypeError if one is not a str, UnicodeError on surrogates)."""
+    if "".join(strs).isascii():
+        return list(map(len, strs))
+    return list(map(len, map(str.encode, strs)))
+
+
+def _tuples(getter: Callable, names: list[str]) -> Callable:
+    """``getter`` that always returns a tuple (``itemgetter`` with one name does not)."""
+    return getter if len(names) > 1 else lambda item: (getter(item),)
+
+
+def _py_kind(v: Any) -> str:
+    """How a value of the first item is sized: ``s`` string, ``1`` BOOL/NULL, ``x`` by column."""
+    return "s" if type(v) is str else "1" if v is None or type(v) is bool else "x"
+
+
+def _py_strings(group: list, names: list[str]) -> list[int]:
+    """Per-item bytes of the string values under ``names`` (TypeError if one is not a str)."""
+    getter = _tuples(itemgetter(*names), names)
+    return _text_sizes(list(map("".join, map(getter, group))))
+
+
+def _py_consts_ok(group: list, names: list[str]) -> bool:
+    """True if every value under ``names`` is a bool or None."""
+    values = chain.from_iterable(map(_tuples(itemgetter(*names), names), group))
+    return set(map(type, values)) <= {bool, _NONE}
+
+
+def _py_value(v: Any, name: str) -> int:
+    """Size of one value of a mixed column."""
+    t = type(v)
+    if t is str:
+        return len(v) if v.isascii() else str_size(v, name)
+    if v is None or t is bool:
+        return 1
+    return value_size(v, name)
+
+
+def _py_column(col: list, name: str) -> list[int] | int:
+    """Sizes of one column of Python values (an int when they are all the same)."""
     kinds = set(map(type, col))
-    if kinds == {str}:  # UTF-8 bytes (UnicodeEncodeError on a lone surrogate)
-        return np.fromiter(map(len, col if "".join(col).isascii() else map(str.encode, col)), np.int64, len(col))
+    if kinds == {str}:
+        return _text_sizes(col)
+    if kinds == {int}:
+        return _number_column(col, name)
     if kinds <= {int, Decimal}:
-        return _py_numbers(col, kinds, name)
-    if kinds <= {bool, type(None)}:
+        return _number_column(list(map(str, col)), name)
+    if kinds <= {bool, _NONE}:
         return 1
     if kinds == {bytes}:
-        return np.fromiter(map(len, col), np.int64, len(col))
-    return np.fromiter(map(value_size, col, repeat(name)), np.int64, len(col))  # mixed / nested: exact walk
+        return list(map(len, col))
+    return [_py_value(v, name) for v in col]
 
 
-def _py_group(group: list, names: tuple) -> np.ndarray:
-    """Sizes of items that all have exactly the attribute names ``names``."""
-    total = np.full(len(group), sum(str_size(k, k) for k in names), dtype=np.int64)
+def _wire_kind(w: Any) -> str:
+    """How a wire value of the first item is sized: ``s`` S, ``1`` BOOL/NULL, ``x`` by column."""
+    if type(w) is not dict or len(w) != 1:
+        return "x"
+    return "s" if "S" in w else "1" if "BOOL" in w or "NULL" in w else "x"
+
+
+def _wire_flat(group: list, names: list[str]) -> list:
+    """All wire values under ``names``, item after item (KeyError if a name is missing)."""
+    return list(chain.from_iterable(map(_tuples(itemgetter(*names), names), group)))
+
+
+def _wire_bodies(values: list, getter: Callable) -> list | None:
+    """Bodies of wire values that all are one-key objects with ``getter``'s key, else None."""
+    try:
+        bodies = list(map(getter, values))  # a list / str / missing key raises
+    except (KeyError, TypeError):
+        return None
+    return bodies if set(map(len, values)) == {1} and set(map(type, bodies)) == {str} else None
+
+
+def _wire_strings(group: list, names: list[str]) -> list[int]:
+    """Per-item bytes of the S values under ``names`` (TypeError if one is not a plain S)."""
+    bodies = _wire_bodies(_wire_flat(group, names), _GET_S)
+    if bodies is None:
+        raise TypeError("not all S values")
+    return _text_sizes(list(map("".join, zip(*[iter(bodies)] * len(names)))))
+
+
+def _wire_consts_ok(group: list, names: list[str]) -> bool:
+    """True if every wire value under ``names`` is a one-key BOOL or NULL object."""
+    flat = _wire_flat(group, names)
+    if set(map(type, flat)) != {dict} or set(map(len, flat)) != {1}:
+        return False
+    return set(map(next, map(iter, flat))) <= {"BOOL", "NULL"}
+
+
+def _wire_column(col: list, name: str) -> list[int] | int:
+    """Sizes of one column of wire values (an int when they are all the same)."""
+    first = col[0]
+    if type(first) is dict and ("N" in first or "S" in first):
+        bodies = _wire_bodies(col, _GET_N if "N" in first else _GET_S)
+        if bodies is not None:
+            return _number_column(bodies, name) if "N" in first else _text_sizes(bodies)
+    elif set(map(type, col)) == {dict} and set(map(len, col)) == {1}:
+        if set(map(next, map(iter, col))) <= {"BOOL", "NULL"}:
+            return 1
+    return [wire_value_size(w, name) for w in col]
+
+
+class _Flavour:
+    """How the items of one model (Python or DynamoDB JSON) are sized: a value's kind in the first item of a
+    group, the joined strings, the BOOL / NULL check, one column, one item by the exact walk."""
+
+    def __init__(self, kind: Callable, strings: Callable, consts_ok: Callable, column: Callable, exact: Callable):
+        self.kind, self.strings, self.consts_ok, self.column, self.exact = kind, strings, consts_ok, column, exact
+
+
+_PY = _Flavour(_py_kind, _py_strings, _py_consts_ok, _py_column, item_size)
+_WIRE = _Flavour(_wire_kind, _wire_strings, _wire_consts_ok, _wire_column, wire_item_size)
+
+
+def _group_sizes(group: list, fl: _Flavour) -> list[int]:
+    """Sizes of items that all have the same attribute count (KeyError if a name is missing).
+
+    Equal counts + every name of the first item found in every item = identical names.
+    """
     first = group[0]
-    strs = [k for k in names if type(first[k]) is str]
-    if strs:  # all str attributes at once: one joined string per item
-        getter = itemgetter(*strs) if len(strs) > 1 else lambda item: (item[strs[0]],)
-        try:
-            total += _py_column(list(map("".join, map(getter, group))), "")
-        except (TypeError, UnicodeError):  # not all str: per column below
-            strs = []
+    names = tuple(first)
+    fixed = sum(str_size(k, k) for k in names)
+    kinds: dict[str, list[str]] = {"s": [], "1": [], "x": []}
     for name in names:
-        if name not in strs:
-            total += _py_column(list(map(itemgetter(name), group)), name)
-    return total
+        kinds[fl.kind(first[name])].append(name)
+    lists: list[list[int]] = []
+    rest = kinds["x"]
+    if kinds["s"]:
+        try:
+            lists.append(fl.strings(group, kinds["s"]))
+        except (TypeError, UnicodeError):  # a str column holds something else: size it per column
+            rest += kinds["s"]
+    if kinds["1"]:
+        if fl.consts_ok(group, kinds["1"]):
+            fixed += len(kinds["1"])
+        else:
+            rest += kinds["1"]
+    for name in rest:
+        sizes = fl.column(list(map(itemgetter(name), group)), name)
+        if isinstance(sizes, int):
+            fixed += sizes
+        else:
+            lists.append(sizes)
+    if not lists:
+        return [fixed] * len(group)
+    return list(map(fixed.__add__, lists[0] if len(lists) == 1 else map(sum, zip(*lists))))
 
 
-def python_item_sizes(items: list) -> list[int]:
-    """Sizes of Python items (plain dicts) with the numbers sized in columns: the product's path for
-    large batches (:func:`blue_nb.sizing.item_sizes`). Items are grouped by their exact attribute
-    names; per group the strings of an item are joined and measured by C-level passes (faster than
-    copying them into Arrow), int / Decimal columns become Arrow int64 or text sized by the numpy
-    kernel, BOOL / NULL count 1, bytes their length, anything else the exact :func:`value_size`.
-    Equal to ``[item_size(i) for i in items]`` when it returns; raises (ItemError, TypeError...)
-    on anything else, and the caller then takes the reference path for the reference error."""
-    if set(map(type, items)) != {dict}:
-        raise TypeError("not all items are plain dicts")
-    signatures = list(map(tuple, items))
-    groups = dict.fromkeys(signatures)
-    for n, names in enumerate(groups):
-        groups[names] = n
-    ids = np.fromiter(map(groups.__getitem__, signatures), np.int64, len(signatures))
-    order = np.argsort(ids, kind="stable")
-    out = np.zeros(len(items), dtype=np.int64)
-    start = 0
-    for names, end in zip(groups, np.cumsum(np.bincount(ids)).tolist()):
-        for a in range(start, end, _GROUP_ROWS):  # slices: the joined strings stay in the CPU cache
-            rows = order[a : min(a + _GROUP_ROWS, end)]
-            out[rows] = _py_group(list(map(items.__getitem__, rows.tolist())), names)
-        start = end
-    return out.tolist()
+def _safe_group_sizes(group: list, fl: _Flavour) -> list[int]:
+    """Sizes of a group; on failure split it by exact names, then size item by item."""
+    try:
+        return _group_sizes(group, fl)
+    except Exception:  # noqa: BLE001 - fall back to exact grouping / the reference walk
+        pass
+    by_names: dict[tuple, list[int]] = {}
+    for i, item in enumerate(group):
+        by_names.setdefault(tuple(item) if isinstance(item, Mapping) else (), []).append(i)
+    out = [0] * len(group)
+    for indexes in by_names.values():
+        part = [group[i] for i in indexes]
+        try:
+            sizes = _group_sizes(part, fl) if len(by_names) > 1 else None
+        except Exception:  # noqa: BLE001 - the reference walk gives the exact result or error
+            sizes = None
+        for i, size in zip(indexes, sizes or map(fl.exact, part)):
+            out[i] = size
+    return out
+
+
+def _chunk_sizes(items: list, fl: _Flavour) -> list[int]:
+    """Size one chunk: group by (count, first name), size each group."""
+    if set(map(type, items)) != {dict}:  # other mappings (defaultdict...): the reference walk
+        return list(map(fl.exact, items))
+    signatures = list(zip(map(len, items), map(next, map(iter, items), repeat(None))))
+    if len(set(signatures)) == 1:
+        return _safe_group_sizes(items, fl)
+    groups: dict[tuple, list[int]] = {}
+    for i, sig in enumerate(signatures):
+        groups.setdefault(sig, []).append(i)
+    out = [0] * len(items)
+    for indexes in groups.values():
+        for i, size in zip(indexes, _safe_group_sizes([items[i] for i in indexes], fl)):
+            out[i] = size
+    return out
+
+
+def _sizes(items: Iterable[Mapping], fl: _Flavour) -> list[int]:
+    """Size all items, :data:`_CHUNK` at a time."""
+    items = items if isinstance(items, list) else list(items)
+    out: list[int] = []
+    for start in range(0, len(items), _CHUNK):
+        out += _chunk_sizes(items[start : start + _CHUNK], fl)
+    return out
+
+
+def item_sizes(items: Iterable[Mapping[str, Any]]) -> list[int]:
+    """Sizes of many Python items, a column at a time; the same numbers (and errors) as
+    ``[item_size(i) for i in items]`` (see the module docstring)."""
+    return _sizes(items, _PY)
+
+
+def wire_item_sizes(wire_items: Iterable[Mapping[str, Any]]) -> list[int]:
+    """Sizes of many DynamoDB JSON items, a column at a time; the same numbers (and errors) as
+    ``[wire_item_size(i) for i in wire_items]``."""
+    return _sizes(wire_items, _WIRE)

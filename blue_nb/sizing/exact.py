@@ -8,7 +8,7 @@ An item's size is the sum over its attributes of (UTF-8 bytes of the name + valu
 
 These are the exact, recursive reference walks. They check types (a float is an
 :class:`ItemError`) but do not re-validate everything :mod:`blue_nb.items.values` checks (an empty
-set sizes as 0 here). For many items use :mod:`blue_nb.sizing.batch`.
+set sizes as 0 here). For many items use the batch path, :func:`blue_nb.sizing.item_sizes` (:mod:`.columnar`).
 """
 
 from __future__ import annotations
