@@ -151,10 +151,10 @@ def read_access_log(path: str | Path, spec: Spec) -> pd.DataFrame:
     return df[LOG_COLUMNS]
 
 
-def price_log(model: HeatModel, log: pd.DataFrame, where: str = "log") -> tuple[str, int]:
+def price_log(model: HeatModel, log: pd.DataFrame, where: str = "log") -> tuple[pd.DataFrame, int]:
     """Register the log's calls in ``model`` (rates = calls per second over the log's span); returns
-    the ``calls`` table for :meth:`HeatModel.timeline` and the number of seconds spanned."""
-    spec, scratch = model.spec, model.scratch
+    the calls ``(second, pid, cid, k)`` for :meth:`HeatModel.timeline` and the number of seconds spanned."""
+    spec = model.spec
     seconds = int(log["second"].max()) + 1
     calls: list[pd.DataFrame] = []
     for i, p in enumerate(spec.access_patterns):
@@ -167,8 +167,7 @@ def price_log(model: HeatModel, log: pd.DataFrame, where: str = "log") -> tuple[
             calls.append(_pk_calls(model, i, p, with_pk, seconds))
     model.seconds_observed = seconds
     up = pd.concat(calls, ignore_index=True).groupby(["second", "pid", "cid"], as_index=False)["k"].sum()
-    table = scratch.upload_frame("logcalls", up, {"second": "INT", "pid": "INT", "cid": "BIGINT", "k": "DOUBLE"})
-    return table, seconds
+    return up.astype({"second": "int64", "pid": "int64", "cid": "int64", "k": "float64"}), seconds
 
 
 def _params_calls(model: HeatModel, i: int, p, rows: pd.DataFrame, seconds: int, where: str) -> pd.DataFrame:

@@ -22,17 +22,18 @@ import pandas as pd
 
 from blue_nb.heat.costs import CostTables, entries_table
 from blue_nb.heat.duckdb_sql import Scratch, frame, ident
+from blue_nb.heat.seconds import MAX_DRAWS, CallUnits, draw_calls
 from blue_nb.heat.workload import Candidates, build_candidates
 from blue_nb.patterns import TableLayout
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 from blue_nb.spec import Spec
 
-__all__ = ["HeatModel", "PARTITION_COLUMNS", "Priced", "TIMELINE_COLUMNS", "MAX_DRAWS"]
+__all__ = ["CALL_COLUMNS", "HeatModel", "PARTITION_COLUMNS", "Priced", "TIMELINE_COLUMNS", "MAX_DRAWS"]
 
 PARTITION_COLUMNS = ["index", "pk", "items", "bytes", "rcu_per_s", "wcu_per_s", "consumed_throughput_units",
                      "patterns"]
 TIMELINE_COLUMNS = ["second", "index", "pk", "rcu", "wcu"]
-MAX_DRAWS = 2_000_000        # calls drawn per pattern for the timeline; above it each draw stands for several
+CALL_COLUMNS = ["second", "pid", "cid", "k"]       # k calls of candidate cid of pattern pid in second
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class HeatModel:
                                               "0.0::DOUBLE AS w LIMIT 0")
         self.pats = ""
         self.seconds_observed: int | None = None
+        self._call_units: tuple[CallUnits, pd.Series, pd.Series] | None = None
 
     # -- building ----------------------------------------------------------------------------
     def add_model_patterns(self, only_with_rate: bool = True) -> None:
@@ -70,6 +72,7 @@ class HeatModel:
     def price(self, pid: int, name: str, rate: float, c: Candidates) -> None:
         """Register the candidates of one (pattern, pid) with its rate, and price them."""
         self.candidates[pid], self.rates[pid], self.names[pid] = c, float(rate), name
+        self._call_units = None
         self.costs.add(pid, c)
         if c.pattern.operation == "scan":
             self.scratch.execute(f"INSERT INTO {self.allc} VALUES ({pid}, 0, NULL, 1.0)")
@@ -219,49 +222,50 @@ class HeatModel:
         return {"candidates": cands, "effects": effects, "hits": hits}
 
     # -- per second --------------------------------------------------------------------------
-    def simulate(self, seconds: int = 60, seed: int = 18) -> str:
-        """Draw ``seconds`` of calls per pattern; returns the ``calls(second, pid, cid, k)`` table."""
-        rng = np.random.default_rng(seed)
-        direct: list[pd.DataFrame] = []
-        draws: list[pd.DataFrame] = []
-        for pid, rate in self.rates.items():
-            counts = rng.poisson(rate, size=seconds)
-            n = self.scratch.execute(f"SELECT count(*) FROM {self.allc} WHERE pid = {pid}")[0][0]
-            if not n or not counts.sum():
-                continue
-            if counts.sum() <= 200_000 or n > 10_000:
-                mult = max(1.0, counts.sum() / MAX_DRAWS)
-                k = np.maximum(np.rint(counts / mult), 0).astype(np.int64)
-                second = np.repeat(np.arange(seconds), k)
-                draws.append(pd.DataFrame({"second": second, "pid": pid, "u": rng.random(len(second)),
-                                           "mult": counts.sum() / max(k.sum(), 1)}))
-            else:
-                w = np.array([r[0] for r in self.scratch.execute(
-                    f"SELECT w FROM {self.allc} WHERE pid = {pid} ORDER BY cid")], dtype=float)
-                per = np.stack([rng.multinomial(c, w / w.sum()) for c in counts])
-                s, cid = np.nonzero(per)
-                direct.append(pd.DataFrame({"second": s, "pid": pid, "cid": cid, "k": per[s, cid].astype(float)}))
-        calls = self.scratch.create_as("simcalls", "SELECT 0::INT AS second, 0::INT AS pid, 0::BIGINT AS cid, "
-                                                   "0.0::DOUBLE AS k LIMIT 0")
-        if draws:
-            d = self.scratch.upload_frame("draws", pd.concat(draws, ignore_index=True),
-                                          {"second": "INT", "pid": "INT", "u": "DOUBLE", "mult": "DOUBLE"})
-            cum = self.scratch.create_as("cum", f"SELECT pid, cid, sum(w) OVER (PARTITION BY pid ORDER BY cid ROWS "
-                                                f"UNBOUNDED PRECEDING) - w AS lo, sum(w) OVER (PARTITION BY pid) AS tw "
-                                                f"FROM {self.allc}")
-            self.scratch.execute(f"INSERT INTO {calls} SELECT d.second, d.pid, c.cid, sum(d.mult) FROM "
-                               f"(SELECT d.*, d.u * t.tw AS x FROM {d} d JOIN (SELECT DISTINCT pid, tw FROM {cum}) t "
-                               f"ON t.pid = d.pid) d ASOF JOIN {cum} c ON c.pid = d.pid AND d.x >= c.lo GROUP BY ALL")
-        if direct:
-            up = self.scratch.upload_frame("direct", pd.concat(direct, ignore_index=True),
-                                           {"second": "INT", "pid": "INT", "cid": "BIGINT", "k": "DOUBLE"})
-            self.scratch.execute(f"INSERT INTO {calls} SELECT second, pid, cid, k FROM {up}")
-        return calls
+    def simulate(self, seconds: int = 60, seed: int = 18) -> pd.DataFrame:
+        """Draw ``seconds`` of calls per pattern (:func:`~blue_nb.heat.seconds.draw_calls`): the calls
+        ``(second, pid, cid, k)``, k calls of candidate ``cid`` in ``second``."""
+        pids = list(self.rates)
+        allc = frame(self.store, f"SELECT pid, cid, w FROM {self.allc} ORDER BY pid, cid", ["pid", "cid", "w"])
+        by_pid = {int(pid): g for pid, g in allc.groupby("pid", sort=False)}
+        empty = allc.iloc[:0]
+        groups = [by_pid.get(pid, empty) for pid in pids]
+        drawn = draw_calls([self.rates[pid] for pid in pids], [g["w"].to_numpy(float) for g in groups], seconds, seed)
+        cids = [g["cid"].to_numpy(np.int64) for g in groups]
+        pid = np.array(pids, dtype=np.int64)[drawn.pattern] if pids else np.zeros(0, np.int64)
+        return pd.DataFrame({"second": drawn.second.astype(np.int64), "pid": pid,
+                             "cid": _cids(cids, drawn.pattern, drawn.pos), "k": drawn.k}, columns=CALL_COLUMNS)
 
-    def timeline(self, calls: str) -> pd.DataFrame:
-        """Units per (second, index, pk) of a ``calls`` table (the ``timeline`` contract)."""
-        sql = (f"SELECT k.second, e.idx, e.pk, sum(k.k * e.rcu), sum(k.k * e.wcu) FROM {calls} k "
-               f"JOIN {self.costs.effects} e ON e.pid = k.pid AND e.cid = k.cid GROUP BY ALL ORDER BY 1, 2, 3")
-        df = frame(self.store, sql, TIMELINE_COLUMNS)
-        df["second"] = df["second"].astype("int64")
-        return df
+    def call_units(self) -> tuple[CallUnits, pd.Series, pd.Series]:
+        """The ``effects`` as :class:`~blue_nb.heat.seconds.CallUnits` keyed by ``pid << 40 | cid``, with the
+        partitions (index and pk, numbered in key order: index, then pk), fetched once."""
+        if self._call_units is None:
+            e = frame(self.store, f"SELECT pid, cid, idx, pk, rcu, wcu FROM {self.costs.effects}",
+                      ["pid", "cid", "idx", "pk", "rcu", "wcu"])
+            keys = pd.MultiIndex.from_arrays([e["idx"].to_numpy(object), e["pk"].to_numpy(object)])
+            part, uniq = pd.factorize(keys, sort=True)
+            self._call_units = (CallUnits(_call_key(e["pid"], e["cid"]), part, e["rcu"].to_numpy(float),
+                                          e["wcu"].to_numpy(float), len(uniq)),
+                                pd.Series(uniq.get_level_values(0)), pd.Series(uniq.get_level_values(1)))
+        return self._call_units
+
+    def timeline(self, calls: pd.DataFrame) -> pd.DataFrame:
+        """Units per (second, index, pk) of ``calls`` (second, pid, cid, k; the ``timeline`` contract): summed by
+        :meth:`~blue_nb.heat.seconds.CallUnits.per_second`, ordered by second, index and pk."""
+        units, idx, pk = self.call_units()
+        second, part, rcu, wcu = units.per_second(calls["second"].to_numpy(np.int64),
+                                                  _call_key(calls["pid"], calls["cid"]), calls["k"].to_numpy(float))
+        return pd.DataFrame({"second": second.astype(np.int64), "index": idx.array.take(part),
+                             "pk": pk.array.take(part), "rcu": rcu, "wcu": wcu}, columns=TIMELINE_COLUMNS)
+
+
+def _call_key(pid, cid) -> np.ndarray:
+    """A candidate of a pattern as one int64: ``pid << 40 | cid``."""
+    return (np.asarray(pid, dtype=np.int64) << 40) | np.asarray(cid, dtype=np.int64)
+
+
+def _cids(cids: list[np.ndarray], pattern: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """The cid of each drawn (pattern, position)."""
+    flat = np.concatenate(cids) if cids else np.zeros(0, np.int64)
+    start = np.concatenate([[0], np.cumsum([len(c) for c in cids])]).astype(np.int64)
+    return flat[start[pattern] + pos]
