@@ -1,0 +1,123 @@
+"""The heat model stated once: the product's numpy path against the SQL oracle (tests/heat_oracle.py), and
+the report against the sliders' model for the same state."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from blue_nb.app.workflows import load_data
+from blue_nb.heat import partition_heat
+from blue_nb.heat.duckdb_sql import Scratch
+from blue_nb.heat.logs import price_log, read_access_log
+from blue_nb.heat.model import HeatModel
+from blue_nb.heat.seconds import FEW_CALLS, MANY_CANDIDATES
+from blue_nb.spec import load_spec, with_pattern
+from blue_nb.stores import open_store
+from tests.heat_oracle import sql_calls, sql_simulate, sql_timeline, upload_calls
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = {"dialogue": "dialogue", "dialogue_v2": "dialogue", "document": "document"}     # spec -> sample
+HOT = "list_perspectives"
+
+
+@pytest.fixture(scope="module")
+def stores():
+    opened = {}
+    for sample in set(SAMPLES.values()):
+        spec = load_spec(ROOT / "data" / "specs" / f"{sample}.yaml")
+        store = open_store("duckdb")
+        load_data(spec, ROOT / "data" / "sample" / sample, stores=[store], progress=False)
+        opened[sample] = store
+    yield opened
+    for store in opened.values():
+        store.close()
+
+
+def priced(spec, store):
+    scratch = Scratch(store)
+    model = HeatModel(scratch, spec)
+    model.add_model_patterns()
+    return scratch, model
+
+
+def assert_same_timeline(product: pd.DataFrame, oracle: pd.DataFrame) -> None:
+    """The same rows in the same order (second, index, pk), and the same units to the last bits of a sum."""
+    keys = ["second", "index", "pk"]
+    assert product[keys].astype(str).values.tolist() == oracle[keys].astype(str).values.tolist()
+    for col in ("rcu", "wcu"):
+        assert product[col].to_numpy() == pytest.approx(oracle[col].to_numpy(), rel=1e-12, abs=1e-12), col
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_the_draw_and_the_sum_per_second_equal_the_sql_oracle(stores, name):
+    spec = load_spec(ROOT / "data" / "specs" / f"{name}.yaml")
+    scratch, model = priced(spec, stores[SAMPLES[name]])
+    try:
+        calls = model.simulate(60, 18)
+        oracle = sql_simulate(model, 60, 18)
+        expected = sql_calls(model, oracle)
+        got = calls.sort_values(["second", "pid", "cid"], ignore_index=True)
+        assert got[["second", "pid", "cid"]].equals(expected[["second", "pid", "cid"]]) and len(got) > 0
+        assert got["k"].to_numpy() == pytest.approx(expected["k"].to_numpy(), rel=1e-12)
+        assert_same_timeline(model.timeline(calls), sql_timeline(model, oracle))
+    finally:
+        scratch.close()
+
+
+def test_many_calls_over_few_candidates_are_drawn_per_second_like_the_oracle(stores):
+    """Above FEW_CALLS calls over at most MANY_CANDIDATES candidates a second's calls are one multinomial draw."""
+    spec = with_pattern(load_spec(ROOT / "data" / "specs" / "dialogue.yaml"), HOT, rate_per_second=20_000)
+    scratch, model = priced(spec, stores["dialogue"])
+    try:
+        pid = next(p for p, n in model.names.items() if n == HOT)
+        assert model.rates[pid] * 20 > FEW_CALLS and model.candidates[pid].count <= MANY_CANDIDATES
+        calls = model.simulate(20, 5)
+        expected = sql_calls(model, sql_simulate(model, 20, 5))
+        got = calls.sort_values(["second", "pid", "cid"], ignore_index=True)
+        pd.testing.assert_frame_equal(got, expected, check_exact=True)
+        assert_same_timeline(model.timeline(calls), sql_timeline(model, upload_calls(model, calls)))
+    finally:
+        scratch.close()
+
+
+def test_a_logs_calls_sum_per_second_like_the_oracle(stores, tmp_path):
+    spec = load_spec(ROOT / "data" / "specs" / "dialogue.yaml")
+    rows = [{"timestamp": 1_700_000_000 + s + k / 10, "pattern": HOT, "pk": pk}
+            for s, pk in ((0, "nvidia-dec"), (2, "café-strategy"), (2, "nvidia-dec")) for k in range(5)]
+    rows += [{"timestamp": 1_700_000_001, "pattern": "get_dialogue", "params": json.dumps({"dialogue_id": "nvidia-dec"})}]
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    scratch = Scratch(stores["dialogue"])
+    try:
+        model = HeatModel(scratch, spec)
+        calls, seconds = price_log(model, read_access_log(path, spec))
+        assert seconds == 3
+        assert_same_timeline(model.timeline(calls), sql_timeline(model, upload_calls(model, calls)))
+    finally:
+        scratch.close()
+
+
+@pytest.mark.parametrize("rates", [{}, {HOT: 300.0}, {HOT: 1_200.0, "add_perspective": 900.0}])
+def test_the_report_and_the_sliders_model_say_the_same_for_the_same_rates(stores, rates):
+    """The same rates: the same load per key, the same seconds drawn (timeline, peaks, table) and the same findings."""
+    spec = load_spec(ROOT / "data" / "specs" / "dialogue.yaml")
+    store = stores["dialogue"]
+    model = partition_heat(spec, store, sizes=False, rate_model=True).rate_model
+    for name, rate in rates.items():
+        spec = with_pattern(spec, name, rate_per_second=rate)
+    report, fast = partition_heat(spec, store, sizes=False), model.evaluate(rates)
+    a, b = (p.set_index(["index", "pk"]).sort_index() for p in (report.partitions, fast.partitions))
+    assert list(a.index) == list(b.index)
+    for col in ("rcu_per_s", "wcu_per_s"):
+        assert b[col].to_numpy() == pytest.approx(a[col].to_numpy(), rel=1e-12, abs=1e-12)
+    key = ["second", "index", "pk"]
+    assert_same_timeline(fast.timeline.astype({"index": object, "pk": object}).sort_values(key, ignore_index=True),
+                         report.timeline.sort_values(key, ignore_index=True))
+    assert {k: v for k, v in report.table.items() if k != "unmodelled_patterns"} == fast.table
+    assert [f.to_dict() for f in fast.findings] == [f.to_dict() for f in report.findings]
+    assert np.isclose(fast.partitions.iloc[0]["rcu_per_s"], report.partitions.iloc[0]["rcu_per_s"], rtol=1e-12)
