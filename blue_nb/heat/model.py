@@ -59,7 +59,7 @@ class HeatModel:
                                               "0.0::DOUBLE AS w LIMIT 0")
         self.pats = ""
         self.seconds_observed: int | None = None
-        self._call_units: tuple[CallUnits, pd.Series, pd.Series] | None = None
+        self._call_units: tuple[CallUnits, np.ndarray, np.ndarray] | None = None
 
     # -- building ----------------------------------------------------------------------------
     def add_model_patterns(self, only_with_rate: bool = True) -> None:
@@ -224,19 +224,18 @@ class HeatModel:
     # -- per second --------------------------------------------------------------------------
     def simulate(self, seconds: int = 60, seed: int = 18) -> pd.DataFrame:
         """Draw ``seconds`` of calls per pattern (:func:`~blue_nb.heat.seconds.draw_calls`): the calls
-        ``(second, pid, cid, k)``, k calls of candidate ``cid`` in ``second``."""
+        ``(second, pid, cid, k)``, k calls of candidate ``cid`` in ``second`` (a pattern's cids are 0..n-1)."""
         pids = list(self.rates)
-        allc = frame(self.store, f"SELECT pid, cid, w FROM {self.allc} ORDER BY pid, cid", ["pid", "cid", "w"])
-        by_pid = {int(pid): g for pid, g in allc.groupby("pid", sort=False)}
-        empty = allc.iloc[:0]
-        groups = [by_pid.get(pid, empty) for pid in pids]
-        drawn = draw_calls([self.rates[pid] for pid in pids], [g["w"].to_numpy(float) for g in groups], seconds, seed)
-        cids = [g["cid"].to_numpy(np.int64) for g in groups]
+        counts = dict(self.scratch.execute(f"SELECT pid, count(*) FROM {self.allc} GROUP BY pid"))
+        w = np.array(self.scratch.execute(f"SELECT w FROM {self.allc} ORDER BY pid, cid"), dtype=float).reshape(-1)
+        start = dict(zip(sorted(counts), np.cumsum([0, *(counts[p] for p in sorted(counts))]).tolist()))
+        weights = [w[start[pid]:start[pid] + counts[pid]] if pid in counts else w[:0] for pid in pids]
+        drawn = draw_calls([self.rates[pid] for pid in pids], weights, seconds, seed)
         pid = np.array(pids, dtype=np.int64)[drawn.pattern] if pids else np.zeros(0, np.int64)
-        return pd.DataFrame({"second": drawn.second.astype(np.int64), "pid": pid,
-                             "cid": _cids(cids, drawn.pattern, drawn.pos), "k": drawn.k}, columns=CALL_COLUMNS)
+        return pd.DataFrame({"second": drawn.second.astype(np.int64), "pid": pid, "cid": drawn.pos.astype(np.int64),
+                             "k": drawn.k}, columns=CALL_COLUMNS)
 
-    def call_units(self) -> tuple[CallUnits, pd.Series, pd.Series]:
+    def call_units(self) -> tuple[CallUnits, np.ndarray, np.ndarray]:
         """The ``effects`` as :class:`~blue_nb.heat.seconds.CallUnits` keyed by ``pid << 40 | cid``, with the
         partitions (index and pk, numbered in key order: index, then pk), fetched once."""
         if self._call_units is None:
@@ -246,7 +245,7 @@ class HeatModel:
             part, uniq = pd.factorize(keys, sort=True)
             self._call_units = (CallUnits(_call_key(e["pid"], e["cid"]), part, e["rcu"].to_numpy(float),
                                           e["wcu"].to_numpy(float), len(uniq)),
-                                pd.Series(uniq.get_level_values(0)), pd.Series(uniq.get_level_values(1)))
+                                uniq.get_level_values(0).to_numpy(object), uniq.get_level_values(1).to_numpy(object))
         return self._call_units
 
     def timeline(self, calls: pd.DataFrame) -> pd.DataFrame:
@@ -255,17 +254,10 @@ class HeatModel:
         units, idx, pk = self.call_units()
         second, part, rcu, wcu = units.per_second(calls["second"].to_numpy(np.int64),
                                                   _call_key(calls["pid"], calls["cid"]), calls["k"].to_numpy(float))
-        return pd.DataFrame({"second": second.astype(np.int64), "index": idx.array.take(part),
-                             "pk": pk.array.take(part), "rcu": rcu, "wcu": wcu}, columns=TIMELINE_COLUMNS)
+        return pd.DataFrame({"second": second.astype(np.int64), "index": idx[part], "pk": pk[part], "rcu": rcu,
+                             "wcu": wcu}, columns=TIMELINE_COLUMNS)
 
 
 def _call_key(pid, cid) -> np.ndarray:
     """A candidate of a pattern as one int64: ``pid << 40 | cid``."""
     return (np.asarray(pid, dtype=np.int64) << 40) | np.asarray(cid, dtype=np.int64)
-
-
-def _cids(cids: list[np.ndarray], pattern: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """The cid of each drawn (pattern, position)."""
-    flat = np.concatenate(cids) if cids else np.zeros(0, np.int64)
-    start = np.concatenate([[0], np.cumsum([len(c) for c in cids])]).astype(np.int64)
-    return flat[start[pattern] + pos]
