@@ -1,9 +1,13 @@
-"""The heat model's slow statements, kept as the oracle the product's numpy path is checked against.
+"""The heat model's slow statements, kept as the oracle the product's path is checked against.
 
-The product draws the calls and adds up their units per second in numpy (:mod:`blue_nb.heat.seconds`,
-through :meth:`HeatModel.simulate` and :meth:`HeatModel.timeline`); these are the same steps in SQL on
-the model's scratch tables, as the product ran them before: the draw (numpy's generator, then each
-call's candidate found by an ASOF join on the cumulative weights) and the sum per (second, index, pk).
+* The product draws the calls and adds up their units per second in numpy (:mod:`blue_nb.heat.seconds`,
+  through :meth:`HeatModel.simulate` and :meth:`HeatModel.timeline`); :func:`sql_simulate` and
+  :func:`sql_timeline` are the same steps in SQL on the model's scratch tables, as the product ran them
+  before: the draw (numpy's generator, then each call's candidate found by an ASOF join on the cumulative
+  weights) and the sum per (second, index, pk).
+* The product cuts a query's entries into pages with :func:`blue_nb.patterns.pages_of` (the page rule a
+  store's run follows); :class:`SqlPagedCostTables` cuts them with window queries, as the product did
+  before: page 0 by one window over cumulative bytes, later pages by one more window query per page.
 """
 
 from __future__ import annotations
@@ -11,9 +15,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from blue_nb.heat.costs import CostTables, entries_table, read_factor
 from blue_nb.heat.duckdb_sql import frame
 from blue_nb.heat.model import TIMELINE_COLUMNS, HeatModel
 from blue_nb.heat.seconds import FEW_CALLS, MANY_CANDIDATES, MAX_DRAWS
+from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES
+from blue_nb.spec import AccessPattern
+
+MAX_EXACT_PAGES = 200         # after this many pages the rest of a call was cut by cumulative bytes
 
 
 def sql_simulate(model: HeatModel, seconds: int, seed: int) -> str:
@@ -75,3 +84,62 @@ def sql_timeline(model: HeatModel, calls: str) -> pd.DataFrame:
     df = frame(model.store, sql, TIMELINE_COLUMNS)
     df["second"] = df["second"].astype("int64")
     return df
+
+
+class SqlPagedCostTables(CostTables):
+    """:class:`~blue_nb.heat.costs.CostTables` whose queries are cut into pages in SQL (the oracle)."""
+
+    def _query(self, pid: int, p: AccessPattern, cand: str) -> None:
+        ent = entries_table(self.scratch, self.spec, p.index)
+        order = self._order(p)
+        m = self.scratch.create_as(
+            f"m{pid}", f"SELECT *, CASE WHEN cum - b < {PAGE_BYTES} THEN 0 END AS page FROM ("
+                       f"SELECT q.cid, e.pk AS ipk, e.sk AS isk, e.epk, e.esk, e.esize AS b, "
+                       f"row_number() OVER w AS rn, sum(e.esize) OVER (w ROWS UNBOUNDED PRECEDING) AS cum "
+                       f"FROM {cand} q JOIN {ent} e ON e.epk = q.qpk AND {self._sk_condition(p)} "
+                       f"WINDOW w AS (PARTITION BY q.cid ORDER BY {order}))")
+        if p.limit:                                    # one page per call: its first `limit` entries, cut at 1 MB
+            self.scratch.execute(f"DELETE FROM {m} WHERE rn > ? OR page IS NULL", [int(p.limit)])
+        else:
+            self._later_pages(pid, m)
+        f = read_factor(self.spec, p)
+        pages = self.scratch.create_as(f"pg{pid}", f"SELECT cid, page, sum(b) AS pb, count(*) AS k, "
+                                                   f"greatest(1, ceil(sum(b) / {READ_UNIT_BYTES}.0)) * ? AS rcu "
+                                                   f"FROM {m} GROUP BY cid, page", [f])
+        # without a limit every page is read: a last page that reached 1 MB carried a LastEvaluatedKey,
+        # so one more, empty page follows at the minimum (a limit pattern reads its one page only)
+        empty = "0" if p.limit else f"(max(g.pb) FILTER (WHERE g.page = g.last) >= {PAGE_BYTES})::INT"
+        ex = self.scratch.execute
+        ex(f"INSERT INTO {self.calls} SELECT {pid}, q.cid, coalesce(sum(g.rcu), ?) + ? * coalesce({empty}, 0), 0, "
+           f"coalesce(sum(g.k), 0), coalesce(sum(g.pb), 0), greatest(count(g.page), 1) + coalesce({empty}, 0) "
+           f"FROM {cand} q LEFT JOIN (SELECT *, max(page) OVER (PARTITION BY cid) AS last FROM {pages}) g "
+           "ON g.cid = q.cid GROUP BY q.cid", [f, f])
+        ex(f"INSERT INTO {self.effects} SELECT {pid}, c.cid, ?, q.qpk, c.rcu, 0, ? FROM {self.calls} c "
+           f"JOIN {cand} q ON q.cid = c.cid WHERE c.pid = {pid}", [p.index, f])
+        item = "m.isk" if p.index == "table" else "m.esk || ' | ' || m.ipk || ' / ' || m.isk"
+        ex(f"INSERT INTO {self.hits} SELECT {pid}, m.cid, ?, m.epk, {item}, "
+           f"g.rcu * m.b / greatest(g.pb, 1), 0 FROM {m} m JOIN {pages} g ON g.cid = m.cid AND g.page = m.page",
+           [p.index])
+
+    def _later_pages(self, pid: int, m: str) -> None:
+        """Page 0 is every row read while the bytes before it are under 1 MB (exact); the rows after
+        it, of the few candidates that read more than 1 MB, are cut into pages 1, 2, ... greedily by
+        the same rule: a page takes rows while the bytes it read before each are under 1 MB (so it
+        ends with the row that reaches 1 MB, and always holds at least one row)."""
+        ex = self.scratch.execute
+        if not ex(f"SELECT count(*) FROM {m} WHERE page IS NULL")[0][0]:
+            return
+        rest = self.scratch.create_as(f"rest{pid}", f"SELECT cid, rn, b, NULL::INT AS page FROM {m} WHERE page IS NULL")
+        for k in range(1, MAX_EXACT_PAGES):
+            ex(f"""UPDATE {rest} SET page = {k} FROM (
+                     SELECT cid, rn, sum(b) OVER (PARTITION BY cid ORDER BY rn) - b AS before
+                     FROM {rest} WHERE page IS NULL) x
+                   WHERE {rest}.cid = x.cid AND {rest}.rn = x.rn AND x.before < {PAGE_BYTES}""")
+            if not ex(f"SELECT count(*) FROM {rest} WHERE page IS NULL")[0][0]:
+                break
+        else:
+            ex(f"""UPDATE {rest} SET page = {MAX_EXACT_PAGES} + x.extra FROM (
+                     SELECT cid, rn, (sum(b) OVER (PARTITION BY cid ORDER BY rn) - b) // {PAGE_BYTES} AS extra
+                     FROM {rest} WHERE page IS NULL) x WHERE {rest}.cid = x.cid AND {rest}.rn = x.rn""")
+        ex(f"UPDATE {m} SET page = r.page FROM {rest} r WHERE {m}.cid = r.cid AND {m}.rn = r.rn")
+

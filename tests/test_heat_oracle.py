@@ -12,13 +12,16 @@ import pytest
 
 from blue_nb.app.workflows import load_data
 from blue_nb.heat import partition_heat
-from blue_nb.heat.duckdb_sql import Scratch
+from blue_nb.heat.costs import CostTables
+from blue_nb.heat.duckdb_sql import Scratch, frame
 from blue_nb.heat.logs import price_log, read_access_log
 from blue_nb.heat.model import HeatModel
 from blue_nb.heat.seconds import FEW_CALLS, MANY_CANDIDATES
+from blue_nb.heat.workload import build_candidates
 from blue_nb.spec import load_spec, with_pattern
-from blue_nb.stores import open_store
-from tests.heat_oracle import sql_calls, sql_simulate, sql_timeline, upload_calls
+from blue_nb.stores import load_items, open_store
+from tests.heat_oracle import SqlPagedCostTables, sql_calls, sql_simulate, sql_timeline, upload_calls
+from tests.test_paging import SPEC as PAGES_SPEC, all_items
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = {"dialogue": "dialogue", "dialogue_v2": "dialogue", "document": "document"}     # spec -> sample
@@ -121,3 +124,44 @@ def test_the_report_and_the_sliders_model_say_the_same_for_the_same_rates(stores
     assert {k: v for k, v in report.table.items() if k != "unmodelled_patterns"} == fast.table
     assert [f.to_dict() for f in fast.findings] == [f.to_dict() for f in report.findings]
     assert np.isclose(fast.partitions.iloc[0]["rcu_per_s"], report.partitions.iloc[0]["rcu_per_s"], rtol=1e-12)
+
+
+# -- the page rule: heat cuts a query's entries with pages_of, as a store's run does --------------------------
+def cost_tables(tables_class, store, spec, pattern):
+    """calls, effects and hits of one pattern's candidates priced by ``tables_class``, sorted."""
+    scratch = Scratch(store)
+    try:
+        costs = tables_class(scratch, spec)
+        costs.add(0, build_candidates(scratch, spec, spec.pattern(pattern)))
+        return [frame(store, f"SELECT * FROM {t} ORDER BY ALL", [c[0] for c in store.execute(f"DESCRIBE {t}")])
+                for t in (costs.calls, costs.effects, costs.hits)]
+    finally:
+        scratch.close()
+
+
+def assert_same_costs(store, spec, pattern):
+    for got, expected in zip(cost_tables(CostTables, store, spec, pattern),
+                             cost_tables(SqlPagedCostTables, store, spec, pattern)):
+        pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
+@pytest.fixture(scope="module")
+def pages_store():
+    with open_store("duckdb") as store:
+        load_items([store], PAGES_SPEC, all_items(), progress=False)
+        yield store
+
+
+@pytest.mark.parametrize("pattern", ["rows", "rows_strong", "rows3", "rows5_strong"])
+def test_query_pages_cut_by_the_page_rule_equal_the_sql_oracle(pages_store, pattern):
+    assert_same_costs(pages_store, PAGES_SPEC, pattern)
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_the_samples_query_costs_equal_the_sql_oracle(stores, name):
+    spec = load_spec(ROOT / "data" / "specs" / f"{name}.yaml")
+    queries = [p.name for p in spec.access_patterns if p.operation == "query" or
+               (p.operation == "get_item" and p.index != "table")]
+    assert queries
+    for pattern in queries:
+        assert_same_costs(stores[SAMPLES[name]], spec, pattern)

@@ -41,23 +41,61 @@ from __future__ import annotations
 
 import pandas as pd
 
+from itertools import groupby
+from operator import itemgetter
+from typing import Iterable
+
 from blue_nb.heat.duckdb_sql import Scratch, frame, ident, require_duckdb
-from blue_nb.patterns import TableLayout, index_entry
+from blue_nb.patterns import TableLayout, index_entry, pages_of
 from blue_nb.heat.workload import Candidates, build_candidates
-from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES, wire_item_sizes
+from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES, read_units, wire_item_sizes
 from blue_nb.spec import AccessPattern, Spec
 from blue_nb.stores import Store
 from blue_nb.items.values import loads_wire
 
-__all__ = ["CostTables", "call_costs", "entries_table", "read_factor", "MAX_EXACT_PAGES"]
+__all__ = ["CALL_TYPES", "CostTables", "PAGE_TYPES", "call_costs", "cut_calls", "entries_table", "read_factor",
+           "read_mode"]
 
-MAX_EXACT_PAGES = 200
+
+def read_mode(spec: Spec, p: AccessPattern) -> str:
+    """How a pattern reads: ``strong`` when consistent on the table or an LSI, else ``eventual`` (a GSI read
+    always is)."""
+    idx = spec.table.indexes.get(p.index)
+    return "strong" if p.consistent_read and (idx is None or idx.type == "local") else "eventual"
 
 
 def read_factor(spec: Spec, p: AccessPattern) -> float:
-    """Read units per 4 KB: 1 strong, 0.5 eventual (a GSI read is always eventual)."""
-    idx = spec.table.indexes.get(p.index)
-    return 1.0 if p.consistent_read and (idx is None or idx.type == "local") else 0.5
+    """Read units per 4 KB: 1 strong, 0.5 eventual (:func:`blue_nb.sizing.read_units` of one block)."""
+    return float(read_units(1, read_mode(spec, p)))
+
+
+CALL_TYPES = {"cid": "BIGINT", "rcu": "DOUBLE", "items": "BIGINT", "bytes": "BIGINT", "pages": "BIGINT"}
+PAGE_TYPES = {"cid": "BIGINT", "page": "BIGINT", "lo": "BIGINT", "hi": "BIGINT", "pb": "BIGINT", "rcu": "DOUBLE"}
+
+
+def cut_calls(rows: Iterable[tuple[int, int]], limit: int | None, mode: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The calls of a query pattern, cut into pages by :func:`blue_nb.patterns.pages_of` (DynamoDB's page
+    rule, the one a store's run follows) and priced by :func:`blue_nb.sizing.read_units` per page.
+
+    ``rows``: ``(cid, entry bytes)`` of every entry each candidate matches, by cid, in key order (with a
+    ``limit``, its first ``limit`` entries: one page per call). Returns per call ``cid, rcu, items, bytes,
+    pages`` (:data:`CALL_TYPES`; a call whose last page reached 1 MB reads one more, empty page at the
+    minimum, unless it has a limit) and per page with entries ``cid, page, lo, hi, pb, rcu``
+    (:data:`PAGE_TYPES`: the row numbers ``rn`` from ``lo`` to ``hi`` are on the page)."""
+    calls, pages = [], []
+    for cid, group in groupby(rows, key=itemgetter(0)):
+        rn = items = read = units = count = 0
+        for page, _ in pages_of((b for _, b in group), int, limit):
+            pb, k = sum(n for _, n in page), len(page)
+            rcu = read_units(pb, mode)
+            if k:
+                pages.append((cid, count, rn + 1, rn + k, pb, rcu))
+            rn, items, read, units, count = rn + k, items + k, read + pb, units + rcu, count + 1
+            if limit:
+                break
+        calls.append((cid, units, items, read, count))
+    return (pd.DataFrame(calls, columns=list(CALL_TYPES)).astype({"rcu": float}),
+            pd.DataFrame(pages, columns=list(PAGE_TYPES)).astype({"rcu": float}))
 
 
 def entries_table(scratch: Scratch, spec: Spec, index: str) -> str:
@@ -180,57 +218,26 @@ class CostTables:
 
     def _query(self, pid: int, p: AccessPattern, cand: str) -> None:
         ent = entries_table(self.scratch, self.spec, p.index)
-        order = self._order(p)
         m = self.scratch.create_as(
-            f"m{pid}", f"SELECT *, CASE WHEN cum - b < {PAGE_BYTES} THEN 0 END AS page FROM ("
-                       f"SELECT q.cid, e.pk AS ipk, e.sk AS isk, e.epk, e.esk, e.esize AS b, "
-                       f"row_number() OVER w AS rn, sum(e.esize) OVER (w ROWS UNBOUNDED PRECEDING) AS cum "
-                       f"FROM {cand} q JOIN {ent} e ON e.epk = q.qpk AND {self._sk_condition(p)} "
-                       f"WINDOW w AS (PARTITION BY q.cid ORDER BY {order}))")
-        if p.limit:                                    # one page per call: its first `limit` entries, cut at 1 MB
-            self.scratch.execute(f"DELETE FROM {m} WHERE rn > ? OR page IS NULL", [int(p.limit)])
-        else:
-            self._later_pages(pid, m)
-        f = read_factor(self.spec, p)
-        pages = self.scratch.create_as(f"pg{pid}", f"SELECT cid, page, sum(b) AS pb, count(*) AS k, "
-                                                   f"greatest(1, ceil(sum(b) / {READ_UNIT_BYTES}.0)) * ? AS rcu "
-                                                   f"FROM {m} GROUP BY cid, page", [f])
-        # without a limit every page is read: a last page that reached 1 MB carried a LastEvaluatedKey,
-        # so one more, empty page follows at the minimum (a limit pattern reads its one page only)
-        empty = "0" if p.limit else f"(max(g.pb) FILTER (WHERE g.page = g.last) >= {PAGE_BYTES})::INT"
+            f"m{pid}", f"SELECT q.cid, e.pk AS ipk, e.sk AS isk, e.epk, e.esk, e.esize AS b, "
+                       f"row_number() OVER (PARTITION BY q.cid ORDER BY {self._order(p)}) AS rn "
+                       f"FROM {cand} q JOIN {ent} e ON e.epk = q.qpk AND {self._sk_condition(p)}")
+        if p.limit:                                    # one page per call: no entry past the first `limit` is read
+            self.scratch.execute(f"DELETE FROM {m} WHERE rn > ?", [int(p.limit)])
+        mode = read_mode(self.spec, p)
+        calls, pages = cut_calls(self.scratch.execute(f"SELECT cid, b FROM {m} ORDER BY cid, rn"), p.limit, mode)
+        per_call = self.scratch.upload_frame(f"pc{pid}", calls, CALL_TYPES)
+        pg = self.scratch.upload_frame(f"pg{pid}", pages, PAGE_TYPES)
         ex = self.scratch.execute
-        ex(f"INSERT INTO {self.calls} SELECT {pid}, q.cid, coalesce(sum(g.rcu), ?) + ? * coalesce({empty}, 0), 0, "
-           f"coalesce(sum(g.k), 0), coalesce(sum(g.pb), 0), greatest(count(g.page), 1) + coalesce({empty}, 0) "
-           f"FROM {cand} q LEFT JOIN (SELECT *, max(page) OVER (PARTITION BY cid) AS last FROM {pages}) g "
-           "ON g.cid = q.cid GROUP BY q.cid", [f, f])
+        ex(f"INSERT INTO {self.calls} SELECT {pid}, q.cid, coalesce(c.rcu, ?), 0, coalesce(c.items, 0), "
+           f"coalesce(c.bytes, 0), coalesce(c.pages, 1) FROM {cand} q LEFT JOIN {per_call} c ON c.cid = q.cid",
+           [read_units(0, mode)])
         ex(f"INSERT INTO {self.effects} SELECT {pid}, c.cid, ?, q.qpk, c.rcu, 0, ? FROM {self.calls} c "
-           f"JOIN {cand} q ON q.cid = c.cid WHERE c.pid = {pid}", [p.index, f])
+           f"JOIN {cand} q ON q.cid = c.cid WHERE c.pid = {pid}", [p.index, read_units(0, mode)])
         item = "m.isk" if p.index == "table" else "m.esk || ' | ' || m.ipk || ' / ' || m.isk"
         ex(f"INSERT INTO {self.hits} SELECT {pid}, m.cid, ?, m.epk, {item}, "
-           f"g.rcu * m.b / greatest(g.pb, 1), 0 FROM {m} m JOIN {pages} g ON g.cid = m.cid AND g.page = m.page",
+           f"g.rcu * m.b / greatest(g.pb, 1), 0 FROM {m} m JOIN {pg} g ON g.cid = m.cid AND m.rn BETWEEN g.lo AND g.hi",
            [p.index])
-
-    def _later_pages(self, pid: int, m: str) -> None:
-        """Page 0 is every row read while the bytes before it are under 1 MB (exact); the rows after
-        it, of the few candidates that read more than 1 MB, are cut into pages 1, 2, ... greedily by
-        the same rule: a page takes rows while the bytes it read before each are under 1 MB (so it
-        ends with the row that reaches 1 MB, and always holds at least one row)."""
-        ex = self.scratch.execute
-        if not ex(f"SELECT count(*) FROM {m} WHERE page IS NULL")[0][0]:
-            return
-        rest = self.scratch.create_as(f"rest{pid}", f"SELECT cid, rn, b, NULL::INT AS page FROM {m} WHERE page IS NULL")
-        for k in range(1, MAX_EXACT_PAGES):
-            ex(f"""UPDATE {rest} SET page = {k} FROM (
-                     SELECT cid, rn, sum(b) OVER (PARTITION BY cid ORDER BY rn) - b AS before
-                     FROM {rest} WHERE page IS NULL) x
-                   WHERE {rest}.cid = x.cid AND {rest}.rn = x.rn AND x.before < {PAGE_BYTES}""")
-            if not ex(f"SELECT count(*) FROM {rest} WHERE page IS NULL")[0][0]:
-                break
-        else:
-            ex(f"""UPDATE {rest} SET page = {MAX_EXACT_PAGES} + x.extra FROM (
-                     SELECT cid, rn, (sum(b) OVER (PARTITION BY cid ORDER BY rn) - b) // {PAGE_BYTES} AS extra
-                     FROM {rest} WHERE page IS NULL) x WHERE {rest}.cid = x.cid AND {rest}.rn = x.rn""")
-        ex(f"UPDATE {m} SET page = r.page FROM {rest} r WHERE {m}.cid = r.cid AND {m}.rn = r.rn")
 
     def _scan(self, pid: int, p: AccessPattern) -> None:
         ent = entries_table(self.scratch, self.spec, p.index)
