@@ -225,7 +225,8 @@ class CostTables:
         if p.limit:                                    # one page per call: no entry past the first `limit` is read
             self.scratch.execute(f"DELETE FROM {m} WHERE rn > ?", [int(p.limit)])
         mode = read_mode(self.spec, p)
-        calls, pages = cut_calls(self.scratch.execute(f"SELECT cid, b FROM {m} ORDER BY cid, rn"), p.limit, mode)
+        cids, sizes = (self.store.column(f"SELECT {c} FROM {m} ORDER BY cid, rn").tolist() for c in ("cid", "b"))
+        calls, pages = cut_calls(zip(cids, sizes), p.limit, mode)
         per_call = self.scratch.upload_frame(f"pc{pid}", calls, CALL_TYPES)
         pg = self.scratch.upload_frame(f"pg{pid}", pages, PAGE_TYPES)
         ex = self.scratch.execute

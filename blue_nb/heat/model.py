@@ -227,7 +227,7 @@ class HeatModel:
         ``(second, pid, cid, k)``, k calls of candidate ``cid`` in ``second`` (a pattern's cids are 0..n-1)."""
         pids = list(self.rates)
         counts = dict(self.scratch.execute(f"SELECT pid, count(*) FROM {self.allc} GROUP BY pid"))
-        w = np.array(self.scratch.execute(f"SELECT w FROM {self.allc} ORDER BY pid, cid"), dtype=float).reshape(-1)
+        w = self.store.column(f"SELECT w FROM {self.allc} ORDER BY pid, cid").astype(float)
         start = dict(zip(sorted(counts), np.cumsum([0, *(counts[p] for p in sorted(counts))]).tolist()))
         weights = [w[start[pid]:start[pid] + counts[pid]] if pid in counts else w[:0] for pid in pids]
         drawn = draw_calls([self.rates[pid] for pid in pids], weights, seconds, seed)
@@ -237,15 +237,18 @@ class HeatModel:
 
     def call_units(self) -> tuple[CallUnits, np.ndarray, np.ndarray]:
         """The ``effects`` as :class:`~blue_nb.heat.seconds.CallUnits` keyed by ``pid << 40 | cid``, with the
-        partitions (index and pk, numbered in key order: index, then pk), fetched once."""
+        partitions' index and pk (numbered in the store's order of index, then pk), fetched once, in columns."""
         if self._call_units is None:
-            e = frame(self.store, f"SELECT pid, cid, idx, pk, rcu, wcu FROM {self.costs.effects}",
-                      ["pid", "cid", "idx", "pk", "rcu", "wcu"])
-            keys = pd.MultiIndex.from_arrays([e["idx"].to_numpy(object), e["pk"].to_numpy(object)])
-            part, uniq = pd.factorize(keys, sort=True)
-            self._call_units = (CallUnits(_call_key(e["pid"], e["cid"]), part, e["rcu"].to_numpy(float),
-                                          e["wcu"].to_numpy(float), len(uniq)),
-                                uniq.get_level_values(0).to_numpy(object), uniq.get_level_values(1).to_numpy(object))
+            parts = self.scratch.create_as("parts", f"SELECT idx, pk, CAST(row_number() OVER (ORDER BY idx, pk) - 1 "
+                                                    f"AS BIGINT) AS part FROM (SELECT DISTINCT idx, pk FROM "
+                                                    f"{self.costs.effects})")
+            units = self.scratch.create_as("callunits", f"SELECT (CAST(e.pid AS BIGINT) << 40) | e.cid AS k, p.part, "
+                                                        f"e.rcu, e.wcu FROM {self.costs.effects} e JOIN {parts} p "
+                                                        "ON p.idx = e.idx AND p.pk = e.pk")
+            col = self.store.column
+            labels = [np.asarray(col(f"SELECT {c} FROM {parts} ORDER BY part"), dtype=object) for c in ("idx", "pk")]
+            arrays = [col(f"SELECT {c} FROM {units} ORDER BY rowid") for c in ("k", "part", "rcu", "wcu")]
+            self._call_units = (CallUnits(*arrays, len(labels[0])), *labels)
         return self._call_units
 
     def timeline(self, calls: pd.DataFrame) -> pd.DataFrame:
