@@ -6,8 +6,9 @@
   before: the draw (numpy's generator, then each call's candidate found by an ASOF join on the cumulative
   weights) and the sum per (second, index, pk).
 * The product cuts a query's entries into pages with :func:`blue_nb.patterns.pages_of` (the page rule a
-  store's run follows); :class:`SqlPagedCostTables` cuts them with window queries, as the product did
-  before: page 0 by one window over cumulative bytes, later pages by one more window query per page.
+  store's run follows) and rounds units with :func:`blue_nb.sizing.capacity.unit_blocks`;
+  :class:`SqlCostTables` does both in SQL, as the product did before: page 0 by one window over
+  cumulative bytes, later pages by one more window query per page, ``greatest(1, ceil(bytes / 4096))``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from blue_nb.heat.costs import CostTables, entries_table, read_factor
 from blue_nb.heat.duckdb_sql import frame
 from blue_nb.heat.model import TIMELINE_COLUMNS, HeatModel
 from blue_nb.heat.seconds import FEW_CALLS, MANY_CANDIDATES, MAX_DRAWS
-from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES
+from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES
 from blue_nb.spec import AccessPattern
 
 MAX_EXACT_PAGES = 200         # after this many pages the rest of a call was cut by cumulative bytes
@@ -86,8 +87,9 @@ def sql_timeline(model: HeatModel, calls: str) -> pd.DataFrame:
     return df
 
 
-class SqlPagedCostTables(CostTables):
-    """:class:`~blue_nb.heat.costs.CostTables` whose queries are cut into pages in SQL (the oracle)."""
+class SqlCostTables(CostTables):
+    """:class:`~blue_nb.heat.costs.CostTables` as the product priced calls before, all in SQL (the oracle): a
+    query's pages cut by window queries, and every read and write unit rounded in SQL."""
 
     def _query(self, pid: int, p: AccessPattern, cand: str) -> None:
         ent = entries_table(self.scratch, self.spec, p.index)
@@ -143,3 +145,65 @@ class SqlPagedCostTables(CostTables):
                      FROM {rest} WHERE page IS NULL) x WHERE {rest}.cid = x.cid AND {rest}.rn = x.rn""")
         ex(f"UPDATE {m} SET page = r.page FROM {rest} r WHERE {m}.cid = r.cid AND {m}.rn = r.rn")
 
+    def _get(self, pid: int, p: AccessPattern, cand: str) -> None:
+        f = read_factor(self.spec, p)
+        units = f"greatest(1, ceil(coalesce(i.size, 0) / {READ_UNIT_BYTES}.0)) * ?"
+        m = self.scratch.create_as(f"get{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, {units} AS rcu, "
+                                                f"i.size FROM {cand} q LEFT JOIN {self.cat} i "
+                                                "ON i.pk = q.qpk AND i.sk = coalesce(q.qsk1, '')", [f])
+        ex = self.scratch.execute
+        ex(f"INSERT INTO {self.calls} SELECT {pid}, cid, rcu, 0, (size IS NOT NULL)::BIGINT, coalesce(size, 0), 1 "
+           f"FROM {m}")
+        ex(f"INSERT INTO {self.effects} SELECT {pid}, cid, 'table', qpk, rcu, 0, ? FROM {m}", [f])
+        ex(f"INSERT INTO {self.hits} SELECT {pid}, cid, 'table', qpk, qsk, rcu, 0 FROM {m}")
+
+    def _scan(self, pid: int, p: AccessPattern) -> None:
+        ent = entries_table(self.scratch, self.spec, p.index)
+        f = read_factor(self.spec, p)
+        total, n = self.scratch.execute(f"SELECT coalesce(sum(esize), 0), count(*) FROM {ent} e")[0]
+        total, n = int(total), int(n)
+        per_page = max(1, -(-PAGE_BYTES * n // max(total, 1)))  # mean-size entries up to the one reaching 1 MB
+        if p.limit:                                        # one page: `limit` entries, or fewer at 1 MB
+            k, pages, empty = min(n, int(p.limit), per_page), 1, 0
+        else:                                              # every page; when the last one is full (it
+            k, pages = n, n // per_page + 1                # carried a LastEvaluatedKey) one more, empty
+            empty = int(n > 0 and n % per_page == 0)       # page follows at the minimum
+        read = total * k // max(n, 1)
+        rcu = (max(1, -(-read // READ_UNIT_BYTES)) + empty) * f
+        ex = self.scratch.execute
+        ex(f"INSERT INTO {self.calls} VALUES ({pid}, 0, ?, 0, ?, ?, ?)", [rcu, k, read, pages])
+        ex(f"INSERT INTO {self.effects} SELECT {pid}, 0, ?, epk, ? * sum(esize) / ?, 0, ? FROM {ent} e GROUP BY epk",
+           [p.index, rcu, max(total, 1), f])
+
+    # -- writes ----------------------------------------------------------------------------
+    def _write(self, pid: int, p: AccessPattern, cand: str) -> None:
+        entity = p.entities[0] if p.entities else None
+        median = self.scratch.execute(f"SELECT quantile_disc(size, 0.5) FROM {self.cat} WHERE entity = ?",
+                                    (entity,))[0][0] if entity else None
+        base = 0 if p.operation == "delete_item" else int(median or 0)
+        units = f"greatest(1, ceil(coalesce(i.size, ?) / {WRITE_UNIT_BYTES}.0))"
+        joins, cols, lsi, gsi = [], [], [], []
+        for k, (name, idx) in enumerate(self.spec.table.indexes.items()):
+            ent = entries_table(self.scratch, self.spec, name)
+            a = f"e{k}"
+            joins.append(f" LEFT JOIN {ent} {a} ON {a}.pk = i.pk AND {a}.sk = i.sk")
+            mult = self._index_writes(p, name)
+            cols.append(f"{a}.epk AS epk{k}, {a}.esk AS esk{k}, "
+                        f"CASE WHEN {a}.epk IS NULL THEN 0 ELSE {mult} * greatest(1, ceil({a}.esize / "
+                        f"{WRITE_UNIT_BYTES}.0)) END AS w{k}")
+            (lsi if idx.type == "local" else gsi).append((k, name))
+        extra = (", " + ", ".join(cols)) if cols else ""
+        w = self.scratch.create_as(f"w{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, {units} AS tw, "
+                                              f"i.size{extra} FROM {cand} q LEFT JOIN {self.cat} i ON i.pk = q.qpk "
+                                              f"AND i.sk = coalesce(q.qsk1, ''){''.join(joins)}", [base])
+        table_w = " + ".join(["tw", *(f"w{k}" for k, _ in lsi)])
+        all_w = " + ".join(["tw", *(f"w{k}" for k, _ in lsi + gsi)])
+        ex = self.scratch.execute
+        ex(f"INSERT INTO {self.calls} SELECT {pid}, cid, 0, {all_w}, 1, coalesce(size, 0), 1 FROM {w}")
+        ex(f"INSERT INTO {self.effects} SELECT {pid}, cid, 'table', qpk, 0, {table_w}, 0 FROM {w}")
+        ex(f"INSERT INTO {self.hits} SELECT {pid}, cid, 'table', qpk, qsk, 0, {table_w} FROM {w}")
+        for k, name in gsi:
+            ex(f"INSERT INTO {self.effects} SELECT {pid}, cid, ?, epk{k}, 0, w{k}, 0 FROM {w} "
+               f"WHERE epk{k} IS NOT NULL", [name])
+            ex(f"INSERT INTO {self.hits} SELECT {pid}, cid, ?, epk{k}, coalesce(esk{k}, '') || ' | ' || "
+               f"qpk || ' / ' || qsk, 0, w{k} FROM {w} WHERE epk{k} IS NOT NULL", [name])

@@ -20,7 +20,7 @@ from blue_nb.heat.seconds import FEW_CALLS, MANY_CANDIDATES
 from blue_nb.heat.workload import build_candidates
 from blue_nb.spec import load_spec, with_pattern
 from blue_nb.stores import load_items, open_store
-from tests.heat_oracle import SqlPagedCostTables, sql_calls, sql_simulate, sql_timeline, upload_calls
+from tests.heat_oracle import SqlCostTables, sql_calls, sql_simulate, sql_timeline, upload_calls
 from tests.test_paging import SPEC as PAGES_SPEC, all_items
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,7 +141,7 @@ def cost_tables(tables_class, store, spec, pattern):
 
 def assert_same_costs(store, spec, pattern):
     for got, expected in zip(cost_tables(CostTables, store, spec, pattern),
-                             cost_tables(SqlPagedCostTables, store, spec, pattern)):
+                             cost_tables(SqlCostTables, store, spec, pattern)):
         pd.testing.assert_frame_equal(got, expected, check_exact=True)
 
 
@@ -157,11 +157,16 @@ def test_query_pages_cut_by_the_page_rule_equal_the_sql_oracle(pages_store, patt
     assert_same_costs(pages_store, PAGES_SPEC, pattern)
 
 
+@pytest.mark.parametrize("pattern", ["everything", "first5"])
+def test_scans_equal_the_sql_oracle(pages_store, pattern):
+    assert_same_costs(pages_store, PAGES_SPEC, pattern)
+
+
 @pytest.mark.parametrize("name", sorted(SAMPLES))
-def test_the_samples_query_costs_equal_the_sql_oracle(stores, name):
+def test_the_samples_call_costs_equal_the_sql_oracle(stores, name):
+    """Every pattern of the samples (gets, queries, writes with their index writes): the same per-call units."""
     spec = load_spec(ROOT / "data" / "specs" / f"{name}.yaml")
-    queries = [p.name for p in spec.access_patterns if p.operation == "query" or
-               (p.operation == "get_item" and p.index != "table")]
-    assert queries
-    for pattern in queries:
-        assert_same_costs(stores[SAMPLES[name]], spec, pattern)
+    operations = {p.operation for p in spec.access_patterns}
+    assert {"get_item", "query", "put_item"} <= operations
+    for p in spec.access_patterns:
+        assert_same_costs(stores[SAMPLES[name]], spec, p.name)

@@ -39,16 +39,18 @@ Approximations (said here, once):
 
 from __future__ import annotations
 
-import pandas as pd
-
 from itertools import groupby
 from operator import itemgetter
 from typing import Iterable
+
+import numpy as np
+import pandas as pd
 
 from blue_nb.heat.duckdb_sql import Scratch, frame, ident, require_duckdb
 from blue_nb.patterns import TableLayout, index_entry, pages_of
 from blue_nb.heat.workload import Candidates, build_candidates
 from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES, read_units, wire_item_sizes
+from blue_nb.sizing.capacity import unit_blocks
 from blue_nb.spec import AccessPattern, Spec
 from blue_nb.stores import Store
 from blue_nb.items.values import loads_wire
@@ -177,10 +179,9 @@ class CostTables:
     # -- reads -----------------------------------------------------------------------------
     def _get(self, pid: int, p: AccessPattern, cand: str) -> None:
         f = read_factor(self.spec, p)
-        units = f"greatest(1, ceil(coalesce(i.size, 0) / {READ_UNIT_BYTES}.0)) * ?"
-        m = self.scratch.create_as(f"get{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, {units} AS rcu, "
-                                                f"i.size FROM {cand} q LEFT JOIN {self.cat} i "
-                                                "ON i.pk = q.qpk AND i.sk = coalesce(q.qsk1, '')", [f])
+        m = self._priced(f"get{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, i.size FROM {cand} q "
+                                      f"LEFT JOIN {self.cat} i ON i.pk = q.qpk AND i.sk = coalesce(q.qsk1, '')",
+                         {"rcu": ("coalesce(size, 0)", READ_UNIT_BYTES, f)})
         ex = self.scratch.execute
         ex(f"INSERT INTO {self.calls} SELECT {pid}, cid, rcu, 0, (size IS NOT NULL)::BIGINT, coalesce(size, 0), 1 "
            f"FROM {m}")
@@ -252,7 +253,8 @@ class CostTables:
             k, pages = n, n // per_page + 1                # carried a LastEvaluatedKey) one more, empty
             empty = int(n > 0 and n % per_page == 0)       # page follows at the minimum
         read = total * k // max(n, 1)
-        rcu = (max(1, -(-read // READ_UNIT_BYTES)) + empty) * f
+        mode = read_mode(self.spec, p)
+        rcu = float(read_units(read, mode) + empty * read_units(0, mode))
         ex = self.scratch.execute
         ex(f"INSERT INTO {self.calls} VALUES ({pid}, 0, ?, 0, ?, ?, ?)", [rcu, k, read, pages])
         ex(f"INSERT INTO {self.effects} SELECT {pid}, 0, ?, epk, ? * sum(esize) / ?, 0, ? FROM {ent} e GROUP BY epk",
@@ -264,21 +266,20 @@ class CostTables:
         median = self.scratch.execute(f"SELECT quantile_disc(size, 0.5) FROM {self.cat} WHERE entity = ?",
                                     (entity,))[0][0] if entity else None
         base = 0 if p.operation == "delete_item" else int(median or 0)
-        units = f"greatest(1, ceil(coalesce(i.size, ?) / {WRITE_UNIT_BYTES}.0))"
         joins, cols, lsi, gsi = [], [], [], []
+        units = {"tw": (f"coalesce(size, {base})", WRITE_UNIT_BYTES, 1)}
         for k, (name, idx) in enumerate(self.spec.table.indexes.items()):
             ent = entries_table(self.scratch, self.spec, name)
             a = f"e{k}"
             joins.append(f" LEFT JOIN {ent} {a} ON {a}.pk = i.pk AND {a}.sk = i.sk")
-            mult = self._index_writes(p, name)
-            cols.append(f"{a}.epk AS epk{k}, {a}.esk AS esk{k}, "
-                        f"CASE WHEN {a}.epk IS NULL THEN 0 ELSE {mult} * greatest(1, ceil({a}.esize / "
-                        f"{WRITE_UNIT_BYTES}.0)) END AS w{k}")
+            cols.append(f"{a}.epk AS epk{k}, {a}.esk AS esk{k}, CASE WHEN {a}.epk IS NOT NULL THEN {a}.esize END "
+                        f"AS esize{k}")
+            units[f"w{k}"] = (f"esize{k}", WRITE_UNIT_BYTES, self._index_writes(p, name))    # no entry: none
             (lsi if idx.type == "local" else gsi).append((k, name))
         extra = (", " + ", ".join(cols)) if cols else ""
-        w = self.scratch.create_as(f"w{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, {units} AS tw, "
-                                              f"i.size{extra} FROM {cand} q LEFT JOIN {self.cat} i ON i.pk = q.qpk "
-                                              f"AND i.sk = coalesce(q.qsk1, ''){''.join(joins)}", [base])
+        w = self._priced(f"w{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, i.size{extra} FROM {cand} q "
+                                    f"LEFT JOIN {self.cat} i ON i.pk = q.qpk AND i.sk = coalesce(q.qsk1, '')"
+                                    f"{''.join(joins)}", units)
         table_w = " + ".join(["tw", *(f"w{k}" for k, _ in lsi)])
         all_w = " + ".join(["tw", *(f"w{k}" for k, _ in lsi + gsi)])
         ex = self.scratch.execute
@@ -290,6 +291,19 @@ class CostTables:
                f"WHERE epk{k} IS NOT NULL", [name])
             ex(f"INSERT INTO {self.hits} SELECT {pid}, cid, ?, epk{k}, coalesce(esk{k}, '') || ' | ' || "
                f"qpk || ' / ' || qsk, 0, w{k} FROM {w} WHERE epk{k} IS NOT NULL", [name])
+
+    def _priced(self, base: str, select: str, units: dict[str, tuple[str, int, float]]) -> str:
+        """The table ``select`` with a units column per ``units`` entry (name -> size SQL over the selected
+        columns, unit bytes, units per block): :func:`blue_nb.sizing.capacity.unit_blocks` of the size (at least
+        one unit; none where the size is NULL) times the factor, for every row at once in numpy."""
+        raw = self.scratch.create_as(base + "_sizes", select)
+        cols = {}
+        for name, (size_sql, block, factor) in units.items():
+            sizes = self.store.column(f"SELECT coalesce({size_sql}, -1) FROM {raw} ORDER BY rowid").astype(np.int64)
+            cols[name] = np.where(sizes < 0, 0.0, unit_blocks(np.maximum(sizes, 0), block) * float(factor))
+        u = self.scratch.upload_frame(base + "_units", pd.DataFrame(cols), {n: "DOUBLE" for n in cols})
+        return self.scratch.create_as(base, f"SELECT r.*, {', '.join(f'u.{n}' for n in cols)} FROM {raw} r "
+                                            f"JOIN {u} u ON u.rid = r.rowid")
 
     def _index_writes(self, p: AccessPattern, index: str) -> int:
         """Index entries written per write: 2 when an update can change the index key, else 1."""

@@ -30,7 +30,7 @@ from blue_nb.errors import BlueNbError, SourceError
 from blue_nb.heat.costs import read_factor
 from blue_nb.heat.model import HeatModel
 from blue_nb.heat.workload import Candidates, build_candidates
-from blue_nb.sizing import WRITE_UNIT_BYTES
+from blue_nb.sizing import write_units
 from blue_nb.spec import Spec
 from blue_nb.patterns import stored_key
 
@@ -219,7 +219,7 @@ def _pk_calls(model: HeatModel, i: int, p, rows: pd.DataFrame, seconds: int) -> 
     else:
         median = scratch.execute(f"SELECT quantile_disc(size, 0.5) FROM {c.cat} WHERE entity = ?",
                                (p.entities[0] if p.entities else None,))[0][0] or 0
-        units, idx, rcu, wcu = max(1, -(-int(median) // WRITE_UNIT_BYTES)), "table", "0", "u"
+        units, idx, rcu, wcu = write_units(int(median)), "table", "0", "u"
     scratch.execute(f"INSERT INTO {c.effects} SELECT {pid}, rid, ?, pk, {rcu}, {wcu}, {rcu} FROM "
                   f"(SELECT l.*, {units} AS u FROM {lpk} l) l WHERE rid NOT IN (SELECT cid FROM {c.calls} "
                   f"WHERE pid = {pid})", [idx])
