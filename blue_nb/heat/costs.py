@@ -55,8 +55,7 @@ from blue_nb.spec import AccessPattern, Spec
 from blue_nb.stores import Store
 from blue_nb.items.values import loads_wire
 
-__all__ = ["CALL_TYPES", "CostTables", "PAGE_TYPES", "call_costs", "cut_calls", "entries_table", "read_factor",
-           "read_mode"]
+__all__ = ["CostTables", "PAGE_TYPES", "call_costs", "cut_pages", "entries_table", "read_factor", "read_mode"]
 
 
 def read_mode(spec: Spec, p: AccessPattern) -> str:
@@ -71,33 +70,28 @@ def read_factor(spec: Spec, p: AccessPattern) -> float:
     return float(read_units(1, read_mode(spec, p)))
 
 
-CALL_TYPES = {"cid": "BIGINT", "rcu": "DOUBLE", "items": "BIGINT", "bytes": "BIGINT", "pages": "BIGINT"}
 PAGE_TYPES = {"cid": "BIGINT", "page": "BIGINT", "lo": "BIGINT", "hi": "BIGINT", "pb": "BIGINT", "rcu": "DOUBLE"}
 
 
-def cut_calls(rows: Iterable[tuple[int, int]], limit: int | None, mode: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The calls of a query pattern, cut into pages by :func:`blue_nb.patterns.pages_of` (DynamoDB's page
-    rule, the one a store's run follows) and priced by :func:`blue_nb.sizing.read_units` per page.
+def cut_pages(rows: Iterable[tuple[int, int]], limit: int | None, mode: str) -> pd.DataFrame:
+    """The pages every call of a query pattern reads, cut by :func:`blue_nb.patterns.pages_of` (DynamoDB's
+    page rule, the one a store's run follows) and priced by :func:`blue_nb.sizing.read_units`.
 
     ``rows``: ``(cid, entry bytes)`` of every entry each candidate matches, by cid, in key order (with a
-    ``limit``, its first ``limit`` entries: one page per call). Returns per call ``cid, rcu, items, bytes,
-    pages`` (:data:`CALL_TYPES`; a call whose last page reached 1 MB reads one more, empty page at the
-    minimum, unless it has a limit) and per page with entries ``cid, page, lo, hi, pb, rcu``
-    (:data:`PAGE_TYPES`: the row numbers ``rn`` from ``lo`` to ``hi`` are on the page)."""
-    calls, pages = [], []
+    ``limit``, its first ``limit`` entries: one page per call). Returns a row per page (:data:`PAGE_TYPES`):
+    ``cid, page`` (0, 1, ...), the row numbers ``lo`` to ``hi`` of its entries (``hi = lo - 1`` on an empty
+    page), its bytes ``pb`` and read units. Without a limit a call whose last page reached 1 MB reads one
+    more, empty page at the minimum; a call that matches nothing is not here (it reads one empty page)."""
+    pages = []
     for cid, group in groupby(rows, key=itemgetter(0)):
-        rn = items = read = units = count = 0
-        for page, _ in pages_of((b for _, b in group), int, limit):
-            pb, k = sum(n for _, n in page), len(page)
-            rcu = read_units(pb, mode)
-            if k:
-                pages.append((cid, count, rn + 1, rn + k, pb, rcu))
-            rn, items, read, units, count = rn + k, items + k, read + pb, units + rcu, count + 1
+        rn = 0
+        for page, (entries, _) in enumerate(pages_of((b for _, b in group), int, limit)):
+            pb = sum(n for _, n in entries)
+            pages.append((cid, page, rn + 1, rn + len(entries), pb, read_units(pb, mode)))
+            rn += len(entries)
             if limit:
                 break
-        calls.append((cid, units, items, read, count))
-    return (pd.DataFrame(calls, columns=list(CALL_TYPES)).astype({"rcu": float}),
-            pd.DataFrame(pages, columns=list(PAGE_TYPES)).astype({"rcu": float}))
+    return pd.DataFrame(pages, columns=list(PAGE_TYPES)).astype({"rcu": float})
 
 
 def entries_table(scratch: Scratch, spec: Spec, index: str) -> str:
@@ -227,13 +221,12 @@ class CostTables:
             self.scratch.execute(f"DELETE FROM {m} WHERE rn > ?", [int(p.limit)])
         mode = read_mode(self.spec, p)
         cids, sizes = (self.store.column(f"SELECT {c} FROM {m} ORDER BY cid, rn").tolist() for c in ("cid", "b"))
-        calls, pages = cut_calls(zip(cids, sizes), p.limit, mode)
-        per_call = self.scratch.upload_frame(f"pc{pid}", calls, CALL_TYPES)
-        pg = self.scratch.upload_frame(f"pg{pid}", pages, PAGE_TYPES)
+        pg = self.scratch.upload_frame(f"pg{pid}", cut_pages(zip(cids, sizes), p.limit, mode), PAGE_TYPES)
         ex = self.scratch.execute
         ex(f"INSERT INTO {self.calls} SELECT {pid}, q.cid, coalesce(c.rcu, ?), 0, coalesce(c.items, 0), "
-           f"coalesce(c.bytes, 0), coalesce(c.pages, 1) FROM {cand} q LEFT JOIN {per_call} c ON c.cid = q.cid",
-           [read_units(0, mode)])
+           f"coalesce(c.bytes, 0), coalesce(c.pages, 1) FROM {cand} q LEFT JOIN (SELECT cid, sum(rcu) AS rcu, "
+           f"sum(hi - lo + 1) AS items, sum(pb) AS bytes, count(*) AS pages FROM {pg} GROUP BY cid) c "
+           "ON c.cid = q.cid", [read_units(0, mode)])
         ex(f"INSERT INTO {self.effects} SELECT {pid}, c.cid, ?, q.qpk, c.rcu, 0, ? FROM {self.calls} c "
            f"JOIN {cand} q ON q.cid = c.cid WHERE c.pid = {pid}", [p.index, read_units(0, mode)])
         item = "m.isk" if p.index == "table" else "m.esk || ' | ' || m.ipk || ' / ' || m.isk"
