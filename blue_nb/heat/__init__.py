@@ -5,8 +5,10 @@
 >>> report.findings                          # HOT-PARTITION, HOT-INDEX-PARTITION, PARTITION-SIZE, ...
 
 * :mod:`.workload` - candidates (distinct parameter tuples in the data) and their weights
-* :mod:`.costs` - the per-call cost of every candidate on the real items, in SQL
+* :mod:`.costs` - the per-call cost of every candidate on the real items (pages by :func:`blue_nb.patterns.pages_of`)
 * :mod:`.model` - per-partition units, per-second simulation, hot items
+* :mod:`.seconds` - the per-second model (calls drawn per second, their units per key), shared by the report
+  and :class:`RateModel`
 * :mod:`.logs` - a recorded access log (CSV, Parquet, JSONL) instead of the model
 * :mod:`.throttle` - predictions and findings (the rules are defined in :mod:`blue_nb.rules.heat_rules`);
   :mod:`.size_stats` - item and entry sizes
@@ -17,7 +19,8 @@
 * :mod:`.dollars` - :func:`monthly_cost` (a :class:`CostReport`: on demand, provisioned, storage) and
   :func:`compare_costs`; :mod:`.prices` - the price tables as data (:func:`load_prices`)
 
-All aggregation runs in DuckDB through the store's ``execute``: no Python loop over items.
+The aggregation over items runs in DuckDB through the store's ``execute``; the per-second model and the
+re-evaluation for other rates run in numpy: no Python loop over items.
 """
 
 from blue_nb.heat.costs import call_costs

@@ -1,4 +1,4 @@
-"""What one call of a pattern costs on the partition it hits, for every candidate at once, in SQL.
+"""What one call of a pattern costs on the partition it hits, for every candidate at once.
 
 For each candidate (``cid``) of a pattern (``pid``) this module appends rows to three tables:
 
@@ -10,16 +10,18 @@ For each candidate (``cid``) of a pattern (``pid``) this module appends rows to 
 * ``hits(pid, cid, idx, pk, item, rcu, wcu)``: the same units per item (for "one item can never
   exceed the limit" and Contributor Insights' per-(pk, sk) view).
 
-Reads follow :func:`blue_nb.patterns.paginate`: the matched entries in key order; a page ends
-after ``limit`` entries or with the entry that takes its bytes read to or past 1 MB (that entry is
-on the page: a row belongs to the current page while the bytes read before it are under 1 MB);
-each page's bytes are rounded up once to 4 KB (0.5 per 4 KB eventual, and always eventual on a
-GSI), at least one unit per page. A pattern with a ``limit`` reads one page per call (its first
-``limit`` entries, cut by the same 1 MB rule). A pattern without one reads every page: when its
-last page ended by reaching 1 MB, that page carried a LastEvaluatedKey, so the call pays one more,
-empty page at the minimum (1 strong, 0.5 eventual). Pages are cut greedily, exactly: the first
-page by one window over cumulative bytes, later pages (of the few calls that read more than 1 MB)
-by one more window query per page (after 200 pages the rest is cut by cumulative bytes).
+The candidates and the entries they match are found, ordered and joined in SQL; the DynamoDB
+rules come from the layers below, stated once there. A query's matched entries (in key order) are
+cut into pages by :func:`blue_nb.patterns.pages_of`, the page rule a store's run follows
+(:func:`blue_nb.patterns.paginate`): a page ends after ``limit`` entries or with the entry that
+takes its bytes read to or past 1 MB. Each page's bytes are rounded up once to 4 KB
+(:func:`blue_nb.sizing.read_units`: 0.5 per 4 KB eventual, and always eventual on a GSI), at least
+one unit per page. A pattern with a ``limit`` reads one page per call (its first ``limit`` entries,
+cut by the same 1 MB rule). A pattern without one reads every page: when its last page ended by
+reaching 1 MB, that page carried a LastEvaluatedKey, so the call pays one more, empty page at the
+minimum (1 strong, 0.5 eventual). A get's, a write's and an index write's units are
+:func:`blue_nb.sizing.capacity.unit_blocks` of the item's (or entry's) bytes, for every candidate
+at once in numpy.
 
 Approximations (said here, once):
 

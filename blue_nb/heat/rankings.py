@@ -15,7 +15,7 @@ def pattern_lists(units: np.ndarray, names: list[str]) -> tuple[np.ndarray, list
     ranking is packed into one integer, 4 bits per pattern; each distinct ranking is joined once. ``units``
     has a row per pattern, in the order of ``names`` (sorted, so ties go to the first name)."""
     k = len(names)
-    u = units.astype(np.float32)                     # rows: patterns by name, so ties go to the first name
+    u = units.astype(np.float64)                     # rows: patterns by name, so ties go to the first name
     ahead = np.zeros(u.shape, np.int8)
     for c in range(k):                               # a loop over pairs of patterns, not over candidates
         for o in range(k):
