@@ -5,6 +5,10 @@
   :func:`sql_timeline` are the same steps in SQL on the model's scratch tables, as the product ran them
   before: the draw (numpy's generator, then each call's candidate found by an ASOF join on the cumulative
   weights) and the sum per (second, index, pk).
+* The product counts the mean load per partition (and per pattern on each) in numpy (:mod:`blue_nb.heat.load`,
+  through :meth:`HeatModel.partitions`, as the sliders' RateModel does); :func:`sql_partitions` is the SQL
+  aggregation it ran before (a ``string_agg`` for the patterns list), and :func:`sql_by_pattern` its
+  per-pattern table.
 * The product cuts a query's entries into pages with :func:`blue_nb.patterns.pages_of` (the page rule a
   store's run follows) and rounds units with :func:`blue_nb.sizing.capacity.unit_blocks`;
   :class:`SqlCostTables` does both in SQL, as the product did before: page 0 by one window over
@@ -17,9 +21,10 @@ import numpy as np
 import pandas as pd
 
 from blue_nb.heat.costs import CostTables, entries_table, read_factor
-from blue_nb.heat.duckdb_sql import frame
-from blue_nb.heat.model import TIMELINE_COLUMNS, HeatModel
+from blue_nb.heat.duckdb_sql import frame, ident
+from blue_nb.heat.model import PARTITION_COLUMNS, TIMELINE_COLUMNS, HeatModel
 from blue_nb.heat.seconds import FEW_CALLS, MANY_CANDIDATES, MAX_DRAWS
+from blue_nb.patterns import TableLayout
 from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES
 from blue_nb.spec import AccessPattern
 
@@ -207,3 +212,41 @@ class SqlCostTables(CostTables):
                f"WHERE epk{k} IS NOT NULL", [name])
             ex(f"INSERT INTO {self.hits} SELECT {pid}, cid, ?, epk{k}, coalesce(esk{k}, '') || ' | ' || "
                f"qpk || ' / ' || qsk, 0, w{k} FROM {w} WHERE epk{k} IS NOT NULL", [name])
+
+
+def sql_load(model: HeatModel, table: str) -> str:
+    """Units/s per (index, pk, pattern) of an effects table: Σ rate × weight × units, in SQL."""
+    pats = model._pats()
+    return (f"SELECT e.idx, e.pk, p.name, sum(p.rate * c.w * e.rcu) AS rcu, sum(p.rate * c.w * e.wcu) AS wcu, "
+            f"sum(p.rate * c.w * e.floor) AS floor FROM {table} e JOIN {model.allc} c ON c.pid = e.pid AND "
+            f"c.cid = e.cid JOIN {pats} p ON p.pid = e.pid GROUP BY ALL")
+
+
+def sql_by_pattern(model: HeatModel) -> pd.DataFrame:
+    """The per-(index, pk, pattern) load as SQL counts it, sorted."""
+    return frame(model.store, f"SELECT * FROM ({sql_load(model, model.costs.effects)}) ORDER BY 1, 2, 3",
+                 ["idx", "pk", "name", "rcu", "wcu", "floor"])
+
+
+def sql_partitions(model: HeatModel) -> pd.DataFrame:
+    """One row per partition key of the table and of each index, hottest first, all in SQL."""
+    cat = ident(TableLayout.of(model.spec).catalog)
+    sizes = [f"SELECT 'table' AS idx, pk, count(*) AS items, sum(size) AS bytes FROM {cat} GROUP BY pk"]
+    gsis = [name for name, idx in model.spec.table.indexes.items() if idx.type == "global"]
+    for name in gsis:
+        ent = entries_table(model.scratch, model.spec, name)
+        sizes.append(f"SELECT ?, epk, count(*), sum(esize) FROM {ent} e GROUP BY epk")
+    by_pattern = model.scratch.create_as("sqlbypat", sql_load(model, model.costs.effects))
+    sql = f"""
+        WITH s AS ({' UNION ALL '.join(sizes)}),
+             l AS (SELECT idx, pk, sum(rcu) AS rcu, sum(wcu) AS wcu,
+                          string_agg(name, ', ' ORDER BY 3 * wcu + rcu DESC, name) AS patterns
+                   FROM {by_pattern} WHERE rcu > 0 OR wcu > 0 GROUP BY idx, pk)
+        SELECT coalesce(s.idx, l.idx), coalesce(s.pk, l.pk), coalesce(s.items, 0), coalesce(s.bytes, 0),
+               coalesce(l.rcu, 0), coalesce(l.wcu, 0), coalesce(3 * l.wcu + l.rcu, 0), coalesce(l.patterns, '')
+        FROM s FULL OUTER JOIN l ON l.idx = s.idx AND l.pk = s.pk
+        ORDER BY 7 DESC, 4 DESC, 1, 2"""
+    df = frame(model.store, sql, PARTITION_COLUMNS, gsis)
+    for col in ("items", "bytes"):
+        df[col] = df[col].astype("int64")
+    return df

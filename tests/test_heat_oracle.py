@@ -20,7 +20,8 @@ from blue_nb.heat.seconds import FEW_CALLS, MANY_CANDIDATES
 from blue_nb.heat.workload import build_candidates
 from blue_nb.spec import load_spec, with_pattern
 from blue_nb.stores import load_items, open_store
-from tests.heat_oracle import SqlCostTables, sql_calls, sql_simulate, sql_timeline, upload_calls
+from tests.heat_oracle import (SqlCostTables, sql_by_pattern, sql_calls, sql_partitions, sql_simulate, sql_timeline,
+                               upload_calls)
 from tests.test_paging import SPEC as PAGES_SPEC, all_items
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,6 +102,34 @@ def test_a_logs_calls_sum_per_second_like_the_oracle(stores, tmp_path):
         calls, seconds = price_log(model, read_access_log(path, spec))
         assert seconds == 3
         assert_same_timeline(model.timeline(calls), sql_timeline(model, upload_calls(model, calls)))
+    finally:
+        scratch.close()
+
+
+def assert_same_partitions(product: pd.DataFrame, oracle: pd.DataFrame) -> None:
+    """The same keys in the same order, sizes and pattern lists exactly, loads to the last bits of a sum."""
+    text = ["index", "pk", "items", "bytes", "patterns"]
+    assert product[text].values.tolist() == oracle[text].values.tolist() and len(product) > 0
+    for col in ("rcu_per_s", "wcu_per_s", "consumed_throughput_units"):
+        assert product[col].to_numpy() == pytest.approx(oracle[col].to_numpy(), rel=1e-12, abs=1e-12), col
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+@pytest.mark.parametrize("rates", [{}, {HOT: 1_200.0}])
+def test_the_load_per_partition_equals_the_sql_oracle(stores, name, rates):
+    spec = load_spec(ROOT / "data" / "specs" / f"{name}.yaml")
+    for pattern, rate in rates.items():
+        if pattern in {p.name for p in spec.access_patterns}:
+            spec = with_pattern(spec, pattern, rate_per_second=rate)
+    scratch, model = priced(spec, stores[SAMPLES[name]])
+    try:
+        assert_same_partitions(model.partitions(), sql_partitions(model))
+        got = frame(model.store, f"SELECT idx, pk, name, rcu, wcu, floor FROM {model.scratch.name('bypat')} "
+                                 "ORDER BY 1, 2, 3", ["idx", "pk", "name", "rcu", "wcu", "floor"])
+        expected = sql_by_pattern(model)
+        assert got[["idx", "pk", "name"]].values.tolist() == expected[["idx", "pk", "name"]].values.tolist()
+        for col in ("rcu", "wcu", "floor"):
+            assert got[col].to_numpy() == pytest.approx(expected[col].to_numpy(), rel=1e-12, abs=1e-12), col
     finally:
         scratch.close()
 

@@ -23,6 +23,7 @@ import pandas as pd
 
 from blue_nb.heat.costs import CostTables, entries_table
 from blue_nb.heat.duckdb_sql import Scratch, frame, ident
+from blue_nb.heat.load import load_by_pattern, ranked, size_order
 from blue_nb.heat.seconds import MAX_DRAWS, CallUnits, draw_calls
 from blue_nb.heat.workload import Candidates, build_candidates
 from blue_nb.patterns import TableLayout
@@ -61,6 +62,7 @@ class HeatModel:
         self.pats = ""
         self.seconds_observed: int | None = None
         self._call_units: tuple[CallUnits, np.ndarray, np.ndarray] | None = None
+        self._parts: str | None = None
 
     # -- building ----------------------------------------------------------------------------
     def add_model_patterns(self, only_with_rate: bool = True) -> None:
@@ -73,7 +75,7 @@ class HeatModel:
     def price(self, pid: int, name: str, rate: float, c: Candidates) -> None:
         """Register the candidates of one (pattern, pid) with its rate, and price them."""
         self.candidates[pid], self.rates[pid], self.names[pid] = c, float(rate), name
-        self._call_units = None
+        self._call_units = self._parts = None
         self.costs.add(pid, c)
         if c.pattern.operation == "scan":
             self.scratch.execute(f"INSERT INTO {self.allc} VALUES ({pid}, 0, NULL, 1.0)")
@@ -86,36 +88,77 @@ class HeatModel:
         return self.pats
 
     # -- per partition -----------------------------------------------------------------------
-    def _load_sql(self, table: str, extra_key: str = "") -> str:
+    def _item_load_sql(self, hits: str) -> str:
+        """Units/s per (index, pk, item, pattern) of the ``hits`` rows: rate × weight × units per call."""
         pats = self._pats()
-        floor = ", sum(p.rate * c.w * e.floor) AS floor" if table == self.costs.effects else ""
-        return (f"SELECT e.idx, e.pk{extra_key}, p.name, sum(p.rate * c.w * e.rcu) AS rcu, "
-                f"sum(p.rate * c.w * e.wcu) AS wcu{floor} FROM {table} e JOIN {self.allc} c ON c.pid = e.pid AND "
+        return (f"SELECT e.idx, e.pk, e.item, p.name, sum(p.rate * c.w * e.rcu) AS rcu, "
+                f"sum(p.rate * c.w * e.wcu) AS wcu FROM {hits} e JOIN {self.allc} c ON c.pid = e.pid AND "
                 f"c.cid = e.cid JOIN {pats} p ON p.pid = e.pid GROUP BY ALL")
+
+    def _partition_table(self) -> str:
+        """Every partition key of the table and of each GSI, with items and bytes (index entry sizes for an
+        index), and every key the calls reach: ``parts(idx, pk, part, items, bytes)``, numbered by index, then
+        pk (the store's order)."""
+        if self._parts is None:
+            cat = ident(TableLayout.of(self.spec).catalog)
+            sizes = [f"SELECT 'table' AS idx, pk, count(*) AS items, sum(size) AS bytes FROM {cat} GROUP BY pk"]
+            gsis = [name for name, idx in self.spec.table.indexes.items() if idx.type == "global"]
+            for name in gsis:
+                ent = entries_table(self.scratch, self.spec, name)
+                sizes.append(f"SELECT ?, epk, count(*), sum(esize) FROM {ent} e GROUP BY epk")
+            self._parts = self.scratch.create_as("parts", f"""
+                WITH s AS ({' UNION ALL '.join(sizes)}),
+                     l AS (SELECT DISTINCT idx, pk FROM {self.costs.effects})
+                SELECT coalesce(s.idx, l.idx) AS idx, coalesce(s.pk, l.pk) AS pk,
+                       CAST(row_number() OVER (ORDER BY coalesce(s.idx, l.idx), coalesce(s.pk, l.pk)) - 1 AS BIGINT)
+                       AS part, CAST(coalesce(s.items, 0) AS BIGINT) AS items,
+                       CAST(coalesce(s.bytes, 0) AS BIGINT) AS bytes
+                FROM s FULL OUTER JOIN l ON l.idx = s.idx AND l.pk = s.pk""", gsis)
+        return self._parts
+
+    def _columns(self, sql: str, columns: list[str]) -> list[np.ndarray]:
+        """The ``columns`` of a query's rows as numpy arrays (a temp table, then a column at a time)."""
+        table = self.scratch.create_as("cols", sql)
+        return [self.store.column(f"SELECT {c} FROM {table} ORDER BY rowid") for c in columns]
 
     def partitions(self) -> pd.DataFrame:
         """One row per partition key of the table and of each index (the ``partitions`` contract),
-        hottest first by consumed throughput units, then by bytes."""
-        cat = ident(TableLayout.of(self.spec).catalog)
-        sizes = [f"SELECT 'table' AS idx, pk, count(*) AS items, sum(size) AS bytes FROM {cat} GROUP BY pk"]
-        gsis = [name for name, idx in self.spec.table.indexes.items() if idx.type == "global"]
-        for name in gsis:
-            ent = entries_table(self.scratch, self.spec, name)
-            sizes.append(f"SELECT ?, epk, count(*), sum(esize) FROM {ent} e GROUP BY epk")
-        by_pattern = self.scratch.create_as("bypat", self._load_sql(self.costs.effects))
-        sql = f"""
-            WITH s AS ({' UNION ALL '.join(sizes)}),
-                 l AS (SELECT idx, pk, sum(rcu) AS rcu, sum(wcu) AS wcu,
-                              string_agg(name, ', ' ORDER BY 3 * wcu + rcu DESC, name) AS patterns
-                       FROM {by_pattern} WHERE rcu > 0 OR wcu > 0 GROUP BY idx, pk)
-            SELECT coalesce(s.idx, l.idx), coalesce(s.pk, l.pk), coalesce(s.items, 0), coalesce(s.bytes, 0),
-                   coalesce(l.rcu, 0), coalesce(l.wcu, 0), coalesce(3 * l.wcu + l.rcu, 0), coalesce(l.patterns, '')
-            FROM s FULL OUTER JOIN l ON l.idx = s.idx AND l.pk = s.pk
-            ORDER BY 7 DESC, 4 DESC, 1, 2"""
-        df = frame(self.store, sql, PARTITION_COLUMNS, gsis)
-        for col in ("items", "bytes"):
-            df[col] = df[col].astype("int64")
-        return df
+        hottest first by consumed throughput units, then by bytes: the load counted by :mod:`.load`, as the
+        sliders' :class:`~blue_nb.heat.rates.RateModel` counts it. Keeps the load per (index, pk, pattern)
+        (``bypat``) for :meth:`drivers`, :meth:`pattern_peaks` and :meth:`hot_items`."""
+        parts = self._partition_table()
+        idx, pk, items, nbytes = self._columns(f"SELECT idx, pk, items, bytes FROM {parts} ORDER BY part",
+                                               ["idx", "pk", "items", "bytes"])
+        idx, pk = idx.astype(object), pk.astype(object)
+        names = sorted({self.names[pid] for pid in self.rates})
+        lut = np.zeros(max(self.rates, default=0) + 1, dtype=np.int64)
+        for pid in self.rates:
+            lut[pid] = names.index(self.names[pid])
+        pats = self._pats()
+        pid, part, calls, rcu, wcu, floor = self._columns(
+            f"SELECT e.pid, pp.part, p.rate * c.w AS calls, e.rcu, e.wcu, e.floor FROM {self.costs.effects} e "
+            f"JOIN {self.allc} c ON c.pid = e.pid AND c.cid = e.cid JOIN {pats} p ON p.pid = e.pid "
+            f"JOIN {parts} pp ON pp.idx = e.idx AND pp.pk = e.pk", ["pid", "part", "calls", "rcu", "wcu", "floor"])
+        code, n, k = lut[pid.astype(np.int64)], len(idx), len(names)
+        m = {u: load_by_pattern(code, part, calls, v, k, n) for u, v in (("rcu", rcu), ("wcu", wcu), ("floor", floor))}
+        self._by_pattern(m, names, code * n + part, idx, pk)
+        rk = ranked(m["rcu"], m["wcu"], names, size_order(nbytes, np.unique(idx, return_inverse=True)[1]))
+        o = rk.order
+        return pd.DataFrame({"index": idx[o], "pk": pk[o], "items": items[o].astype(np.int64),
+                             "bytes": nbytes[o].astype(np.int64), "rcu_per_s": rk.rcu[o], "wcu_per_s": rk.wcu[o],
+                             "consumed_throughput_units": rk.ctu[o],
+                             "patterns": np.array(rk.texts, dtype=object)[rk.codes[o]]}, columns=PARTITION_COLUMNS)
+
+    def _by_pattern(self, m: dict[str, np.ndarray], names: list[str], cells: np.ndarray, idx: np.ndarray,
+                    pk: np.ndarray) -> None:
+        """The ``bypat(idx, pk, name, rcu, wcu, floor)`` table: the load of each pattern on each key it reaches."""
+        k, n = m["rcu"].shape
+        reached = np.flatnonzero(np.bincount(cells, minlength=k * n))
+        pattern, part = reached // max(n, 1), reached % max(n, 1)
+        rows = pd.DataFrame({"idx": idx[part], "pk": pk[part], "name": np.array(names, dtype=object)[pattern],
+                             **{u: m[u][pattern, part] for u in ("rcu", "wcu", "floor")}})
+        self.scratch.upload_frame("bypat", rows, {"idx": "TEXT", "pk": "TEXT", "name": "TEXT", "rcu": "DOUBLE",
+                                                  "wcu": "DOUBLE", "floor": "DOUBLE"})
 
     def drivers(self, min_units: float = 0.0, limit: int = 5000) -> pd.DataFrame:
         """Units per (index, pk, pattern) for the hottest partitions: which patterns drive a key, and
@@ -150,7 +193,7 @@ class HeatModel:
         hits = self.scratch.create_as("warmhits", f"SELECT h.* FROM {self.costs.hits} h JOIN {warm} w "
                                                   "ON w.idx = h.idx AND w.pk = h.pk")
         items = self.scratch.create_as("items", f"SELECT idx, pk, item, sum(rcu) AS rcu, sum(wcu) AS wcu FROM "
-                                                f"({self._load_sql(hits, ', e.item')}) GROUP BY ALL")
+                                                f"({self._item_load_sql(hits)}) GROUP BY ALL")
         sql = f"""
             WITH r AS (SELECT i.*, w.prcu, w.pwcu,
                               row_number() OVER (PARTITION BY i.idx, i.pk ORDER BY 3 * wcu + rcu DESC, item) AS k,
@@ -240,9 +283,7 @@ class HeatModel:
         """The ``effects`` as :class:`~blue_nb.heat.seconds.CallUnits` keyed by ``pid << 40 | cid``, with the
         partitions' index and pk (numbered in the store's order of index, then pk), fetched once, in columns."""
         if self._call_units is None:
-            parts = self.scratch.create_as("parts", f"SELECT idx, pk, CAST(row_number() OVER (ORDER BY idx, pk) - 1 "
-                                                    f"AS BIGINT) AS part FROM (SELECT DISTINCT idx, pk FROM "
-                                                    f"{self.costs.effects})")
+            parts = self._partition_table()
             units = self.scratch.create_as("callunits", f"SELECT (CAST(e.pid AS BIGINT) << 40) | e.cid AS k, p.part, "
                                                         f"e.rcu, e.wcu FROM {self.costs.effects} e JOIN {parts} p "
                                                         "ON p.idx = e.idx AND p.pk = e.pk")

@@ -33,7 +33,7 @@ import pandas as pd
 
 from blue_nb.errors import QueryError
 from blue_nb.heat.model import PARTITION_COLUMNS, TIMELINE_COLUMNS, HeatModel
-from blue_nb.heat.rankings import pattern_lists
+from blue_nb.heat.load import load_by_pattern, ranked, size_order
 from blue_nb.heat.result import hottest_text
 from blue_nb.heat.seconds import CallUnits, draw_calls
 from blue_nb.heat.throttle import (FEW_KEYS, FEW_KEYS_FRACTION, monotonic_findings, monotonic_patterns, peaks_of,
@@ -160,7 +160,7 @@ class RateModel:
         self._keys = pd.MultiIndex.from_arrays([self._idx_name, self._pk])
         self._idx_arr, self._pk_arr = (pd.Series(x).array for x in (self._idx_name, self._pk))   # pandas' own strings
         alpha = np.argsort(np.argsort(np.array(names, dtype=object)))       # ORDER BY ..., idx, pk
-        self._tiebreak = np.lexsort((np.arange(len(base)), alpha[self._idx], -self._bytes))
+        self._tiebreak = size_order(self._bytes, alpha[self._idx])
 
     def _codes(self, f: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         cand = np.searchsorted(self._ckey, _key(f["pid"], f["cid"]))
@@ -253,15 +253,13 @@ class RateModel:
         calls = np.repeat(r, np.diff(self._start)) * weights                  # candidates: by pattern
         n, k = len(self._pk), len(self.patterns)
         by_name = np.argsort(self._col)
-        m, mean = {}, {}
+        m = {}
         for unit in self._units:
             rows = [self._unit_rows(unit, j, (r[j], kinds[j]), calls) for j in range(k)]
             m[unit] = np.array([rows[j] for j in by_name]).reshape(k, n)     # units/s per (pattern by name, key)
-            mean[unit] = np.ones(k) @ m[unit]
-        rcu, wcu = mean["rcu"], mean["wcu"]
-        ctu = 3 * wcu + rcu
-        order = self._tiebreak[np.argsort(-ctu[self._tiebreak], kind="stable")]
-        codes, texts = pattern_lists(3 * m["wcu"] + m["rcu"], sorted(self.patterns))
+        rk = ranked(m["rcu"], m["wcu"], sorted(self.patterns), self._tiebreak)
+        rcu, wcu, ctu, order, codes, texts = rk.rcu, rk.wcu, rk.ctu, rk.order, rk.codes, rk.texts
+        mean = {"rcu": rcu, "wcu": wcu}
         partitions = pd.DataFrame({"index": self._idx_arr.take(order), "pk": self._pk_arr.take(order),
                                    "items": self._items[order], "bytes": self._bytes[order], "rcu_per_s": rcu[order],
                                    "wcu_per_s": wcu[order], "consumed_throughput_units": ctu[order],
@@ -285,7 +283,7 @@ class RateModel:
         if hit is None or hit[0] != setting:
             cand, part, v, off = self._units[unit]
             a, b, n = off[j], off[j + 1], len(self._pk)
-            hit = (setting, np.bincount(part[a:b], calls[cand[a:b]] * v[a:b], n))
+            hit = (setting, load_by_pattern(np.zeros(b - a, np.int64), part[a:b], calls[cand[a:b]], v[a:b], 1, n)[0])
             self._ucache[(unit, j)] = hit
         return hit[1]
 
