@@ -150,6 +150,7 @@ def test_the_report_and_the_sliders_model_say_the_same_for_the_same_rates(stores
     key = ["second", "index", "pk"]
     assert_same_timeline(fast.timeline.astype({"index": object, "pk": object}).sort_values(key, ignore_index=True),
                          report.timeline.sort_values(key, ignore_index=True))
+    assert b["patterns"].astype(str).tolist() == a["patterns"].tolist()           # the same lists, in the same order
     assert {k: v for k, v in report.table.items() if k != "unmodelled_patterns"} == fast.table
     assert [f.to_dict() for f in fast.findings] == [f.to_dict() for f in report.findings]
     assert np.isclose(fast.partitions.iloc[0]["rcu_per_s"], report.partitions.iloc[0]["rcu_per_s"], rtol=1e-12)

@@ -7,6 +7,7 @@
 * :mod:`.workload` - candidates (distinct parameter tuples in the data) and their weights
 * :mod:`.costs` - the per-call cost of every candidate on the real items (pages by :func:`blue_nb.patterns.pages_of`)
 * :mod:`.model` - per-partition units, per-second simulation, hot items
+* :mod:`.load` - the mean load per partition (and per pattern), shared by the report and :class:`RateModel`
 * :mod:`.seconds` - the per-second model (calls drawn per second, their units per key), shared by the report
   and :class:`RateModel`
 * :mod:`.logs` - a recorded access log (CSV, Parquet, JSONL) instead of the model

@@ -4,10 +4,11 @@ A :class:`HeatModel` holds, in scratch tables of a DuckDB store, every pattern's
 their weights (``allc(pid, cid, qpk, w)``), the pattern rates (``pats``) and the per-call costs
 (:class:`~blue_nb.heat.costs.CostTables`). Then:
 
-* per partition (``index``, ``pk``), in SQL: ``rcu_per_s = Σ rate × weight × per-call RCU`` over
-  the candidates that hit it, likewise ``wcu_per_s`` (index writes land on the index partitions),
-  Contributor Insights' ``consumed_throughput_units = 3 × WCU + RCU``, and items and bytes from
-  the catalog (index entry sizes for an index);
+* per partition (``index``, ``pk``), counted by :mod:`.load` (numpy, as the sliders'
+  :class:`~blue_nb.heat.rates.RateModel` counts): ``rcu_per_s = Σ rate × weight × per-call RCU``
+  over the candidates that hit it, likewise ``wcu_per_s`` (index writes land on the index
+  partitions), Contributor Insights' ``consumed_throughput_units = 3 × WCU + RCU``; items and
+  bytes from the catalog in SQL (index entry sizes for an index); the hottest items in SQL;
 * per second, by the per-second model of :mod:`.seconds` (numpy, the one the sliders'
   :class:`~blue_nb.heat.rates.RateModel` draws with): ``T`` seconds of calls drawn from each
   pattern's distribution (a Poisson number of calls per second, each call's candidate drawn by

@@ -10,8 +10,9 @@ a Python loop over candidates:
 * the weights of :mod:`.workload`: uniform ``1/G/k``, sample ``n/total``, zipf
   ``rank^-s / Σ rank^-s × n/gn``. A skew ``s > 0`` makes a pattern ``zipf:s`` whatever its spec
   distribution; ``s = 0`` makes it ``uniform``;
-* ``partitions`` (the :class:`~blue_nb.heat.result.HeatReport` contract), equal to what
-  :func:`~blue_nb.heat.heat` computes for the same rates and distributions (up to float rounding);
+* ``partitions`` (the :class:`~blue_nb.heat.result.HeatReport` contract), counted by the functions of
+  :mod:`.load` that :func:`~blue_nb.heat.partition_heat` counts with, so the same rates and
+  distributions give the report's numbers and pattern lists;
 * the ``timeline``: ``seconds`` seconds of calls drawn with ``seed`` by the per-second model of
   :mod:`.seconds`, the one :func:`~blue_nb.heat.partition_heat` draws with, so the same rates and
   distributions give the report's timeline (its peaks, throttled seconds and table capacity), and
