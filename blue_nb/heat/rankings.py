@@ -16,11 +16,8 @@ def pattern_lists(units: np.ndarray, names: list[str]) -> tuple[np.ndarray, list
     (sorted, so ties go to the first name)."""
     k = len(names)
     u = units.astype(np.float64)                     # rows: patterns by name, so ties go to the first name
-    ahead = np.zeros(u.shape, np.int8)
-    for c in range(k):                               # a loop over pairs of patterns, not over candidates
-        for o in range(k):
-            if o != c:
-                ahead[c] += (u[o] >= u[c]) if o < c else (u[o] > u[c])
+    ahead = np.zeros(u.shape, np.int8)                # per key, a pattern's place: the patterns ahead of it
+    np.put_along_axis(ahead, np.argsort(-u, axis=0, kind="stable"), np.arange(k, dtype=np.int8)[:, None], axis=0)
     none = 15 if k < 15 else k
     np.putmask(ahead, units <= 0, none)
     if k < 15:

@@ -13,11 +13,13 @@ a Python loop over candidates:
 * ``partitions`` (the :class:`~blue_nb.heat.result.HeatReport` contract), counted by the functions of
   :mod:`.load` that :func:`~blue_nb.heat.partition_heat` counts with, so the same rates and
   distributions give the report's numbers and pattern lists;
-* the ``timeline``: ``seconds`` seconds of calls drawn with ``seed`` by the per-second model of
+* the seconds: ``seconds`` seconds of calls drawn with ``seed`` by the per-second model of
   :mod:`.seconds`, the one :func:`~blue_nb.heat.partition_heat` draws with, so the same rates and
-  distributions give the report's timeline (its peaks, throttled seconds and table capacity), and
-  ``key_ranges``: per index the first key of each of ``rows`` contiguous ranges of the keys with
-  traffic, the rows of :func:`blue_nb.plots.key_heatmap`;
+  distributions give the report's seconds (peaks, throttled seconds, table capacity). The
+  ``timeline`` holds the report's rows of the keys that matter: every key that can be flagged (at
+  half a limit on average, or over one in a second) and, per index, the hottest key (by RCU and by
+  WCU) of each of ``rows`` contiguous key ranges (``key_ranges``: the first key of each) - what
+  :func:`blue_nb.plots.key_heatmap` colours a range by;
 * the findings that depend on the rates, from :mod:`.throttle`'s own functions: HOT-PARTITION,
   HOT-INDEX-PARTITION, MONOTONIC-WRITES and TABLE-CAPACITY; the size findings (PARTITION-SIZE,
   ITEM-SIZE-NEAR-LIMIT) of the base run are kept, since no rate changes them.
@@ -265,9 +267,18 @@ class RateModel:
                                    "items": self._items[order], "bytes": self._bytes[order], "rcu_per_s": rcu[order],
                                    "wcu_per_s": wcu[order], "consumed_throughput_units": ctu[order],
                                    "patterns": pd.Categorical.from_codes(codes[order], texts)}, columns=PARTITION_COLUMNS)
-        ranges = self._key_ranges(rcu, wcu)
-        timeline, rows = self._timeline(r, weights)
-        found, table, hot, drivers = self._findings(timeline, rows, mean, m, calls)
+        ranges, picked = self._key_ranges(rcu, wcu)
+        second, part, units = self._seconds(r, weights)
+        over = (units["rcu"] > PARTITION_RCU) | (units["wcu"] > PARTITION_WCU)
+        util = np.maximum(rcu / PARTITION_RCU, wcu / PARTITION_WCU)
+        flag = np.union1d(np.flatnonzero(util >= FEW_KEYS_FRACTION), part[over]).astype(np.int64)
+        shown = np.isin(part, np.union1d(flag, picked))
+        timeline = pd.DataFrame({"second": second[shown].astype(np.int64), "index": self._idx_arr.take(part[shown]),
+                                 "pk": self._pk_arr.take(part[shown]), "rcu": units["rcu"][shown],
+                                 "wcu": units["wcu"][shown]}, columns=TIMELINE_COLUMNS)
+        found, hot, drivers = self._findings(timeline, part[shown], flag, util, mean, m, calls)
+        table, capacity = self._table(second, part, units)
+        found += capacity + self.static_findings
         findings = Findings(found, spec=self.spec.source_path or self.spec.domain,
                             items_checked=int(self._items[self._idx == 0].sum()), rule_order=list(RULES))
         return RateResult(rates=dict(zip(self.patterns, r.tolist())),
@@ -288,34 +299,42 @@ class RateModel:
             self._ucache[(unit, j)] = hit
         return hit[1]
 
-    def _key_ranges(self, rcu: np.ndarray, wcu: np.ndarray) -> dict[str, list[str]]:
-        """Per index, the first key of each of ``rows`` contiguous ranges of the keys with traffic (key order)."""
-        ranges = {}
+    def _key_ranges(self, rcu: np.ndarray, wcu: np.ndarray) -> tuple[dict[str, list[str]], np.ndarray]:
+        """Per index, the first key of each of ``rows`` contiguous ranges of the keys with traffic (key order); and
+        the hottest key by RCU and by WCU of each range (what :func:`blue_nb.plots.key_heatmap` colours it by)."""
+        ranges, picked = {}, []
         for name, a, b in zip(self.indexes, self._istart[:-1], self._istart[1:]):
             pos = a + np.flatnonzero((rcu[a:b] > 0) | (wcu[a:b] > 0))
             if not len(pos):
                 continue
             bins = np.arange(len(pos)) * min(len(pos), self.rows) // len(pos)
-            ranges[name] = self._pk[pos[np.flatnonzero(np.r_[True, bins[1:] != bins[:-1]])]].tolist()
-        return ranges
+            starts = np.flatnonzero(np.r_[True, bins[1:] != bins[:-1]])
+            ranges[name] = self._pk[pos[starts]].tolist()
+            for v in (rcu[pos], wcu[pos]):
+                top = np.maximum.reduceat(v, starts)[bins]
+                picked.append(pos[(v == top) & (v > 0)])
+        return ranges, np.concatenate(picked) if picked else np.zeros(0, np.int64)
 
-    def _timeline(self, rates: np.ndarray, weights: np.ndarray) -> tuple[pd.DataFrame, np.ndarray]:
-        """``seconds`` of calls at ``rates`` over the candidates ``weights`` (:mod:`.seconds`): units per (second,
-        index, pk), by second then key; and each row's partition."""
+    def _seconds(self, rates: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict]:
+        """``seconds`` of calls at ``rates`` over the candidates ``weights`` (:mod:`.seconds`, as the report draws
+        them): the second, partition and units (``rcu``, ``wcu``) of every (second, partition) reached."""
         bounds = zip(self._start[:-1], self._start[1:])
         drawn = draw_calls(rates.tolist(), [weights[a:b] for a, b in bounds], self.seconds, self.seed)
         second, part, r, w = self._per_call.per_second(drawn.second, self._start[drawn.pattern] + drawn.pos, drawn.k)
-        frame = pd.DataFrame({"second": second.astype(np.int64), "index": self._idx_arr.take(part),
-                              "pk": self._pk_arr.take(part), "rcu": r, "wcu": w}, columns=TIMELINE_COLUMNS)
-        return frame, part
+        return second, part, {"rcu": r, "wcu": w}
+
+    def _table(self, second: np.ndarray, part: np.ndarray, units: dict) -> tuple[dict, list[Finding]]:
+        """The table's capacity against its billing mode, from its units in each second (every key's)."""
+        on_table = self._idx[part] == 0 if self.indexes[:1] == ["table"] else np.zeros(len(part), dtype=bool)
+        tr, tw = (np.bincount(second[on_table], units[u][on_table], self.seconds) for u in ("rcu", "wcu"))
+        return table_capacity_of(self.spec, tr, tw)
 
     # -- findings ----------------------------------------------------------------------------
-    def _findings(self, timeline: pd.DataFrame, rows: np.ndarray, mean: dict, m: dict,
-                  calls: np.ndarray) -> tuple[list[Finding], dict, pd.DataFrame, pd.DataFrame]:
+    def _findings(self, timeline: pd.DataFrame, rows: np.ndarray, flag: np.ndarray, util: np.ndarray, mean: dict,
+                  m: dict, calls: np.ndarray) -> tuple[list[Finding], pd.DataFrame, pd.DataFrame]:
+        """The findings on the keys that can be flagged (``flag``: at half a limit, or over one in a second), from
+        the timeline's rows of them (``rows``: each row's partition), their hottest items and drivers."""
         rcu, wcu = mean["rcu"], mean["wcu"]
-        util = np.maximum(rcu / PARTITION_RCU, wcu / PARTITION_WCU)
-        over = (timeline["rcu"].to_numpy() > PARTITION_RCU) | (timeline["wcu"].to_numpy() > PARTITION_WCU)
-        flag = np.union1d(np.flatnonzero(util >= FEW_KEYS_FRACTION), rows[over]).astype(np.int64)
         hot, drivers = self._hot_items(flag, calls), self._drivers(flag, m, calls)
         found = []
         if len(flag):           # throttle.py's own rules, on the keys it can flag (and enough of each index to count)
@@ -328,11 +347,7 @@ class RateModel:
             found = throttle_findings(self.spec, parts, timeline, hot, drivers, self.seconds,
                                       peaks=peaks_of(timeline, rows, flag, self._idx_name, self._pk))
         found += monotonic_findings(self.spec, self._pattern_peaks(m))
-        on_table = self._idx[rows] == 0 if self.indexes[:1] == ["table"] else np.zeros(len(rows), dtype=bool)
-        second = timeline["second"].to_numpy()[on_table]
-        tr, tw = (np.bincount(second, timeline[u].to_numpy()[on_table], self.seconds) for u in ("rcu", "wcu"))
-        table, capacity = table_capacity_of(self.spec, tr, tw)
-        return found + capacity + self.static_findings, table, hot, drivers
+        return found, hot, drivers
 
     def _hot_items(self, flag: np.ndarray, calls: np.ndarray) -> pd.DataFrame:
         """index, pk, item, rcu_per_s, wcu_per_s of the items of the flagged keys, hottest first."""

@@ -77,8 +77,8 @@ def _one_by_one(rng: np.random.Generator, counts: np.ndarray, w: np.ndarray):
     each = total / max(k.sum(), 1)
     cum = np.cumsum(w)
     pos = np.searchsorted(cum - w, u * cum[-1], side="right") - 1
-    cell, at = np.unique(second * len(w) + pos, return_inverse=True)
-    return cell // len(w), cell % len(w), np.bincount(at, np.full(len(at), each), len(cell))
+    cell, k = _sum_by_cell(second * len(w) + pos, np.full(len(pos), each), seconds * len(w))
+    return cell // len(w), cell % len(w), k
 
 
 def _per_second(rng: np.random.Generator, counts: np.ndarray, w: np.ndarray):
@@ -86,6 +86,17 @@ def _per_second(rng: np.random.Generator, counts: np.ndarray, w: np.ndarray):
     per = np.stack([rng.multinomial(c, w / w.sum()) for c in counts])
     second, pos = np.nonzero(per)
     return second, pos, per[second, pos].astype(float)
+
+
+def _sum_by_cell(cells: np.ndarray, values: np.ndarray, size: int, *more: np.ndarray):
+    """The cells reached (sorted) and the sum of ``values`` (and of each of ``more``) in each: a dense
+    ``bincount`` over ``size`` cells when they are not many more than the values, else through ``unique``."""
+    if size <= 4 * len(cells) + 1_000_000:
+        reached = np.bincount(cells, minlength=size) > 0
+        cell = np.flatnonzero(reached)
+        return (cell, *(np.bincount(cells, v, size)[cell] for v in (values, *more)))
+    cell, at = np.unique(cells, return_inverse=True)
+    return (cell, *(np.bincount(at, v, len(cell)) for v in (values, *more)))
 
 
 class CallUnits:
@@ -101,18 +112,23 @@ class CallUnits:
         self.part = np.asarray(part, dtype=np.int64)[order]
         self.rcu, self.wcu = (np.asarray(x, dtype=float)[order] for x in (rcu, wcu))
         self.partitions = int(partitions)
+        self.dense = bool(len(self.keys)) and self.keys[0] == 0 and self.keys[-1] == len(self.keys) - 1
 
     def per_second(self, second: np.ndarray, key: np.ndarray, k: np.ndarray):
         """(second, part, rcu, wcu) arrays, one row per (second, partition) a call reached, sorted by second
         then partition: Σ k x units over the calls (``k`` calls of candidate ``key`` in ``second``)."""
         key = np.asarray(key, dtype=np.int64)
-        at = np.minimum(np.searchsorted(self.keys, key), max(len(self.keys) - 1, 0))
+        if self.dense:                                # the candidates are 0..n-1: a key is its position
+            at = np.minimum(np.maximum(key, 0), max(len(self.keys) - 1, 0))
+        else:
+            at = np.minimum(np.searchsorted(self.keys, key), max(len(self.keys) - 1, 0))
         known = (self.keys[at] == key) if len(self.keys) else np.zeros(len(key), dtype=bool)
         at, second, k = at[known], np.asarray(second, dtype=np.int64)[known], np.asarray(k, dtype=float)[known]
         n = self.start[at + 1] - self.start[at]
         first = np.repeat(self.start[at] - (np.cumsum(n) - n), n)
         rows = first + np.arange(int(n.sum()))
-        cell, inv = np.unique(np.repeat(second, n) * self.partitions + self.part[rows], return_inverse=True)
+        cells = np.repeat(second, n) * self.partitions + self.part[rows]
         kk = np.repeat(k, n)
-        return (cell // self.partitions, cell % self.partitions, np.bincount(inv, kk * self.rcu[rows], len(cell)),
-                np.bincount(inv, kk * self.wcu[rows], len(cell)))
+        size = (int(second.max()) + 1 if len(second) else 0) * self.partitions
+        cell, rcu, wcu = _sum_by_cell(cells, kk * self.rcu[rows], size, kk * self.wcu[rows])
+        return cell // self.partitions, cell % self.partitions, rcu, wcu
