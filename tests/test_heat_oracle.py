@@ -93,7 +93,8 @@ def test_a_logs_calls_sum_per_second_like_the_oracle(stores, tmp_path):
     spec = load_spec(ROOT / "data" / "specs" / "dialogue.yaml")
     rows = [{"timestamp": 1_700_000_000 + s + k / 10, "pattern": HOT, "pk": pk}
             for s, pk in ((0, "nvidia-dec"), (2, "café-strategy"), (2, "nvidia-dec")) for k in range(5)]
-    rows += [{"timestamp": 1_700_000_001, "pattern": "get_dialogue", "params": json.dumps({"dialogue_id": "nvidia-dec"})}]
+    rows += [{"timestamp": 1_700_000_001, "pattern": "get_dialogue",
+              "params": json.dumps({"dialogue_id": "nvidia-dec"})}]
     path = tmp_path / "log.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     scratch = Scratch(stores["dialogue"])

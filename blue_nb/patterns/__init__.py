@@ -26,6 +26,6 @@ from blue_nb.patterns.writes import WriteResult, write_cost
 __all__ = ["BACKENDS", "COMPARISONS", "Comparison", "KeyRequest", "MAIN_COLUMNS", "Page", "Plan", "ReadResult",
            "SK_OPS", "Statement", "TableLayout", "WriteResult", "bind", "boto3_request", "catalog_name",
            "catalog_table_sql", "create_table_request", "data_bytes", "get_sql", "index_column", "index_entry",
-           "key_condition_expression", "key_order", "main_table_sql", "pages_of", "paginate", "plan", "prefix_successor",
-           "project", "quote_ident", "read_sql", "row_values", "show_boto3", "sk_matches", "sort_value",
-           "stored_key", "write_cost"]
+           "key_condition_expression", "key_order", "main_table_sql", "pages_of", "paginate", "plan",
+           "prefix_successor", "project", "quote_ident", "read_sql", "row_values", "show_boto3", "sk_matches",
+           "sort_value", "stored_key", "write_cost"]

@@ -112,7 +112,7 @@ class HeatExplorer:
         self.timings: dict[str, float] = {}
         self._maps: dict[tuple[str, str], LiveHeatmap] = {}     # one per (index, metric): switching back is a blit
         self.skews: dict[str, float] = {}          # the patterns whose skew slider moved (the others keep their spec's)
-        self._rates = dict(self.model.base_rates)     # the rates shown, exactly (a slider holds them snapped to its grid)
+        self._rates = dict(self.model.base_rates)     # the rates shown, exactly (a slider holds them on its grid)
         self._quiet = False
         self.rate_sliders: dict[str, W.FloatLogSlider] = {}
         self.rate_labels: dict[str, W.HTML] = {}
