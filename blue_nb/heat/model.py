@@ -25,13 +25,13 @@ import pandas as pd
 from blue_nb.heat.costs import CostTables, entries_table
 from blue_nb.heat.duckdb_sql import Scratch, frame, ident
 from blue_nb.heat.load import load_by_pattern, ranked, size_order
-from blue_nb.heat.seconds import MAX_DRAWS, CallUnits, draw_calls
+from blue_nb.heat.seconds import CallUnits, draw_calls
 from blue_nb.heat.workload import Candidates, build_candidates
 from blue_nb.patterns import TableLayout
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 from blue_nb.spec import Spec
 
-__all__ = ["CALL_COLUMNS", "HeatModel", "PARTITION_COLUMNS", "Priced", "TIMELINE_COLUMNS", "MAX_DRAWS"]
+__all__ = ["CALL_COLUMNS", "HeatModel", "PARTITION_COLUMNS", "Priced", "TIMELINE_COLUMNS"]
 
 PARTITION_COLUMNS = ["index", "pk", "items", "bytes", "rcu_per_s", "wcu_per_s", "consumed_throughput_units",
                      "patterns"]
