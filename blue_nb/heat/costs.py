@@ -41,9 +41,6 @@ Approximations (said here, once):
 
 from __future__ import annotations
 
-from itertools import groupby
-from operator import itemgetter
-from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -75,19 +72,21 @@ def read_factor(spec: Spec, p: AccessPattern) -> float:
 PAGE_TYPES = {"cid": "BIGINT", "page": "BIGINT", "lo": "BIGINT", "hi": "BIGINT", "pb": "BIGINT", "rcu": "DOUBLE"}
 
 
-def cut_pages(rows: Iterable[tuple[int, int]], limit: int | None, mode: str) -> pd.DataFrame:
+def cut_pages(rows: tuple[np.ndarray, np.ndarray], limit: int | None, mode: str) -> pd.DataFrame:
     """The pages every call of a query pattern reads, cut by :func:`blue_nb.patterns.pages_of` (DynamoDB's
     page rule, the one a store's run follows) and priced by :func:`blue_nb.sizing.read_units`.
 
-    ``rows``: ``(cid, entry bytes)`` of every entry each candidate matches, by cid, in key order (with a
-    ``limit``, its first ``limit`` entries: one page per call). Returns a row per page (:data:`PAGE_TYPES`):
+    ``rows``: the arrays ``(cid, entry bytes)`` of every entry each candidate matches, by cid, in key order
+    (with a ``limit``, its first ``limit`` entries: one page per call). Returns a row per page (:data:`PAGE_TYPES`):
     ``cid, page`` (0, 1, ...), the row numbers ``lo`` to ``hi`` of its entries (``hi = lo - 1`` on an empty
     page), its bytes ``pb`` and read units. Without a limit a call whose last page reached 1 MB reads one
     more, empty page at the minimum; a call that matches nothing is not here (it reads one empty page)."""
-    pages = []
-    for cid, group in groupby(rows, key=itemgetter(0)):
+    cids, sizes = rows
+    starts = np.flatnonzero(np.r_[True, cids[1:] != cids[:-1]]) if len(cids) else np.zeros(0, np.int64)
+    sizes, pages = sizes.tolist(), []
+    for cid, a, b in zip(cids[starts].tolist(), starts.tolist(), [*starts[1:].tolist(), len(sizes)]):
         rn = 0
-        for page, (entries, _) in enumerate(pages_of((b for _, b in group), int, limit)):
+        for page, (entries, _) in enumerate(pages_of(sizes[a:b], None, limit)):
             pb = sum(n for _, n in entries)
             pages.append((cid, page, rn + 1, rn + len(entries), pb, read_units(pb, mode)))
             rn += len(entries)
@@ -222,8 +221,8 @@ class CostTables:
         if p.limit:                                    # one page per call: no entry past the first `limit` is read
             self.scratch.execute(f"DELETE FROM {m} WHERE rn > ?", [int(p.limit)])
         mode = read_mode(self.spec, p)
-        cids, sizes = (self.store.column(f"SELECT {c} FROM {m} ORDER BY cid, rn").tolist() for c in ("cid", "b"))
-        pg = self.scratch.upload_frame(f"pg{pid}", cut_pages(zip(cids, sizes), p.limit, mode), PAGE_TYPES)
+        rows = tuple(self.store.column(f"SELECT {c} FROM {m} ORDER BY cid, rn") for c in ("cid", "b"))
+        pg = self.scratch.upload_frame(f"pg{pid}", cut_pages(rows, p.limit, mode), PAGE_TYPES)
         ex = self.scratch.execute
         ex(f"INSERT INTO {self.calls} SELECT {pid}, q.cid, coalesce(c.rcu, ?), 0, coalesce(c.items, 0), "
            f"coalesce(c.bytes, 0), coalesce(c.pages, 1) FROM {cand} q LEFT JOIN (SELECT cid, sum(rcu) AS rcu, "

@@ -129,10 +129,11 @@ class ReadResult:
         return {"items": [item_to_wire(i) for i in self.items], **self.summary()}
 
 
-def pages_of(entries: Iterable[T], size: Callable[[T], int],
+def pages_of(entries: Iterable[T], size: Callable[[T], int] | None,
              limit: int | None = None) -> Iterator[tuple[list[tuple[T, int]], bool]]:
-    """DynamoDB's page rule: ``entries`` (in key order, each ``size(entry)`` bytes as read) cut into pages,
-    yielded as they end: ``(page, full)`` with the page's ``(entry, size)`` pairs.
+    """DynamoDB's page rule: ``entries`` (in key order, each ``size(entry)`` bytes as read; ``size`` None:
+    the entries are their sizes) cut into pages, yielded as they end: ``(page, full)`` with the page's
+    ``(entry, size)`` pairs.
 
     A page ends when it holds ``limit`` entries or when its bytes read reach 1 MB (the entry that takes
     the read to or past :data:`~blue_nb.sizing.PAGE_BYTES` is on the page). Such a page is ``full``: it
@@ -142,7 +143,7 @@ def pages_of(entries: Iterable[T], size: Callable[[T], int],
     page: list[tuple[T, int]] = []
     read = 0                                           # bytes read on the current page
     for entry in entries:
-        n = size(entry)
+        n = entry if size is None else size(entry)
         page.append((entry, n))
         read += n
         if read >= PAGE_BYTES or (limit and len(page) >= limit):
