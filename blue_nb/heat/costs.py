@@ -41,7 +41,6 @@ Approximations (said here, once):
 
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 
