@@ -226,12 +226,11 @@ def modelled_calls(ctx: dict) -> tuple[pd.DataFrame, pd.DataFrame, float]:
     try:
         model = HeatModel(scratch, spec)
         model.add_model_patterns()
-        calls = model.simulate(heat_seconds(spec, ctx["requests"]), DEFAULT_SEED)
-        calls_df = frame(store, f"SELECT second, pid, cid, k FROM {calls}", ["second", "pid", "cid", "k"])
+        calls_df = model.simulate(heat_seconds(spec, ctx["requests"]), DEFAULT_SEED)
         effects = frame(store, f"SELECT pid, cid, idx, pk, rcu, wcu FROM {model.costs.effects}",
                         ["pid", "cid", "idx", "pk", "rcu", "wcu"])
         t = time.perf_counter()
-        model.timeline(calls)
+        model.timeline(calls_df)
         product_step = time.perf_counter() - t
     finally:
         scratch.close()

@@ -263,6 +263,20 @@ def test_moving_a_rate_slider_redraws_heat_and_findings(explorer):
     assert list(explorer._maps) == [("table", "rcu")] and explorer._maps[("table", "rcu")].layouts <= 2
 
 
+def test_the_browsers_snap_of_a_rate_to_the_sliders_grid_is_not_a_move(report, model):
+    """The browser snaps a rate slider's value to its grid (0.01 in the exponent) and sends it back: 300 comes
+    back as 10^2.48 = 302.0 (3,756 RCU/s on nvidia-dec). The explorer keeps 300, so it shows what a
+    RateResult at 300 says (3,732.6); a drag off that grid point is a move."""
+    hot = HeatExplorer(report, rates={HOT: 300.0})
+    at_300 = model.evaluate({HOT: 300.0})
+    hot.rate_sliders[HOT].value = 10 ** 2.48                  # what the browser sends back as it draws the slider
+    assert hot.rates[HOT] == hot.result.rates[HOT] == 300.0 and hot.rate_labels[HOT].value == "<b>300</b>"
+    pd.testing.assert_frame_equal(hot.partitions, at_300.partitions, check_exact=True)
+    assert f"{at_300.partitions.iloc[0]['rcu_per_s']:,.0f} RCU/s" in hot.status.value
+    hot.rate_sliders[HOT].value = 10 ** 2.49                  # one step to the right: a move
+    assert hot.result.rates[HOT] == pytest.approx(10 ** 2.49) and hot.rate_labels[HOT].value == "<b>309</b>"
+
+
 def test_skew_slider_index_and_metric(explorer, model):
     explorer.skew_sliders["list_round"].value = 0.0
     assert explorer.result.distributions["list_round"] == "uniform" and "uniform" in \

@@ -1,4 +1,4 @@
-"""What one call of a pattern costs on the partition it hits, for every candidate at once, in SQL.
+"""What one call of a pattern costs on the partition it hits, for every candidate at once.
 
 For each candidate (``cid``) of a pattern (``pid``) this module appends rows to three tables:
 
@@ -10,16 +10,18 @@ For each candidate (``cid``) of a pattern (``pid``) this module appends rows to 
 * ``hits(pid, cid, idx, pk, item, rcu, wcu)``: the same units per item (for "one item can never
   exceed the limit" and Contributor Insights' per-(pk, sk) view).
 
-Reads follow :func:`blue_nb.patterns.paginate`: the matched entries in key order; a page ends
-after ``limit`` entries or with the entry that takes its bytes read to or past 1 MB (that entry is
-on the page: a row belongs to the current page while the bytes read before it are under 1 MB);
-each page's bytes are rounded up once to 4 KB (0.5 per 4 KB eventual, and always eventual on a
-GSI), at least one unit per page. A pattern with a ``limit`` reads one page per call (its first
-``limit`` entries, cut by the same 1 MB rule). A pattern without one reads every page: when its
-last page ended by reaching 1 MB, that page carried a LastEvaluatedKey, so the call pays one more,
-empty page at the minimum (1 strong, 0.5 eventual). Pages are cut greedily, exactly: the first
-page by one window over cumulative bytes, later pages (of the few calls that read more than 1 MB)
-by one more window query per page (after 200 pages the rest is cut by cumulative bytes).
+The candidates and the entries they match are found, ordered and joined in SQL; the DynamoDB
+rules come from the layers below, stated once there. A query's matched entries (in key order) are
+cut into pages by :func:`blue_nb.patterns.pages_of`, the page rule a store's run follows
+(:func:`blue_nb.patterns.paginate`): a page ends after ``limit`` entries or with the entry that
+takes its bytes read to or past 1 MB. Each page's bytes are rounded up once to 4 KB
+(:func:`blue_nb.sizing.read_units`: 0.5 per 4 KB eventual, and always eventual on a GSI), at least
+one unit per page. A pattern with a ``limit`` reads one page per call (its first ``limit`` entries,
+cut by the same 1 MB rule). A pattern without one reads every page: when its last page ended by
+reaching 1 MB, that page carried a LastEvaluatedKey, so the call pays one more, empty page at the
+minimum (1 strong, 0.5 eventual). A get's, a write's and an index write's units are
+:func:`blue_nb.sizing.capacity.unit_blocks` of the item's (or entry's) bytes, for every candidate
+at once in numpy.
 
 Approximations (said here, once):
 
@@ -39,25 +41,57 @@ Approximations (said here, once):
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from blue_nb.patterns import TableLayout
+from blue_nb.patterns import TableLayout, pages_of
 from blue_nb.heat.workload import Candidates, build_candidates
-from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES
+from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES, read_units
+from blue_nb.sizing.capacity import unit_blocks
 from blue_nb.spec import AccessPattern, Spec
 from blue_nb.stores import Store
 from blue_nb.stores.analytics import Scratch, frame, ident
 from blue_nb.stores.entries import entries_table
 
-__all__ = ["CostTables", "call_costs", "read_factor", "MAX_EXACT_PAGES"]
+__all__ = ["CostTables", "PAGE_TYPES", "call_costs", "cut_pages", "read_factor", "read_mode"]
 
-MAX_EXACT_PAGES = 200
+
+def read_mode(spec: Spec, p: AccessPattern) -> str:
+    """How a pattern reads: ``strong`` when consistent on the table or an LSI, else ``eventual`` (a GSI read
+    always is)."""
+    idx = spec.table.indexes.get(p.index)
+    return "strong" if p.consistent_read and (idx is None or idx.type == "local") else "eventual"
 
 
 def read_factor(spec: Spec, p: AccessPattern) -> float:
-    """Read units per 4 KB: 1 strong, 0.5 eventual (a GSI read is always eventual)."""
-    idx = spec.table.indexes.get(p.index)
-    return 1.0 if p.consistent_read and (idx is None or idx.type == "local") else 0.5
+    """Read units per 4 KB: 1 strong, 0.5 eventual (:func:`blue_nb.sizing.read_units` of one block)."""
+    return float(read_units(1, read_mode(spec, p)))
+
+
+PAGE_TYPES = {"cid": "BIGINT", "page": "BIGINT", "lo": "BIGINT", "hi": "BIGINT", "pb": "BIGINT", "rcu": "DOUBLE"}
+
+
+def cut_pages(rows: tuple[np.ndarray, np.ndarray], limit: int | None, mode: str) -> pd.DataFrame:
+    """The pages every call of a query pattern reads, cut by :func:`blue_nb.patterns.pages_of` (DynamoDB's
+    page rule, the one a store's run follows) and priced by :func:`blue_nb.sizing.read_units`.
+
+    ``rows``: the arrays ``(cid, entry bytes)`` of every entry each candidate matches, by cid, in key order
+    (with a ``limit``, its first ``limit`` entries: one page per call). Returns a row per page (:data:`PAGE_TYPES`):
+    ``cid, page`` (0, 1, ...), the row numbers ``lo`` to ``hi`` of its entries (``hi = lo - 1`` on an empty
+    page), its bytes ``pb`` and read units. Without a limit a call whose last page reached 1 MB reads one
+    more, empty page at the minimum; a call that matches nothing is not here (it reads one empty page)."""
+    cids, sizes = rows
+    starts = np.flatnonzero(np.r_[True, cids[1:] != cids[:-1]]) if len(cids) else np.zeros(0, np.int64)
+    sizes, pages = sizes.tolist(), []
+    for cid, a, b in zip(cids[starts].tolist(), starts.tolist(), [*starts[1:].tolist(), len(sizes)]):
+        rn = 0
+        for page, (entries, _) in enumerate(pages_of(sizes[a:b], None, limit)):
+            pb = sum(n for _, n in entries)
+            pages.append((cid, page, rn + 1, rn + len(entries), pb, read_units(pb, mode)))
+            rn += len(entries)
+            if limit:
+                break
+    return pd.DataFrame(pages, columns=list(PAGE_TYPES)).astype({"rcu": float})
 
 
 class CostTables:
@@ -93,10 +127,9 @@ class CostTables:
     # -- reads -----------------------------------------------------------------------------
     def _get(self, pid: int, p: AccessPattern, cand: str) -> None:
         f = read_factor(self.spec, p)
-        units = f"greatest(1, ceil(coalesce(i.size, 0) / {READ_UNIT_BYTES}.0)) * ?"
-        m = self.scratch.create_as(f"get{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, {units} AS rcu, "
-                                                f"i.size FROM {cand} q LEFT JOIN {self.cat} i "
-                                                "ON i.pk = q.qpk AND i.sk = coalesce(q.qsk1, '')", [f])
+        m = self._priced(f"get{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, i.size FROM {cand} q "
+                                      f"LEFT JOIN {self.cat} i ON i.pk = q.qpk AND i.sk = coalesce(q.qsk1, '')",
+                         {"rcu": ("coalesce(size, 0)", READ_UNIT_BYTES, f)})
         ex = self.scratch.execute
         ex(f"INSERT INTO {self.calls} SELECT {pid}, cid, rcu, 0, (size IS NOT NULL)::BIGINT, coalesce(size, 0), 1 "
            f"FROM {m}")
@@ -134,57 +167,26 @@ class CostTables:
 
     def _query(self, pid: int, p: AccessPattern, cand: str) -> None:
         ent = entries_table(self.scratch, self.spec, p.index)
-        order = self._order(p)
         m = self.scratch.create_as(
-            f"m{pid}", f"SELECT *, CASE WHEN cum - b < {PAGE_BYTES} THEN 0 END AS page FROM ("
-                       f"SELECT q.cid, e.pk AS ipk, e.sk AS isk, e.epk, e.esk, e.esize AS b, "
-                       f"row_number() OVER w AS rn, sum(e.esize) OVER (w ROWS UNBOUNDED PRECEDING) AS cum "
-                       f"FROM {cand} q JOIN {ent} e ON e.epk = q.qpk AND {self._sk_condition(p)} "
-                       f"WINDOW w AS (PARTITION BY q.cid ORDER BY {order}))")
-        if p.limit:                                    # one page per call: its first `limit` entries, cut at 1 MB
-            self.scratch.execute(f"DELETE FROM {m} WHERE rn > ? OR page IS NULL", [int(p.limit)])
-        else:
-            self._later_pages(pid, m)
-        f = read_factor(self.spec, p)
-        pages = self.scratch.create_as(f"pg{pid}", f"SELECT cid, page, sum(b) AS pb, count(*) AS k, "
-                                                   f"greatest(1, ceil(sum(b) / {READ_UNIT_BYTES}.0)) * ? AS rcu "
-                                                   f"FROM {m} GROUP BY cid, page", [f])
-        # without a limit every page is read: a last page that reached 1 MB carried a LastEvaluatedKey,
-        # so one more, empty page follows at the minimum (a limit pattern reads its one page only)
-        empty = "0" if p.limit else f"(max(g.pb) FILTER (WHERE g.page = g.last) >= {PAGE_BYTES})::INT"
+            f"m{pid}", f"SELECT q.cid, e.pk AS ipk, e.sk AS isk, e.epk, e.esk, e.esize AS b, "
+                       f"row_number() OVER (PARTITION BY q.cid ORDER BY {self._order(p)}) AS rn "
+                       f"FROM {cand} q JOIN {ent} e ON e.epk = q.qpk AND {self._sk_condition(p)}")
+        if p.limit:                                    # one page per call: no entry past the first `limit` is read
+            self.scratch.execute(f"DELETE FROM {m} WHERE rn > ?", [int(p.limit)])
+        mode = read_mode(self.spec, p)
+        rows = tuple(self.scratch.column(f"SELECT {c} FROM {m} ORDER BY cid, rn") for c in ("cid", "b"))
+        pg = self.scratch.upload_frame(f"pg{pid}", cut_pages(rows, p.limit, mode), PAGE_TYPES)
         ex = self.scratch.execute
-        ex(f"INSERT INTO {self.calls} SELECT {pid}, q.cid, coalesce(sum(g.rcu), ?) + ? * coalesce({empty}, 0), 0, "
-           f"coalesce(sum(g.k), 0), coalesce(sum(g.pb), 0), greatest(count(g.page), 1) + coalesce({empty}, 0) "
-           f"FROM {cand} q LEFT JOIN (SELECT *, max(page) OVER (PARTITION BY cid) AS last FROM {pages}) g "
-           "ON g.cid = q.cid GROUP BY q.cid", [f, f])
+        ex(f"INSERT INTO {self.calls} SELECT {pid}, q.cid, coalesce(c.rcu, ?), 0, coalesce(c.items, 0), "
+           f"coalesce(c.bytes, 0), coalesce(c.pages, 1) FROM {cand} q LEFT JOIN (SELECT cid, sum(rcu) AS rcu, "
+           f"sum(hi - lo + 1) AS items, sum(pb) AS bytes, count(*) AS pages FROM {pg} GROUP BY cid) c "
+           "ON c.cid = q.cid", [read_units(0, mode)])
         ex(f"INSERT INTO {self.effects} SELECT {pid}, c.cid, ?, q.qpk, c.rcu, 0, ? FROM {self.calls} c "
-           f"JOIN {cand} q ON q.cid = c.cid WHERE c.pid = {pid}", [p.index, f])
+           f"JOIN {cand} q ON q.cid = c.cid WHERE c.pid = {pid}", [p.index, read_units(0, mode)])
         item = "m.isk" if p.index == "table" else "m.esk || ' | ' || m.ipk || ' / ' || m.isk"
         ex(f"INSERT INTO {self.hits} SELECT {pid}, m.cid, ?, m.epk, {item}, "
-           f"g.rcu * m.b / greatest(g.pb, 1), 0 FROM {m} m JOIN {pages} g ON g.cid = m.cid AND g.page = m.page",
+           f"g.rcu * m.b / greatest(g.pb, 1), 0 FROM {m} m JOIN {pg} g ON g.cid = m.cid AND m.rn BETWEEN g.lo AND g.hi",
            [p.index])
-
-    def _later_pages(self, pid: int, m: str) -> None:
-        """Page 0 is every row read while the bytes before it are under 1 MB (exact); the rows after
-        it, of the few candidates that read more than 1 MB, are cut into pages 1, 2, ... greedily by
-        the same rule: a page takes rows while the bytes it read before each are under 1 MB (so it
-        ends with the row that reaches 1 MB, and always holds at least one row)."""
-        ex = self.scratch.execute
-        if not ex(f"SELECT count(*) FROM {m} WHERE page IS NULL")[0][0]:
-            return
-        rest = self.scratch.create_as(f"rest{pid}", f"SELECT cid, rn, b, NULL::INT AS page FROM {m} WHERE page IS NULL")
-        for k in range(1, MAX_EXACT_PAGES):
-            ex(f"""UPDATE {rest} SET page = {k} FROM (
-                     SELECT cid, rn, sum(b) OVER (PARTITION BY cid ORDER BY rn) - b AS before
-                     FROM {rest} WHERE page IS NULL) x
-                   WHERE {rest}.cid = x.cid AND {rest}.rn = x.rn AND x.before < {PAGE_BYTES}""")
-            if not ex(f"SELECT count(*) FROM {rest} WHERE page IS NULL")[0][0]:
-                break
-        else:
-            ex(f"""UPDATE {rest} SET page = {MAX_EXACT_PAGES} + x.extra FROM (
-                     SELECT cid, rn, (sum(b) OVER (PARTITION BY cid ORDER BY rn) - b) // {PAGE_BYTES} AS extra
-                     FROM {rest} WHERE page IS NULL) x WHERE {rest}.cid = x.cid AND {rest}.rn = x.rn""")
-        ex(f"UPDATE {m} SET page = r.page FROM {rest} r WHERE {m}.cid = r.cid AND {m}.rn = r.rn")
 
     def _scan(self, pid: int, p: AccessPattern) -> None:
         ent = entries_table(self.scratch, self.spec, p.index)
@@ -198,7 +200,8 @@ class CostTables:
             k, pages = n, n // per_page + 1                # carried a LastEvaluatedKey) one more, empty
             empty = int(n > 0 and n % per_page == 0)       # page follows at the minimum
         read = total * k // max(n, 1)
-        rcu = (max(1, -(-read // READ_UNIT_BYTES)) + empty) * f
+        mode = read_mode(self.spec, p)
+        rcu = float(read_units(read, mode) + empty * read_units(0, mode))
         ex = self.scratch.execute
         ex(f"INSERT INTO {self.calls} VALUES ({pid}, 0, ?, 0, ?, ?, ?)", [rcu, k, read, pages])
         ex(f"INSERT INTO {self.effects} SELECT {pid}, 0, ?, epk, ? * sum(esize) / ?, 0, ? FROM {ent} e GROUP BY epk",
@@ -210,21 +213,20 @@ class CostTables:
         median = self.scratch.execute(f"SELECT quantile_disc(size, 0.5) FROM {self.cat} WHERE entity = ?",
                                     (entity,))[0][0] if entity else None
         base = 0 if p.operation == "delete_item" else int(median or 0)
-        units = f"greatest(1, ceil(coalesce(i.size, ?) / {WRITE_UNIT_BYTES}.0))"
         joins, cols, lsi, gsi = [], [], [], []
+        units = {"tw": (f"coalesce(size, {base})", WRITE_UNIT_BYTES, 1)}
         for k, (name, idx) in enumerate(self.spec.table.indexes.items()):
             ent = entries_table(self.scratch, self.spec, name)
             a = f"e{k}"
             joins.append(f" LEFT JOIN {ent} {a} ON {a}.pk = i.pk AND {a}.sk = i.sk")
-            mult = self._index_writes(p, name)
-            cols.append(f"{a}.epk AS epk{k}, {a}.esk AS esk{k}, "
-                        f"CASE WHEN {a}.epk IS NULL THEN 0 ELSE {mult} * greatest(1, ceil({a}.esize / "
-                        f"{WRITE_UNIT_BYTES}.0)) END AS w{k}")
+            cols.append(f"{a}.epk AS epk{k}, {a}.esk AS esk{k}, CASE WHEN {a}.epk IS NOT NULL THEN {a}.esize END "
+                        f"AS esize{k}")
+            units[f"w{k}"] = (f"esize{k}", WRITE_UNIT_BYTES, self._index_writes(p, name))    # no entry: none
             (lsi if idx.type == "local" else gsi).append((k, name))
         extra = (", " + ", ".join(cols)) if cols else ""
-        w = self.scratch.create_as(f"w{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, {units} AS tw, "
-                                              f"i.size{extra} FROM {cand} q LEFT JOIN {self.cat} i ON i.pk = q.qpk "
-                                              f"AND i.sk = coalesce(q.qsk1, ''){''.join(joins)}", [base])
+        w = self._priced(f"w{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, i.size{extra} FROM {cand} q "
+                                    f"LEFT JOIN {self.cat} i ON i.pk = q.qpk AND i.sk = coalesce(q.qsk1, '')"
+                                    f"{''.join(joins)}", units)
         table_w = " + ".join(["tw", *(f"w{k}" for k, _ in lsi)])
         all_w = " + ".join(["tw", *(f"w{k}" for k, _ in lsi + gsi)])
         ex = self.scratch.execute
@@ -236,6 +238,19 @@ class CostTables:
                f"WHERE epk{k} IS NOT NULL", [name])
             ex(f"INSERT INTO {self.hits} SELECT {pid}, cid, ?, epk{k}, coalesce(esk{k}, '') || ' | ' || "
                f"qpk || ' / ' || qsk, 0, w{k} FROM {w} WHERE epk{k} IS NOT NULL", [name])
+
+    def _priced(self, base: str, select: str, units: dict[str, tuple[str, int, float]]) -> str:
+        """The table ``select`` with a units column per ``units`` entry (name -> size SQL over the selected
+        columns, unit bytes, units per block): :func:`blue_nb.sizing.capacity.unit_blocks` of the size (at least
+        one unit; none where the size is NULL) times the factor, for every row at once in numpy."""
+        raw = self.scratch.create_as(base + "_sizes", select)
+        cols = {}
+        for name, (size_sql, block, factor) in units.items():
+            sizes = self.scratch.column(f"SELECT coalesce({size_sql}, -1) FROM {raw} ORDER BY rowid").astype(np.int64)
+            cols[name] = np.where(sizes < 0, 0.0, unit_blocks(np.maximum(sizes, 0), block) * float(factor))
+        u = self.scratch.upload_frame(base + "_units", pd.DataFrame(cols), {n: "DOUBLE" for n in cols})
+        return self.scratch.create_as(base, f"SELECT r.*, {', '.join(f'u.{n}' for n in cols)} FROM {raw} r "
+                                            f"JOIN {u} u ON u.rid = r.rowid")
 
     def _index_writes(self, p: AccessPattern, index: str) -> int:
         """Index entries written per write: 2 when an update can change the index key, else 1."""

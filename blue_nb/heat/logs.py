@@ -30,7 +30,7 @@ from blue_nb.errors import BlueNbError, SourceError
 from blue_nb.heat.costs import read_factor
 from blue_nb.heat.model import HeatModel
 from blue_nb.heat.workload import Candidates, build_candidates
-from blue_nb.sizing import WRITE_UNIT_BYTES
+from blue_nb.sizing import write_units
 from blue_nb.spec import Spec
 from blue_nb.patterns import stored_key
 
@@ -151,10 +151,10 @@ def read_access_log(path: str | Path, spec: Spec) -> pd.DataFrame:
     return df[LOG_COLUMNS]
 
 
-def price_log(model: HeatModel, log: pd.DataFrame, where: str = "log") -> tuple[str, int]:
+def price_log(model: HeatModel, log: pd.DataFrame, where: str = "log") -> tuple[pd.DataFrame, int]:
     """Register the log's calls in ``model`` (rates = calls per second over the log's span); returns
-    the ``calls`` table for :meth:`HeatModel.timeline` and the number of seconds spanned."""
-    spec, scratch = model.spec, model.scratch
+    the calls ``(second, pid, cid, k)`` for :meth:`HeatModel.timeline` and the number of seconds spanned."""
+    spec = model.spec
     seconds = int(log["second"].max()) + 1
     calls: list[pd.DataFrame] = []
     for i, p in enumerate(spec.access_patterns):
@@ -167,8 +167,7 @@ def price_log(model: HeatModel, log: pd.DataFrame, where: str = "log") -> tuple[
             calls.append(_pk_calls(model, i, p, with_pk, seconds))
     model.seconds_observed = seconds
     up = pd.concat(calls, ignore_index=True).groupby(["second", "pid", "cid"], as_index=False)["k"].sum()
-    table = scratch.upload_frame("logcalls", up, {"second": "INT", "pid": "INT", "cid": "BIGINT", "k": "DOUBLE"})
-    return table, seconds
+    return up.astype({"second": "int64", "pid": "int64", "cid": "int64", "k": "float64"}), seconds
 
 
 def _params_calls(model: HeatModel, i: int, p, rows: pd.DataFrame, seconds: int, where: str) -> pd.DataFrame:
@@ -220,7 +219,7 @@ def _pk_calls(model: HeatModel, i: int, p, rows: pd.DataFrame, seconds: int) -> 
     else:
         median = scratch.execute(f"SELECT quantile_disc(size, 0.5) FROM {c.cat} WHERE entity = ?",
                                (p.entities[0] if p.entities else None,))[0][0] or 0
-        units, idx, rcu, wcu = max(1, -(-int(median) // WRITE_UNIT_BYTES)), "table", "0", "u"
+        units, idx, rcu, wcu = write_units(int(median)), "table", "0", "u"
     scratch.execute(f"INSERT INTO {c.effects} SELECT {pid}, rid, ?, pk, {rcu}, {wcu}, {rcu} FROM "
                   f"(SELECT l.*, {units} AS u FROM {lpk} l) l WHERE rid NOT IN (SELECT cid FROM {c.calls} "
                   f"WHERE pid = {pid})", [idx])

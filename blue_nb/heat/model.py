@@ -2,15 +2,17 @@
 
 A :class:`HeatModel` holds, in scratch tables of a DuckDB store, every pattern's candidates with
 their weights (``allc(pid, cid, qpk, w)``), the pattern rates (``pats``) and the per-call costs
-(:class:`~blue_nb.heat.costs.CostTables`). Then, all in SQL:
+(:class:`~blue_nb.heat.costs.CostTables`). Then:
 
-* per partition (``index``, ``pk``): ``rcu_per_s = Σ rate × weight × per-call RCU`` over the
-  candidates that hit it, likewise ``wcu_per_s`` (index writes land on the index partitions),
-  Contributor Insights' ``consumed_throughput_units = 3 × WCU + RCU``, and items and bytes from
-  the catalog (index entry sizes for an index);
-* per second: ``T`` seconds of calls drawn from each pattern's distribution (a Poisson number of
-  calls per second, each call's candidate drawn by weight), or a log's real calls, bucketed per
-  (second, index, pk): the spikes that averages hide.
+* per partition (``index``, ``pk``), counted by :mod:`.load` (numpy, as the sliders'
+  :class:`~blue_nb.heat.rates.RateModel` counts): ``rcu_per_s = Σ rate × weight × per-call RCU``
+  over the candidates that hit it, likewise ``wcu_per_s`` (index writes land on the index
+  partitions), Contributor Insights' ``consumed_throughput_units = 3 × WCU + RCU``; items and
+  bytes from the catalog in SQL (index entry sizes for an index); the hottest items in SQL;
+* per second, by the per-second model of :mod:`.seconds` (numpy, the one the sliders'
+  :class:`~blue_nb.heat.rates.RateModel` draws with): ``T`` seconds of calls drawn from each
+  pattern's distribution (a Poisson number of calls per second, each call's candidate drawn by
+  weight), or a log's real calls, summed per (second, index, pk): the spikes that averages hide.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import numpy as np
 import pandas as pd
 
 from blue_nb.heat.costs import CostTables
+from blue_nb.heat.load import load_by_pattern, ranked, size_order
+from blue_nb.heat.seconds import CallUnits, draw_calls
 from blue_nb.heat.workload import Candidates, build_candidates
 from blue_nb.patterns import TableLayout
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
@@ -28,12 +32,12 @@ from blue_nb.spec import Spec
 from blue_nb.stores.analytics import Scratch, frame, ident
 from blue_nb.stores.entries import entries_table
 
-__all__ = ["HeatModel", "PARTITION_COLUMNS", "Priced", "TIMELINE_COLUMNS", "MAX_DRAWS"]
+__all__ = ["CALL_COLUMNS", "HeatModel", "PARTITION_COLUMNS", "Priced", "TIMELINE_COLUMNS"]
 
 PARTITION_COLUMNS = ["index", "pk", "items", "bytes", "rcu_per_s", "wcu_per_s", "consumed_throughput_units",
                      "patterns"]
 TIMELINE_COLUMNS = ["second", "index", "pk", "rcu", "wcu"]
-MAX_DRAWS = 2_000_000        # calls drawn per pattern for the timeline; above it each draw stands for several
+CALL_COLUMNS = ["second", "pid", "cid", "k"]       # k calls of candidate cid of pattern pid in second
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,8 @@ class HeatModel:
                                               "0.0::DOUBLE AS w LIMIT 0")
         self.pats = ""
         self.seconds_observed: int | None = None
+        self._call_units: tuple[CallUnits, np.ndarray, np.ndarray] | None = None
+        self._parts: str | None = None
 
     # -- building ----------------------------------------------------------------------------
     def add_model_patterns(self, only_with_rate: bool = True) -> None:
@@ -71,6 +77,7 @@ class HeatModel:
     def price(self, pid: int, name: str, rate: float, c: Candidates) -> None:
         """Register the candidates of one (pattern, pid) with its rate, and price them."""
         self.candidates[pid], self.rates[pid], self.names[pid] = c, float(rate), name
+        self._call_units = self._parts = None
         self.costs.add(pid, c)
         if c.pattern.operation == "scan":
             self.scratch.execute(f"INSERT INTO {self.allc} VALUES ({pid}, 0, NULL, 1.0)")
@@ -83,36 +90,77 @@ class HeatModel:
         return self.pats
 
     # -- per partition -----------------------------------------------------------------------
-    def _load_sql(self, table: str, extra_key: str = "") -> str:
+    def _item_load_sql(self, hits: str) -> str:
+        """Units/s per (index, pk, item, pattern) of the ``hits`` rows: rate × weight × units per call."""
         pats = self._pats()
-        floor = ", sum(p.rate * c.w * e.floor) AS floor" if table == self.costs.effects else ""
-        return (f"SELECT e.idx, e.pk{extra_key}, p.name, sum(p.rate * c.w * e.rcu) AS rcu, "
-                f"sum(p.rate * c.w * e.wcu) AS wcu{floor} FROM {table} e JOIN {self.allc} c ON c.pid = e.pid AND "
+        return (f"SELECT e.idx, e.pk, e.item, p.name, sum(p.rate * c.w * e.rcu) AS rcu, "
+                f"sum(p.rate * c.w * e.wcu) AS wcu FROM {hits} e JOIN {self.allc} c ON c.pid = e.pid AND "
                 f"c.cid = e.cid JOIN {pats} p ON p.pid = e.pid GROUP BY ALL")
+
+    def _partition_table(self) -> str:
+        """Every partition key of the table and of each GSI, with items and bytes (index entry sizes for an
+        index), and every key the calls reach: ``parts(idx, pk, part, items, bytes)``, numbered by index, then
+        pk (the store's order)."""
+        if self._parts is None:
+            cat = ident(TableLayout.of(self.spec).catalog)
+            sizes = [f"SELECT 'table' AS idx, pk, count(*) AS items, sum(size) AS bytes FROM {cat} GROUP BY pk"]
+            gsis = [name for name, idx in self.spec.table.indexes.items() if idx.type == "global"]
+            for name in gsis:
+                ent = entries_table(self.scratch, self.spec, name)
+                sizes.append(f"SELECT ?, epk, count(*), sum(esize) FROM {ent} e GROUP BY epk")
+            self._parts = self.scratch.create_as("parts", f"""
+                WITH s AS ({' UNION ALL '.join(sizes)}),
+                     l AS (SELECT DISTINCT idx, pk FROM {self.costs.effects})
+                SELECT coalesce(s.idx, l.idx) AS idx, coalesce(s.pk, l.pk) AS pk,
+                       CAST(row_number() OVER (ORDER BY coalesce(s.idx, l.idx), coalesce(s.pk, l.pk)) - 1 AS BIGINT)
+                       AS part, CAST(coalesce(s.items, 0) AS BIGINT) AS items,
+                       CAST(coalesce(s.bytes, 0) AS BIGINT) AS bytes
+                FROM s FULL OUTER JOIN l ON l.idx = s.idx AND l.pk = s.pk""", gsis)
+        return self._parts
+
+    def _columns(self, sql: str, columns: list[str]) -> list[np.ndarray]:
+        """The ``columns`` of a query's rows as numpy arrays (a temp table, then a column at a time)."""
+        table = self.scratch.create_as("cols", sql)
+        return [self.scratch.column(f"SELECT {c} FROM {table} ORDER BY rowid") for c in columns]
 
     def partitions(self) -> pd.DataFrame:
         """One row per partition key of the table and of each index (the ``partitions`` contract),
-        hottest first by consumed throughput units, then by bytes."""
-        cat = ident(TableLayout.of(self.spec).catalog)
-        sizes = [f"SELECT 'table' AS idx, pk, count(*) AS items, sum(size) AS bytes FROM {cat} GROUP BY pk"]
-        gsis = [name for name, idx in self.spec.table.indexes.items() if idx.type == "global"]
-        for name in gsis:
-            ent = entries_table(self.scratch, self.spec, name)
-            sizes.append(f"SELECT ?, epk, count(*), sum(esize) FROM {ent} e GROUP BY epk")
-        by_pattern = self.scratch.create_as("bypat", self._load_sql(self.costs.effects))
-        sql = f"""
-            WITH s AS ({' UNION ALL '.join(sizes)}),
-                 l AS (SELECT idx, pk, sum(rcu) AS rcu, sum(wcu) AS wcu,
-                              string_agg(name, ', ' ORDER BY 3 * wcu + rcu DESC, name) AS patterns
-                       FROM {by_pattern} WHERE rcu > 0 OR wcu > 0 GROUP BY idx, pk)
-            SELECT coalesce(s.idx, l.idx), coalesce(s.pk, l.pk), coalesce(s.items, 0), coalesce(s.bytes, 0),
-                   coalesce(l.rcu, 0), coalesce(l.wcu, 0), coalesce(3 * l.wcu + l.rcu, 0), coalesce(l.patterns, '')
-            FROM s FULL OUTER JOIN l ON l.idx = s.idx AND l.pk = s.pk
-            ORDER BY 7 DESC, 4 DESC, 1, 2"""
-        df = frame(self.store, sql, PARTITION_COLUMNS, gsis)
-        for col in ("items", "bytes"):
-            df[col] = df[col].astype("int64")
-        return df
+        hottest first by consumed throughput units, then by bytes: the load counted by :mod:`.load`, as the
+        sliders' :class:`~blue_nb.heat.rates.RateModel` counts it. Keeps the load per (index, pk, pattern)
+        (``bypat``) for :meth:`drivers`, :meth:`pattern_peaks` and :meth:`hot_items`."""
+        parts = self._partition_table()
+        idx, pk, items, nbytes = self._columns(f"SELECT idx, pk, items, bytes FROM {parts} ORDER BY part",
+                                               ["idx", "pk", "items", "bytes"])
+        idx, pk = idx.astype(object), pk.astype(object)
+        names = sorted({self.names[pid] for pid in self.rates})
+        lut = np.zeros(max(self.rates, default=0) + 1, dtype=np.int64)
+        for pid in self.rates:
+            lut[pid] = names.index(self.names[pid])
+        pats = self._pats()
+        pid, part, calls, rcu, wcu, floor = self._columns(
+            f"SELECT e.pid, pp.part, p.rate * c.w AS calls, e.rcu, e.wcu, e.floor FROM {self.costs.effects} e "
+            f"JOIN {self.allc} c ON c.pid = e.pid AND c.cid = e.cid JOIN {pats} p ON p.pid = e.pid "
+            f"JOIN {parts} pp ON pp.idx = e.idx AND pp.pk = e.pk", ["pid", "part", "calls", "rcu", "wcu", "floor"])
+        code, n, k = lut[pid.astype(np.int64)], len(idx), len(names)
+        m = {u: load_by_pattern(code, part, calls, v, k, n) for u, v in (("rcu", rcu), ("wcu", wcu), ("floor", floor))}
+        self._by_pattern(m, names, code * n + part, idx, pk)
+        rk = ranked(m["rcu"], m["wcu"], names, size_order(nbytes, np.unique(idx, return_inverse=True)[1]))
+        o = rk.order
+        return pd.DataFrame({"index": idx[o], "pk": pk[o], "items": items[o].astype(np.int64),
+                             "bytes": nbytes[o].astype(np.int64), "rcu_per_s": rk.rcu[o], "wcu_per_s": rk.wcu[o],
+                             "consumed_throughput_units": rk.ctu[o],
+                             "patterns": np.array(rk.texts, dtype=object)[rk.codes[o]]}, columns=PARTITION_COLUMNS)
+
+    def _by_pattern(self, m: dict[str, np.ndarray], names: list[str], cells: np.ndarray, idx: np.ndarray,
+                    pk: np.ndarray) -> None:
+        """The ``bypat(idx, pk, name, rcu, wcu, floor)`` table: the load of each pattern on each key it reaches."""
+        k, n = m["rcu"].shape
+        reached = np.flatnonzero(np.bincount(cells, minlength=k * n))
+        pattern, part = reached // max(n, 1), reached % max(n, 1)
+        rows = pd.DataFrame({"idx": idx[part], "pk": pk[part], "name": np.array(names, dtype=object)[pattern],
+                             **{u: m[u][pattern, part] for u in ("rcu", "wcu", "floor")}})
+        self.scratch.upload_frame("bypat", rows, {"idx": "TEXT", "pk": "TEXT", "name": "TEXT", "rcu": "DOUBLE",
+                                                  "wcu": "DOUBLE", "floor": "DOUBLE"})
 
     def drivers(self, min_units: float = 0.0, limit: int = 5000) -> pd.DataFrame:
         """Units per (index, pk, pattern) for the hottest partitions: which patterns drive a key, and
@@ -147,7 +195,7 @@ class HeatModel:
         hits = self.scratch.create_as("warmhits", f"SELECT h.* FROM {self.costs.hits} h JOIN {warm} w "
                                                   "ON w.idx = h.idx AND w.pk = h.pk")
         items = self.scratch.create_as("items", f"SELECT idx, pk, item, sum(rcu) AS rcu, sum(wcu) AS wcu FROM "
-                                                f"({self._load_sql(hits, ', e.item')}) GROUP BY ALL")
+                                                f"({self._item_load_sql(hits)}) GROUP BY ALL")
         sql = f"""
             WITH r AS (SELECT i.*, w.prcu, w.pwcu,
                               row_number() OVER (PARTITION BY i.idx, i.pk ORDER BY 3 * wcu + rcu DESC, item) AS k,
@@ -220,49 +268,43 @@ class HeatModel:
         return {"candidates": cands, "effects": effects, "hits": hits}
 
     # -- per second --------------------------------------------------------------------------
-    def simulate(self, seconds: int = 60, seed: int = 18) -> str:
-        """Draw ``seconds`` of calls per pattern; returns the ``calls(second, pid, cid, k)`` table."""
-        rng = np.random.default_rng(seed)
-        direct: list[pd.DataFrame] = []
-        draws: list[pd.DataFrame] = []
-        for pid, rate in self.rates.items():
-            counts = rng.poisson(rate, size=seconds)
-            n = self.scratch.execute(f"SELECT count(*) FROM {self.allc} WHERE pid = {pid}")[0][0]
-            if not n or not counts.sum():
-                continue
-            if counts.sum() <= 200_000 or n > 10_000:
-                mult = max(1.0, counts.sum() / MAX_DRAWS)
-                k = np.maximum(np.rint(counts / mult), 0).astype(np.int64)
-                second = np.repeat(np.arange(seconds), k)
-                draws.append(pd.DataFrame({"second": second, "pid": pid, "u": rng.random(len(second)),
-                                           "mult": counts.sum() / max(k.sum(), 1)}))
-            else:
-                w = np.array([r[0] for r in self.scratch.execute(
-                    f"SELECT w FROM {self.allc} WHERE pid = {pid} ORDER BY cid")], dtype=float)
-                per = np.stack([rng.multinomial(c, w / w.sum()) for c in counts])
-                s, cid = np.nonzero(per)
-                direct.append(pd.DataFrame({"second": s, "pid": pid, "cid": cid, "k": per[s, cid].astype(float)}))
-        calls = self.scratch.create_as("simcalls", "SELECT 0::INT AS second, 0::INT AS pid, 0::BIGINT AS cid, "
-                                                   "0.0::DOUBLE AS k LIMIT 0")
-        if draws:
-            d = self.scratch.upload_frame("draws", pd.concat(draws, ignore_index=True),
-                                          {"second": "INT", "pid": "INT", "u": "DOUBLE", "mult": "DOUBLE"})
-            cum = self.scratch.create_as("cum", f"SELECT pid, cid, sum(w) OVER (PARTITION BY pid ORDER BY cid ROWS "
-                                                f"UNBOUNDED PRECEDING) - w AS lo, sum(w) OVER (PARTITION BY pid) AS tw "
-                                                f"FROM {self.allc}")
-            self.scratch.execute(f"INSERT INTO {calls} SELECT d.second, d.pid, c.cid, sum(d.mult) FROM "
-                               f"(SELECT d.*, d.u * t.tw AS x FROM {d} d JOIN (SELECT DISTINCT pid, tw FROM {cum}) t "
-                               f"ON t.pid = d.pid) d ASOF JOIN {cum} c ON c.pid = d.pid AND d.x >= c.lo GROUP BY ALL")
-        if direct:
-            up = self.scratch.upload_frame("direct", pd.concat(direct, ignore_index=True),
-                                           {"second": "INT", "pid": "INT", "cid": "BIGINT", "k": "DOUBLE"})
-            self.scratch.execute(f"INSERT INTO {calls} SELECT second, pid, cid, k FROM {up}")
-        return calls
+    def simulate(self, seconds: int = 60, seed: int = 18) -> pd.DataFrame:
+        """Draw ``seconds`` of calls per pattern (:func:`~blue_nb.heat.seconds.draw_calls`): the calls
+        ``(second, pid, cid, k)``, k calls of candidate ``cid`` in ``second`` (a pattern's cids are 0..n-1)."""
+        pids = list(self.rates)
+        counts = dict(self.scratch.execute(f"SELECT pid, count(*) FROM {self.allc} GROUP BY pid"))
+        w = self.scratch.column(f"SELECT w FROM {self.allc} ORDER BY pid, cid").astype(float)
+        start = dict(zip(sorted(counts), np.cumsum([0, *(counts[p] for p in sorted(counts))]).tolist()))
+        weights = [w[start[pid]:start[pid] + counts[pid]] if pid in counts else w[:0] for pid in pids]
+        drawn = draw_calls([self.rates[pid] for pid in pids], weights, seconds, seed)
+        pid = np.array(pids, dtype=np.int64)[drawn.pattern] if pids else np.zeros(0, np.int64)
+        return pd.DataFrame({"second": drawn.second.astype(np.int64), "pid": pid, "cid": drawn.pos.astype(np.int64),
+                             "k": drawn.k}, columns=CALL_COLUMNS)
 
-    def timeline(self, calls: str) -> pd.DataFrame:
-        """Units per (second, index, pk) of a ``calls`` table (the ``timeline`` contract)."""
-        sql = (f"SELECT k.second, e.idx, e.pk, sum(k.k * e.rcu), sum(k.k * e.wcu) FROM {calls} k "
-               f"JOIN {self.costs.effects} e ON e.pid = k.pid AND e.cid = k.cid GROUP BY ALL ORDER BY 1, 2, 3")
-        df = frame(self.store, sql, TIMELINE_COLUMNS)
-        df["second"] = df["second"].astype("int64")
-        return df
+    def call_units(self) -> tuple[CallUnits, np.ndarray, np.ndarray]:
+        """The ``effects`` as :class:`~blue_nb.heat.seconds.CallUnits` keyed by ``pid << 40 | cid``, with the
+        partitions' index and pk (numbered in the store's order of index, then pk), fetched once, in columns."""
+        if self._call_units is None:
+            parts = self._partition_table()
+            units = self.scratch.create_as("callunits", f"SELECT (CAST(e.pid AS BIGINT) << 40) | e.cid AS k, p.part, "
+                                                        f"e.rcu, e.wcu FROM {self.costs.effects} e JOIN {parts} p "
+                                                        "ON p.idx = e.idx AND p.pk = e.pk")
+            col = self.scratch.column
+            labels = [np.asarray(col(f"SELECT {c} FROM {parts} ORDER BY part"), dtype=object) for c in ("idx", "pk")]
+            arrays = [col(f"SELECT {c} FROM {units} ORDER BY rowid") for c in ("k", "part", "rcu", "wcu")]
+            self._call_units = (CallUnits(*arrays, len(labels[0])), *labels)
+        return self._call_units
+
+    def timeline(self, calls: pd.DataFrame) -> pd.DataFrame:
+        """Units per (second, index, pk) of ``calls`` (second, pid, cid, k; the ``timeline`` contract): summed by
+        :meth:`~blue_nb.heat.seconds.CallUnits.per_second`, ordered by second, index and pk."""
+        units, idx, pk = self.call_units()
+        second, part, rcu, wcu = units.per_second(calls["second"].to_numpy(np.int64),
+                                                  _call_key(calls["pid"], calls["cid"]), calls["k"].to_numpy(float))
+        return pd.DataFrame({"second": second.astype(np.int64), "index": idx[part], "pk": pk[part], "rcu": rcu,
+                             "wcu": wcu}, columns=TIMELINE_COLUMNS)
+
+
+def _call_key(pid, cid) -> np.ndarray:
+    """A candidate of a pattern as one int64: ``pid << 40 | cid``."""
+    return (np.asarray(pid, dtype=np.int64) << 40) | np.asarray(cid, dtype=np.int64)

@@ -1,5 +1,5 @@
-"""Which patterns load each partition key, in order: the ``patterns`` column of the fast heat model
-(:class:`~blue_nb.heat.rates.RateModel`), as the full model's SQL ``string_agg`` writes it."""
+"""Which patterns load each partition key, in order: the ``patterns`` column of ``partitions``, for the report
+and for :class:`~blue_nb.heat.rates.RateModel` alike (through :func:`blue_nb.heat.load.ranked`)."""
 
 from __future__ import annotations
 
@@ -10,17 +10,14 @@ __all__ = ["pattern_lists"]
 
 
 def pattern_lists(units: np.ndarray, names: list[str]) -> tuple[np.ndarray, list[str]]:
-    """Per partition, the patterns with load on it by 3×WCU + RCU descending, then by name (SQL's
-    ``string_agg``; loads equal to 7 digits are ties): (code per partition, texts). Each key's
-    ranking is packed into one integer, 4 bits per pattern; each distinct ranking is joined once. ``units``
-    has a row per pattern, in the order of ``names`` (sorted, so ties go to the first name)."""
+    """Per partition, the patterns with load on it by 3×WCU + RCU descending, then by name (exact loads: only
+    equal ones are ties): (code per partition, texts). Each key's ranking is packed into one integer, 4 bits per
+    pattern; each distinct ranking is joined once. ``units`` has a row per pattern, in the order of ``names``
+    (sorted, so ties go to the first name)."""
     k = len(names)
-    u = units.astype(np.float32)                     # rows: patterns by name, so ties go to the first name
-    ahead = np.zeros(u.shape, np.int8)
-    for c in range(k):                               # a loop over pairs of patterns, not over candidates
-        for o in range(k):
-            if o != c:
-                ahead[c] += (u[o] >= u[c]) if o < c else (u[o] > u[c])
+    u = units.astype(np.float64)                     # rows: patterns by name, so ties go to the first name
+    ahead = np.zeros(u.shape, np.int8)                # per key, a pattern's place: the patterns ahead of it
+    np.put_along_axis(ahead, np.argsort(-u, axis=0, kind="stable"), np.arange(k, dtype=np.int8)[:, None], axis=0)
     none = 15 if k < 15 else k
     np.putmask(ahead, units <= 0, none)
     if k < 15:
@@ -34,5 +31,5 @@ def pattern_lists(units: np.ndarray, names: list[str]) -> tuple[np.ndarray, list
         ranks = uniq.tolist()
     texts = [", ".join(names[c] for c in sorted((c for c in range(k) if row[c] != none), key=row.__getitem__))
              for row in ranks]
-    same, texts = pd.factorize(np.array(texts, dtype=object))     # (a float32 underflow can leave gaps in ranks)
+    same, texts = pd.factorize(np.array(texts, dtype=object))     # (equal rankings of different codes: one text)
     return same[codes.reshape(-1)], list(texts)

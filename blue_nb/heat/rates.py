@@ -10,14 +10,16 @@ a Python loop over candidates:
 * the weights of :mod:`.workload`: uniform ``1/G/k``, sample ``n/total``, zipf
   ``rank^-s / Σ rank^-s × n/gn``. A skew ``s > 0`` makes a pattern ``zipf:s`` whatever its spec
   distribution; ``s = 0`` makes it ``uniform``;
-* ``partitions`` (the :class:`~blue_nb.heat.result.HeatReport` contract), equal to what
-  :func:`~blue_nb.heat.heat` computes for the same rates and distributions (up to float rounding);
-* a ``timeline`` of the keys that matter: every key whose mean plus six standard deviations
-  reaches half a per-partition limit, and per index the hottest key (by RCU and by WCU) of each
-  of ``rows`` contiguous key ranges - what :func:`blue_nb.plots.key_heatmap` colours a range by.
-  A key's units in one second are ``u × Poisson(λ)`` with ``λ u = Σ rate·w·units`` and
-  ``λ u² = Σ rate·w·units²`` over its calls: the exact mean and variance of the model's
-  per-second load, not its call-by-call draw, so peaks differ from a full run's by chance only;
+* ``partitions`` (the :class:`~blue_nb.heat.result.HeatReport` contract), counted by the functions of
+  :mod:`.load` that :func:`~blue_nb.heat.partition_heat` counts with, so the same rates and
+  distributions give the report's numbers and pattern lists;
+* the seconds: ``seconds`` seconds of calls drawn with ``seed`` by the per-second model of
+  :mod:`.seconds`, the one :func:`~blue_nb.heat.partition_heat` draws with, so the same rates and
+  distributions give the report's seconds (peaks, throttled seconds, table capacity). The
+  ``timeline`` holds the report's rows of the keys that matter: every key that can be flagged (at
+  half a limit on average, or over one in a second) and, per index, the hottest key (by RCU and by
+  WCU) of each of ``rows`` contiguous key ranges (``key_ranges``: the first key of each) - what
+  :func:`blue_nb.plots.key_heatmap` colours a range by;
 * the findings that depend on the rates, from :mod:`.throttle`'s own functions: HOT-PARTITION,
   HOT-INDEX-PARTITION, MONOTONIC-WRITES and TABLE-CAPACITY; the size findings (PARTITION-SIZE,
   ITEM-SIZE-NEAR-LIMIT) of the base run are kept, since no rate changes them.
@@ -34,8 +36,9 @@ import pandas as pd
 
 from blue_nb.errors import QueryError
 from blue_nb.heat.model import PARTITION_COLUMNS, TIMELINE_COLUMNS, HeatModel
-from blue_nb.heat.rankings import pattern_lists
+from blue_nb.heat.load import load_by_pattern, ranked, size_order
 from blue_nb.heat.result import hottest_text
+from blue_nb.heat.seconds import CallUnits, draw_calls
 from blue_nb.heat.throttle import (FEW_KEYS, FEW_KEYS_FRACTION, monotonic_findings, monotonic_patterns, peaks_of,
                                    table_capacity_of, throttle_findings)
 from blue_nb.heat.workload import parse_distribution
@@ -43,17 +46,16 @@ from blue_nb.rules import RULES, Finding, Findings
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 from blue_nb.spec import Spec
 
-__all__ = ["RateModel", "RateResult", "STATIC_RULES", "SIGMAS"]
+__all__ = ["RateModel", "RateResult", "STATIC_RULES"]
 
 STATIC_RULES = ("PARTITION-SIZE", "ITEM-SIZE-NEAR-LIMIT")   # findings no rate changes
-SIGMAS = 6.0                                                 # a key is simulated when mean + 6 sd >= half a limit
 _SHIFT = 40                                                  # (pid << 40) | cid identifies a candidate
 
 
 @dataclass
 class RateResult:
     """One evaluation: the settings (``rates``, ``distributions`` per pattern), the frames of the
-    HeatReport contracts (``partitions``, ``timeline`` of the simulated keys, ``hot_items`` and
+    HeatReport contracts (``partitions``, ``timeline``, ``hot_items`` and
     ``drivers`` of the keys that can be flagged), the ``findings``, ``table`` (billing mode, totals), and
     ``key_ranges``: a heat map given them draws a row per range, which stays put while the rates move."""
 
@@ -67,7 +69,7 @@ class RateResult:
     drivers: pd.DataFrame
     table: dict[str, Any] = field(default_factory=dict)
     elapsed_ms: float = 0.0
-    key_ranges: dict[str, list[str]] = field(default_factory=dict)   # index -> first key of each range simulated
+    key_ranges: dict[str, list[str]] = field(default_factory=dict)   # index -> first key of each range of keys
 
     def __repr__(self) -> str:
         hottest = hottest_text(self.partitions)
@@ -161,7 +163,7 @@ class RateModel:
         self._keys = pd.MultiIndex.from_arrays([self._idx_name, self._pk])
         self._idx_arr, self._pk_arr = (pd.Series(x).array for x in (self._idx_name, self._pk))   # pandas' own strings
         alpha = np.argsort(np.argsort(np.array(names, dtype=object)))       # ORDER BY ..., idx, pk
-        self._tiebreak = np.lexsort((np.arange(len(base)), alpha[self._idx], -self._bytes))
+        self._tiebreak = size_order(self._bytes, alpha[self._idx])
 
     def _codes(self, f: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         cand = np.searchsorted(self._ckey, _key(f["pid"], f["cid"]))
@@ -182,8 +184,9 @@ class RateModel:
             pat = self._pat[self._ecand[at]]
             by_pattern = np.argsort(pat, kind="stable")          # a slider's change recounts its pattern's slice
             at, off = at[by_pattern], np.searchsorted(pat[by_pattern], np.arange(len(self.patterns) + 1))
-            self._units[unit] = (self._ecand[at], self._epart[at], v[at], v[at] ** 2, off)
+            self._units[unit] = (self._ecand[at], self._epart[at], v[at], off)
         self._ucache: dict[tuple[str, int], tuple] = {}
+        self._per_call = CallUnits(self._ecand, self._epart, self._ercu, self._ewcu, len(self._pk))
 
     def _hits(self, h: pd.DataFrame) -> None:
         cand, part = self._codes(h)
@@ -249,28 +252,33 @@ class RateModel:
         ``patterns`` column is categorical (a few distinct lists over many keys)."""
         t0 = time.perf_counter()
         r, kinds = self._settings(rates, skews)
-        calls = np.repeat(r, np.diff(self._start)) * self._weights(kinds)     # candidates: by pattern
+        weights = self._weights(kinds)
+        calls = np.repeat(r, np.diff(self._start)) * weights                  # candidates: by pattern
         n, k = len(self._pk), len(self.patterns)
         by_name = np.argsort(self._col)
-        m, mean, var = {}, {}, {}
+        m = {}
         for unit in self._units:
             rows = [self._unit_rows(unit, j, (r[j], kinds[j]), calls) for j in range(k)]
-            m[unit] = np.array([rows[j][0] for j in by_name]).reshape(k, n)     # units/s per (pattern by name, key)
-            mean[unit], var[unit] = np.ones(k) @ m[unit], np.zeros(n)
-            for _, v2 in rows:
-                var[unit] += v2
-        rcu, wcu = mean["rcu"], mean["wcu"]
-        ctu = 3 * wcu + rcu
-        order = self._tiebreak[np.argsort(-ctu[self._tiebreak], kind="stable")]
-        codes, texts = pattern_lists(3 * m["wcu"] + m["rcu"], sorted(self.patterns))
+            m[unit] = np.array([rows[j] for j in by_name]).reshape(k, n)     # units/s per (pattern by name, key)
+        rk = ranked(m["rcu"], m["wcu"], sorted(self.patterns), self._tiebreak)
+        rcu, wcu, ctu, order, codes, texts = rk.rcu, rk.wcu, rk.ctu, rk.order, rk.codes, rk.texts
+        mean = {"rcu": rcu, "wcu": wcu}
         partitions = pd.DataFrame({"index": self._idx_arr.take(order), "pk": self._pk_arr.take(order),
                                    "items": self._items[order], "bytes": self._bytes[order], "rcu_per_s": rcu[order],
                                    "wcu_per_s": wcu[order], "consumed_throughput_units": ctu[order],
                                    "patterns": pd.Categorical.from_codes(codes[order], texts)}, columns=PARTITION_COLUMNS)
-        rng = np.random.default_rng(self.seed)
-        simulated, ranges = self._simulated(rcu, wcu, var["rcu"], var["wcu"])
-        timeline, rows = self._timeline(simulated, mean, var, rng)
-        found, table, hot, drivers = self._findings(timeline, rows, mean, var, m, calls, rng)
+        ranges, picked = self._key_ranges(rcu, wcu)
+        second, part, units = self._seconds(r, weights)
+        over = (units["rcu"] > PARTITION_RCU) | (units["wcu"] > PARTITION_WCU)
+        util = np.maximum(rcu / PARTITION_RCU, wcu / PARTITION_WCU)
+        flag = np.union1d(np.flatnonzero(util >= FEW_KEYS_FRACTION), part[over]).astype(np.int64)
+        shown = np.isin(part, np.union1d(flag, picked))
+        timeline = pd.DataFrame({"second": second[shown].astype(np.int64), "index": self._idx_arr.take(part[shown]),
+                                 "pk": self._pk_arr.take(part[shown]), "rcu": units["rcu"][shown],
+                                 "wcu": units["wcu"][shown]}, columns=TIMELINE_COLUMNS)
+        found, hot, drivers = self._findings(timeline, part[shown], flag, util, mean, m, calls)
+        table, capacity = self._table(second, part, units)
+        found += capacity + self.static_findings
         findings = Findings(found, spec=self.spec.source_path or self.spec.domain,
                             items_checked=int(self._items[self._idx == 0].sum()), rule_order=list(RULES))
         return RateResult(rates=dict(zip(self.patterns, r.tolist())),
@@ -280,24 +288,21 @@ class RateModel:
                             hot_items=hot, drivers=drivers, table=table, elapsed_ms=(time.perf_counter() - t0) * 1000,
                             key_ranges=ranges)
 
-    def _unit_rows(self, unit: str, j: int, setting: tuple, calls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Pattern ``j``'s units/s and their variance per partition, counted again only when its rate or
-        distribution (``setting``) changed since the last evaluation: a slider changes one pattern."""
+    def _unit_rows(self, unit: str, j: int, setting: tuple, calls: np.ndarray) -> np.ndarray:
+        """Pattern ``j``'s units/s per partition, counted again only when its rate or distribution
+        (``setting``) changed since the last evaluation: a slider changes one pattern."""
         hit = self._ucache.get((unit, j))
         if hit is None or hit[0] != setting:
-            cand, part, v, v2, off = self._units[unit]
+            cand, part, v, off = self._units[unit]
             a, b, n = off[j], off[j + 1], len(self._pk)
-            c = calls[cand[a:b]]
-            hit = (setting, np.bincount(part[a:b], c * v[a:b], n), np.bincount(part[a:b], c * v2[a:b], n))
+            hit = (setting, load_by_pattern(np.zeros(b - a, np.int64), part[a:b], calls[cand[a:b]], v[a:b], 1, n)[0])
             self._ucache[(unit, j)] = hit
-        return hit[1], hit[2]
+        return hit[1]
 
-    def _simulated(self, rcu, wcu, vr, vw) -> tuple[np.ndarray, dict[str, list[str]]]:
-        """The partitions drawn per second: any that can reach half a limit, and per index the hottest key by
-        RCU and by WCU of each of ``rows`` contiguous key ranges (keys with traffic, key order) and its first key."""
-        warm = ((rcu + SIGMAS * np.sqrt(vr) >= FEW_KEYS_FRACTION * PARTITION_RCU)
-                | (wcu + SIGMAS * np.sqrt(vw) >= FEW_KEYS_FRACTION * PARTITION_WCU))
-        picked, ranges = [np.flatnonzero(warm)], {}
+    def _key_ranges(self, rcu: np.ndarray, wcu: np.ndarray) -> tuple[dict[str, list[str]], np.ndarray]:
+        """Per index, the first key of each of ``rows`` contiguous ranges of the keys with traffic (key order); and
+        the hottest key by RCU and by WCU of each range (what :func:`blue_nb.plots.key_heatmap` colours it by)."""
+        ranges, picked = {}, []
         for name, a, b in zip(self.indexes, self._istart[:-1], self._istart[1:]):
             pos = a + np.flatnonzero((rcu[a:b] > 0) | (wcu[a:b] > 0))
             if not len(pos):
@@ -308,31 +313,28 @@ class RateModel:
             for v in (rcu[pos], wcu[pos]):
                 top = np.maximum.reduceat(v, starts)[bins]
                 picked.append(pos[(v == top) & (v > 0)])
-        return np.unique(np.concatenate(picked)), ranges
+        return ranges, np.concatenate(picked) if picked else np.zeros(0, np.int64)
 
-    def _draw(self, mean: np.ndarray, var: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """``seconds`` draws per row of u × Poisson(λ) with λu = mean and λu² = var."""
-        ok = (mean > 0) & (var > 0)
-        unit = np.where(ok, var / np.where(ok, mean, 1.0), 0.0)
-        lam = np.where(ok, mean / np.where(ok, unit, 1.0), 0.0)
-        return unit[:, None] * rng.poisson(lam[:, None], size=(len(mean), self.seconds))
+    def _seconds(self, rates: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict]:
+        """``seconds`` of calls at ``rates`` over the candidates ``weights`` (:mod:`.seconds`, as the report draws
+        them): the second, partition and units (``rcu``, ``wcu``) of every (second, partition) reached."""
+        bounds = zip(self._start[:-1], self._start[1:])
+        drawn = draw_calls(rates.tolist(), [weights[a:b] for a, b in bounds], self.seconds, self.seed)
+        second, part, r, w = self._per_call.per_second(drawn.second, self._start[drawn.pattern] + drawn.pos, drawn.k)
+        return second, part, {"rcu": r, "wcu": w}
 
-    def _timeline(self, sim: np.ndarray, mean: dict, var: dict, rng) -> tuple[pd.DataFrame, np.ndarray]:
-        """Units per (second, index, pk) of the simulated keys, by second then key; and each row's partition."""
-        dr, dw = (self._draw(mean[u][sim], var[u][sim], rng) for u in ("rcu", "wcu"))
-        second, key = np.nonzero(((dr > 0) | (dw > 0)).T)
-        frame = pd.DataFrame({"second": second.astype(np.int64), "index": self._idx_arr.take(sim[key]),
-                              "pk": self._pk_arr.take(sim[key]), "rcu": dr[key, second], "wcu": dw[key, second]},
-                             columns=TIMELINE_COLUMNS)
-        return frame, sim[key]
+    def _table(self, second: np.ndarray, part: np.ndarray, units: dict) -> tuple[dict, list[Finding]]:
+        """The table's capacity against its billing mode, from its units in each second (every key's)."""
+        on_table = self._idx[part] == 0 if self.indexes[:1] == ["table"] else np.zeros(len(part), dtype=bool)
+        tr, tw = (np.bincount(second[on_table], units[u][on_table], self.seconds) for u in ("rcu", "wcu"))
+        return table_capacity_of(self.spec, tr, tw)
 
     # -- findings ----------------------------------------------------------------------------
-    def _findings(self, timeline: pd.DataFrame, rows: np.ndarray, mean: dict, var: dict, m: dict,
-                  calls: np.ndarray, rng) -> tuple[list[Finding], dict, pd.DataFrame, pd.DataFrame]:
+    def _findings(self, timeline: pd.DataFrame, rows: np.ndarray, flag: np.ndarray, util: np.ndarray, mean: dict,
+                  m: dict, calls: np.ndarray) -> tuple[list[Finding], pd.DataFrame, pd.DataFrame]:
+        """The findings on the keys that can be flagged (``flag``: at half a limit, or over one in a second), from
+        the timeline's rows of them (``rows``: each row's partition), their hottest items and drivers."""
         rcu, wcu = mean["rcu"], mean["wcu"]
-        util = np.maximum(rcu / PARTITION_RCU, wcu / PARTITION_WCU)
-        over = (timeline["rcu"].to_numpy() > PARTITION_RCU) | (timeline["wcu"].to_numpy() > PARTITION_WCU)
-        flag = np.union1d(np.flatnonzero(util >= FEW_KEYS_FRACTION), rows[over]).astype(np.int64)
         hot, drivers = self._hot_items(flag, calls), self._drivers(flag, m, calls)
         found = []
         if len(flag):           # throttle.py's own rules, on the keys it can flag (and enough of each index to count)
@@ -345,10 +347,7 @@ class RateModel:
             found = throttle_findings(self.spec, parts, timeline, hot, drivers, self.seconds,
                                       peaks=peaks_of(timeline, rows, flag, self._idx_name, self._pk))
         found += monotonic_findings(self.spec, self._pattern_peaks(m))
-        t = slice(self._istart[0], self._istart[1]) if self.indexes[:1] == ["table"] else slice(0, 0)
-        tr, tw = (self._draw(np.array([mean[u][t].sum()]), np.array([var[u][t].sum()]), rng)[0] for u in ("rcu", "wcu"))
-        table, capacity = table_capacity_of(self.spec, tr, tw)
-        return found + capacity + self.static_findings, table, hot, drivers
+        return found, hot, drivers
 
     def _hot_items(self, flag: np.ndarray, calls: np.ndarray) -> pd.DataFrame:
         """index, pk, item, rcu_per_s, wcu_per_s of the items of the flagged keys, hottest first."""

@@ -18,7 +18,7 @@ from blue_nb.patterns.boto3_request import boto3_request, key_condition_expressi
 from blue_nb.patterns.create_table import create_table_request
 from blue_nb.patterns.layout import (MAIN_COLUMNS, TableLayout, catalog_name, catalog_table_sql, index_column,
                                      main_table_sql, quote_ident, stored_key)
-from blue_nb.patterns.paging import Page, ReadResult, index_entry, key_order, paginate, project
+from blue_nb.patterns.paging import Page, ReadResult, index_entry, key_order, pages_of, paginate, project
 from blue_nb.patterns.plan import BACKENDS, Plan, plan, show_boto3
 from blue_nb.patterns.sql import Statement, data_bytes, get_sql, read_sql
 from blue_nb.patterns.writes import WriteResult, write_cost
@@ -26,6 +26,6 @@ from blue_nb.patterns.writes import WriteResult, write_cost
 __all__ = ["BACKENDS", "COMPARISONS", "Comparison", "KeyRequest", "MAIN_COLUMNS", "Page", "Plan", "ReadResult",
            "SK_OPS", "Statement", "TableLayout", "WriteResult", "bind", "boto3_request", "catalog_name",
            "catalog_table_sql", "create_table_request", "data_bytes", "get_sql", "index_column", "index_entry",
-           "key_condition_expression", "key_order", "main_table_sql", "paginate", "plan", "prefix_successor",
-           "project", "quote_ident", "read_sql", "row_values", "show_boto3", "sk_matches", "sort_value",
-           "stored_key", "write_cost"]
+           "key_condition_expression", "key_order", "main_table_sql", "pages_of", "paginate", "plan",
+           "prefix_successor", "project", "quote_ident", "read_sql", "row_values", "show_boto3", "sk_matches",
+           "sort_value", "stored_key", "write_cost"]

@@ -1,16 +1,19 @@
 """DynamoDB's pages: what a read returns, page by page, and what each page costs.
 
-Pure (layer 1): :func:`paginate` turns the matching items, in key order, into DynamoDB's pages
-with their read units; :func:`project` and :func:`index_entry` give what an index holds of an
-item. The stores only fetch rows; what a page holds and what it costs is decided here, once, for
-every backend.
+Pure (layer 1): :func:`pages_of` is DynamoDB's page rule, stated once: entries in key order cut
+into pages (a page ends after ``limit`` entries, or with the entry that takes its bytes read to or
+past 1 MB). :func:`paginate` turns the matching items into pages with their read units (a store's
+run), and the heat model cuts the entries of every candidate with the same function
+(:mod:`blue_nb.heat.costs`); :func:`project` and :func:`index_entry` give what an index holds of
+an item. The stores only fetch rows; what a page holds and what it costs is decided here, once,
+for every backend.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 from blue_nb.items.values import item_to_wire
 from blue_nb.patterns.bind import KeyRequest, projection_of, sk_matches, sort_value
@@ -18,7 +21,9 @@ from blue_nb.patterns.plan import Plan
 from blue_nb.sizing import PAGE_BYTES, item_size, query_read_units, read_units
 from blue_nb.spec import Spec
 
-__all__ = ["Page", "ReadResult", "index_entry", "key_order", "paginate", "project"]
+__all__ = ["Page", "ReadResult", "index_entry", "key_order", "pages_of", "paginate", "project"]
+
+T = TypeVar("T")
 
 
 def project(item: Mapping[str, Any], req: KeyRequest) -> dict[str, Any]:
@@ -124,6 +129,29 @@ class ReadResult:
         return {"items": [item_to_wire(i) for i in self.items], **self.summary()}
 
 
+def pages_of(entries: Iterable[T], size: Callable[[T], int] | None,
+             limit: int | None = None) -> Iterator[tuple[list[tuple[T, int]], bool]]:
+    """DynamoDB's page rule: ``entries`` (in key order, each ``size(entry)`` bytes as read; ``size`` None:
+    the entries are their sizes) cut into pages, yielded as they end: ``(page, full)`` with the page's
+    ``(entry, size)`` pairs.
+
+    A page ends when it holds ``limit`` entries or when its bytes read reach 1 MB (the entry that takes
+    the read to or past :data:`~blue_nb.sizing.PAGE_BYTES` is on the page). Such a page is ``full``: it
+    carries a LastEvaluatedKey even when nothing is left (DynamoDB does not look ahead), so one more page
+    follows. The last page yielded is the one that runs out of entries (possibly empty; ``full`` False).
+    Lazy: a caller that stops after its pages reads no further entry."""
+    page: list[tuple[T, int]] = []
+    read = 0                                           # bytes read on the current page
+    for entry in entries:
+        n = entry if size is None else size(entry)
+        page.append((entry, n))
+        read += n
+        if read >= PAGE_BYTES or (limit and len(page) >= limit):
+            yield page, True
+            page, read = [], 0
+    yield page, False
+
+
 def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
              max_pages: int | None = None, *, follow: bool = False) -> ReadResult:
     """(item, table item size) pairs, already in key order and matching the key condition -> pages.
@@ -152,26 +180,20 @@ def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
         max_pages = 1                                  # a paged pattern reads one page per call
     pages: list[Page] = []
     out: list[dict[str, Any]] = []
-    sizes: list[int] = []
-    page_items: list[dict[str, Any]] = []
-    read = 0                                           # bytes read on the current page
-    for item, size in items:
-        entry = item if whole else project(item, req)
-        sizes.append(size if whole else item_size(entry))
-        page_items.append(entry)
-        read += sizes[-1]
-        if read >= PAGE_BYTES or (req.limit and len(page_items) >= req.limit):
-            pages.append(_page(req, sizes, page_items[-1]))      # carries LastEvaluatedKey, even at the end
-            out += page_items
-            sizes, page_items, read = [], [], 0
-            if max_pages is not None and len(pages) >= max_pages:
-                return ReadResult(plan, out, pages)
-    pages.append(_page(req, sizes, None))              # the key range is exhausted (possibly an empty page)
-    return ReadResult(plan, out + page_items, pages)
+    entries = ((item, size) if whole else (project(item, req), None) for item, size in items)
+    for page, full in pages_of(entries, lambda e: e[1] if whole else item_size(e[0]), req.limit):
+        pages.append(_page(req, page, full))          # a full page carries LastEvaluatedKey, even at the end
+        out += [entry for (entry, _), _ in page]
+        if full and max_pages is not None and len(pages) >= max_pages:
+            break
+    return ReadResult(plan, out, pages)
 
 
-def _page(req: KeyRequest, sizes: list[int], last: dict[str, Any] | None) -> Page:
+def _page(req: KeyRequest, page: list[tuple[tuple[dict[str, Any], Any], int]], full: bool) -> Page:
+    """A page of ``(entry, size)`` pairs; a full one carries its last entry's key as LastEvaluatedKey."""
+    sizes = [n for _, n in page]
     key = None
-    if last is not None:
+    if full:
+        last = page[-1][0][0]
         key = {k: last[k] for k in {*req.table_keys, req.pk_attr, req.sk_attr} if k and k in last}
     return Page(len(sizes), sum(sizes), query_read_units(sizes, req.read_mode), key)

@@ -47,6 +47,7 @@ __all__ = [
     "read_units",
     "transact_get_read_units",
     "transact_write_units",
+    "unit_blocks",
     "write_units",
 ]
 
@@ -95,9 +96,18 @@ def _halves_per_unit(mode: str) -> int:
         raise ItemError(f"unknown read mode {mode!r}", hint=f"use one of {', '.join(READ_MODES)}") from None
 
 
+def unit_blocks(size, block: int):
+    """``ceil(size / block)``, at least 1: the ``block``-byte units (4 KB read, 1 KB write) charged for
+    ``size`` bytes; every charge is at least one unit, even for a missing item (size 0). The one statement
+    of the rounding: ``size`` is an int, or an array of ints (numpy computes it element-wise; the heat
+    model prices every candidate at once with it); unchecked (:func:`read_units` and the others check)."""
+    blocks = -(-size // block)
+    return blocks + (blocks == 0)
+
+
 def _blocks(size: int, block: int) -> int:
-    """Number of ``block``-byte units for ``size`` bytes, at least 1."""
-    return max(1, -(-_check_size(size) // block))
+    """Number of ``block``-byte units for ``size`` bytes, at least 1 (``size`` checked)."""
+    return unit_blocks(_check_size(size), block)
 
 
 def read_units(size: int, mode: str = "strong") -> int | float:

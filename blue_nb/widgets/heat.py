@@ -8,6 +8,13 @@ are an HTML table with bars against the per-partition limits: the browser draws 
 script's keys with it.
 Tests drive it without a browser: set slider values (or call :meth:`HeatExplorer.set_rate`) and read
 ``result``, ``findings``, ``last_ms``, the heat map's PNG bytes and the table's HTML.
+
+A rate slider is logarithmic on a grid of ``STEP`` in the exponent, and the browser snaps the value it is
+given to that grid as it draws the slider (and sends the snapped value back): a rate of 300 would come back
+as 10^2.48 = 302.0, and the explorer would show the load at 302 calls/s (3,756 RCU/s on nvidia-dec) while a
+:class:`~blue_nb.heat.RateResult` at 300 says 3,732.6. So the explorer keeps the rate it was given, exactly,
+and takes a slider's value as a new rate only when it is off the grid point of the rate held: the
+explorer, its ``result`` and ``rate_model.evaluate(rates)`` show the same numbers for the same rates.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ __all__ = ["HeatExplorer", "top_keys_html"]
 METRICS = ("rcu", "wcu", "ctu")
 SKEW_MAX = 3.0
 DECADES_BELOW, DECADES_ABOVE = 1, 2   # a rate slider spans a decade below the spec's rate to two above
+STEP = 0.01                            # a rate slider's grid, in the exponent (base 10)
 DPI, FIGSIZE = 110, (8.0, 4.5)    # an 880 x 495 px picture shown at its own size: it fits a notebook cell
 
 
@@ -45,6 +53,17 @@ def _rate_model(source: Any) -> RateModel:
         return source.rate_model
     raise BlueNbError(f"HeatExplorer needs a heat model, got {type(source).__name__}", where="HeatExplorer",
                       hint="pass partition_heat(spec, store, rate_model=True) or blue_nb.heat.rate_model(spec, store)")
+
+
+def snaps_to(slider: W.FloatLogSlider, rate: float, value: float) -> bool:
+    """Whether ``value`` is only the browser's snap of ``rate`` to the slider's grid (its nearest grid point,
+    within the slider's range): the same rate, not a move."""
+    if value <= 0:
+        return rate <= 0
+    lo, hi = float(slider.min), float(slider.max)
+    exponent = min(max(math.log(rate, slider.base) if rate > 0 else lo, lo), hi)
+    grid = lo + round((exponent - lo) / slider.step) * slider.step
+    return abs(math.log(value, slider.base) - grid) < slider.step / 1000
 
 
 def _bar(value: float, limit: float, scale: float) -> str:
@@ -93,6 +112,7 @@ class HeatExplorer:
         self.timings: dict[str, float] = {}
         self._maps: dict[tuple[str, str], LiveHeatmap] = {}     # one per (index, metric): switching back is a blit
         self.skews: dict[str, float] = {}          # the patterns whose skew slider moved (the others keep their spec's)
+        self._rates = dict(self.model.base_rates)     # the rates shown, exactly (a slider holds them on its grid)
         self._quiet = False
         self.rate_sliders: dict[str, W.FloatLogSlider] = {}
         self.rate_labels: dict[str, W.HTML] = {}
@@ -125,7 +145,7 @@ class HeatExplorer:
         kind, s = self.model.base_distributions[name]
         # logarithmic, but read in plain numbers: the readout is off and a label says the rate, updated first
         r = W.FloatLogSlider(value=rate, base=10, min=decade - DECADES_BELOW, max=decade + DECADES_ABOVE + 1,
-                             step=0.01, readout=False, description="calls/s", continuous_update=continuous_update,
+                             step=STEP, readout=False, description="calls/s", continuous_update=continuous_update,
                              layout=W.Layout(width="340px"))
         shown = W.HTML(f"<b>{rate_label(rate)}</b>", layout=W.Layout(width="70px"))
         self.rate_labels[name] = shown
@@ -143,6 +163,9 @@ class HeatExplorer:
 
     # -- wiring ----------------------------------------------------------------------------
     def _rate_moved(self, name: str, value: float) -> None:
+        if self._quiet or snaps_to(self.rate_sliders[name], self._rates[name], value):
+            return                                   # set from code, or the browser's snap of the rate held
+        self._rates[name] = float(value)
         self.rate_labels[name].value = f"<b>{rate_label(value)}</b>"      # sent before the redraw: read while dragging
         self.redraw()
 
@@ -152,7 +175,8 @@ class HeatExplorer:
 
     @property
     def rates(self) -> dict[str, float]:
-        return {n: float(s.value) for n, s in self.rate_sliders.items()}
+        """The rates the explorer shows (calls/s per pattern): as given or dragged to, not snapped to a grid."""
+        return dict(self._rates)
 
     def set_rate(self, pattern: str, rate: float) -> RateResult:
         """Move one rate slider (widening its range if needed) and redraw; returns the new result."""
@@ -176,7 +200,8 @@ class HeatExplorer:
                     slider.max = max(slider.max, math.ceil(math.log10(rate)))
                     slider.min = min(slider.min, math.floor(math.log10(rate)))
                 slider.value = rate
-                self.rate_labels[name].value = f"<b>{rate_label(slider.value)}</b>"
+                self._rates[name] = float(slider.value)
+                self.rate_labels[name].value = f"<b>{rate_label(self._rates[name])}</b>"
             for name, s in (skews or {}).items():
                 self.skew_sliders[name].value = s
                 self.skews[name] = float(self.skew_sliders[name].value)
@@ -191,6 +216,7 @@ class HeatExplorer:
         try:
             for name, rate in self.model.base_rates.items():
                 self.rate_sliders[name].value = rate
+                self._rates[name] = rate
                 self.rate_labels[name].value = f"<b>{rate_label(rate)}</b>"
             for name, (kind, s) in self.model.base_distributions.items():
                 self.skew_sliders[name].value = min(s, SKEW_MAX) if kind == "zipf" else 0.0
