@@ -28,7 +28,10 @@ import numpy as np
 
 __all__ = ["CallUnits", "Calls", "FEW_CALLS", "MANY_CANDIDATES", "MAX_DRAWS", "draw_calls"]
 
-MAX_DRAWS = 2_000_000        # calls drawn per pattern for the timeline; above it each draw stands for several
+#: calls drawn per pattern for the timeline; above it each draw stands for several. 250k keeps a heat slider's
+#: redraw under 150 ms at 100k partitions with one pattern at 1,000x its rate (2M: 430 ms), and is above the
+#: largest pattern of make bench's 1M modelled requests (~244k calls), whose baseline expands whole calls
+MAX_DRAWS = 250_000
 FEW_CALLS = 200_000          # up to this many calls of a pattern are drawn one by one ...
 MANY_CANDIDATES = 10_000     # ... and so are more, over more candidates than this; else a multinomial per second
 
