@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from blue_nb.app.workflows import spec_items
-from blue_nb.patterns import TableLayout, catalog_table_sql, main_table_sql, quote_ident
+from blue_nb.layout import TableLayout, catalog_table_sql, main_table_sql, quote_ident
 from blue_nb.sizing import item_size
 from blue_nb.spec import Spec
 

@@ -41,7 +41,7 @@ from bench.naive_load import naive_sqlite_load, same_sqlite_rows
 from bench.sliders import bench_explorer, bench_heat_sliders
 from blue_nb.heat import DEFAULT_SEED, partition_heat
 from blue_nb.heat.model import HeatModel
-from blue_nb.patterns import catalog_name, quote_ident
+from blue_nb.layout import catalog_name, quote_ident
 from blue_nb.samples import generate_sample
 from blue_nb.sources import find_source
 from blue_nb.sources.csv_stage import column_batches

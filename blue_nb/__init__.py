@@ -7,19 +7,22 @@ names in ``__all__``. Each is imported from its room the first time it is used, 
 The rooms, in layers: a module imports only from layers below its own (``a | b``: independent
 rooms of one layer). The contract is in pyproject.toml and ``lint-imports`` checks it::
 
-    L4  cli | bench             the command line; make bench
+    L4  cli                     the command line
     L3  widgets                 ipywidgets views: pattern explorer, heat sliders
     L3  app                     what notebooks and the CLI call: workflows, design session, what-if, reports
     L3  plots                   matplotlib figures: take data, return a Figure
     L2  pricing                 price tables, the monthly bill in dollars, what-if of two bills
-    L2  heat                    partition heat: workload model, per-key units, throttle prediction
+    L2  heat                    partition heat: workload model, per-partition units, throttle prediction
     L2  imports | sizes         foreign formats in, spec inference | measured sizes of a loaded table
-    L2  stores | samples | sources | dynamo | export  SQLite/DuckDB plans | sample data | file readers | boto3 | export formats
-    L1  patterns | rules        bind, plan (SQL per store, boto3 request), pages, costs | design checks
-    L1  sizing                  exact item sizes and capacity units; the vectorized path
+    L2  stores | samples | sources | dynamo | export  SQLite/DuckDB | sample data | file readers | boto3 | export formats
+    L1  patterns | rules        bind, plan (SQL per store, boto3 request), pages | design checks
+    L1  layout                  the stores' own schema: tables, catalog, staging and journal
+    L1  sizing                  item sizes and capacity units: one item, a batch in columns
     L1  items                   DynamoDB values and codecs; rows -> items
     L0  spec | printing         the design model: spec files, key templates, JSON Schema | how values print
     L0  errors                  one exception tree, BlueNbError at its root
+
+The benchmark is outside the package (``bench/``); docs/architecture.md tells where each rule lives.
 """
 
 from __future__ import annotations

@@ -1,14 +1,14 @@
 """The item way of building a CSV file's staged rows: the oracle the column way (sources.csv_stage) is checked
 against. Each row becomes an item by :class:`~blue_nb.items.ItemBuilder` (the rules every source follows),
-then its rows by :meth:`~blue_nb.patterns.TableLayout.rows` through :meth:`StagedRows.of_items`."""
+then its rows by :meth:`~blue_nb.layout.TableLayout.rows` through :meth:`StagedRows.of_items`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from blue_nb.items import ItemBuilder
-from blue_nb.patterns import TableLayout
-from blue_nb.patterns.staged import StagedRows
+from blue_nb.layout import TableLayout
+from blue_nb.layout import StagedRows
 from blue_nb.sources.files import iter_rows
 from blue_nb.spec import Entity, Spec
 

@@ -23,7 +23,7 @@ import pandas as pd
 from blue_nb.heat.costs import CostTables, read_factor
 from blue_nb.heat.model import PARTITION_COLUMNS, TIMELINE_COLUMNS, HeatModel
 from blue_nb.heat.seconds import FEW_CALLS, MANY_CANDIDATES, MAX_DRAWS
-from blue_nb.patterns import TableLayout
+from blue_nb.layout import TableLayout
 from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES
 from blue_nb.spec import AccessPattern
 from blue_nb.stores.analytics import frame, ident

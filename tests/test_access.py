@@ -7,8 +7,9 @@ from decimal import Decimal
 import pytest
 
 from blue_nb.errors import QueryError
-from blue_nb.patterns import (Statement, TableLayout, bind, boto3_request, index_entry, paginate, plan,
-                              prefix_successor, read_sql, write_cost)
+from blue_nb.patterns import (Statement, bind, boto3_request, index_entry, paginate, plan, prefix_successor, read_sql,
+                              write_cost)
+from blue_nb.layout import TableLayout
 from blue_nb.sizing import item_size
 from blue_nb.spec import loads_spec
 

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from blue_nb.app.workflows import located_items, staged_items
 from blue_nb.errors import SourceError
 from blue_nb.items.values import number_text, validate_number
-from blue_nb.patterns import TableLayout
-from blue_nb.patterns.staged import StagedRows
+from blue_nb.layout import TableLayout
+from blue_nb.layout import StagedRows
 from blue_nb.samples import generate_sample
 from blue_nb.sources import csv_stage
 from blue_nb.sources.csv_stage import arrow_batches, column_batches, csv_staged_rows

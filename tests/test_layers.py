@@ -1,5 +1,5 @@
 """The layers, checked. The map is written once, as import-linter contracts in pyproject.toml;
-here ``lint-imports`` runs them, and README.md and the package docstring must draw the same map.
+here ``lint-imports`` runs them, and README.md, docs/architecture.md and the package docstring must draw the same map.
 Also: no import cycles (imports made only for type checking included), no hidden imports inside
 functions, each driver imported only in its own module, importing a room loads no driver (the drivers are
 lazy), and no private name imported from another module."""
@@ -99,7 +99,7 @@ def test_every_module_lives_in_a_layer():
     assert not loose, f"only the face, the exception tree and the CLI sit at the top of blue_nb/: move {loose}"
 
 
-@pytest.mark.parametrize("doc", ["README.md", "blue_nb/__init__.py"])
+@pytest.mark.parametrize("doc", ["README.md", "blue_nb/__init__.py", "docs/architecture.md"])
 def test_every_description_draws_the_same_layer_map(doc):
     text = (ROOT / doc).read_text(encoding="utf-8")
     drawn = [m.group(1) for line in text.splitlines() if (m := re.match(r"^L\d\s+(.+?)(?:\s{2,}|$)", line.strip()))]

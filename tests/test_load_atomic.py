@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from blue_nb.errors import SourceError, StoreError
-from blue_nb.patterns.layout import items_digest
+from blue_nb.layout import item_shape_digest
 from blue_nb.spec import loads_spec
 from blue_nb.stores import LoadInterrupted, journal, load, load_items, open_store
 from blue_nb.stores.lock import load_lock
@@ -99,9 +99,9 @@ def test_upsert_recomputes_the_catalog_when_the_indexes_changed(store):
     assert cat == [("p0", "Thing", "k"), ("p1", "Thing", "k"), ("p2", "Thing", "k"), ("p5", "Thing", "k")]
     assert journal.loaded_digest(store, TABLE) is None            # a mix of items of two specs: no spec built them all
     load_items([store], SPEC, rows(2), progress=False)
-    assert journal.loaded_digest(store, TABLE) == items_digest(SPEC)
+    assert journal.loaded_digest(store, TABLE) == item_shape_digest(SPEC)
     load_items([store], SPEC, rows(1, start=7), mode="upsert", progress=False)
-    assert journal.loaded_digest(store, TABLE) == items_digest(SPEC)     # an upsert with the same spec keeps it
+    assert journal.loaded_digest(store, TABLE) == item_shape_digest(SPEC)     # an upsert with the same spec keeps it
 
 
 # -- store paths ------------------------------------------------------------------------------
@@ -173,7 +173,7 @@ def test_interrupted_after_the_commit_point_rolls_forward_when_reopened(files, m
         assert content(s1) == content(s2) and s2.count(TABLE) == 5
         assert not any(s2.has_table(t) for t in STAGING)
         assert journal.loaded_spec(s1, TABLE) == journal.loaded_spec(s2, TABLE)      # the record came with the switch
-        assert journal.loaded_digest(s2, TABLE) == items_digest(SPEC)
+        assert journal.loaded_digest(s2, TABLE) == item_shape_digest(SPEC)
         assert s2.execute('SELECT index_name FROM duckdb_indexes() WHERE table_name = ?', (f"{TABLE}__items",)) == [
             (f"{TABLE}__by_kind",)]
     with open_store("duckdb", b) as s2:

@@ -15,7 +15,7 @@ from blue_nb.app.review import review_data
 from blue_nb.app.workflows import beside_checks, check_loaded, load_data, validate
 from blue_nb.errors import SourceError
 from blue_nb.heat import heat_findings
-from blue_nb.patterns.layout import items_digest
+from blue_nb.layout import items_digest
 from blue_nb.spec import load_spec, spec_from_dict
 from blue_nb.stores import TableLayout, load_items, loaded_spec, open_store
 from tests.test_cli import blue_nb

@@ -16,7 +16,8 @@ CONDA_NAMES = {"duckdb": "python-duckdb", "moto[server]": "moto"}
 PACKAGES = ["blue_nb", "blue_nb.errors", "blue_nb.spec", "blue_nb.sizing", "blue_nb.items", "blue_nb.items.values",
             "blue_nb.items.build", "blue_nb.patterns", "blue_nb.stores", "blue_nb.samples", "blue_nb.sources",
             "blue_nb.imports", "blue_nb.rules", "blue_nb.heat", "blue_nb.plots", "blue_nb.widgets", "blue_nb.app.frames",
-            "blue_nb.app.workflows", "blue_nb.app.session"]
+            "blue_nb.app.workflows", "blue_nb.app.session", "blue_nb.layout", "blue_nb.pricing", "blue_nb.printing",
+            "blue_nb.sizes", "blue_nb.dynamo"]
 
 
 def _split(req: str) -> tuple[str, str]:

@@ -570,7 +570,7 @@ def test_checks_fed_key_columns_find_what_items_find(root, kind):
     included, as the same items fed as (entity, item, size) entries and as items one by one; also with an
     item of no entity and an item whose sort key is a number (kept whole)."""
     from blue_nb.app.workflows import check_loaded, load_data
-    from blue_nb.patterns import TableLayout
+    from blue_nb.layout import TableLayout
     from blue_nb.rules import ItemChecks
     from blue_nb.spec import load_spec
     from blue_nb.stores import open_store

@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 
 from blue_nb.errors import StoreError
 from blue_nb.spec import loads_spec
-from blue_nb.patterns import data_bytes, main_table_sql
+from blue_nb.patterns import data_bytes
+from blue_nb.layout import main_table_sql
 from blue_nb.stores import BACKENDS, load_items, open_store
 from blue_nb.stores.base import KeyConflict
 from blue_nb.app.workflows import compare_stores, load_data, spec_items

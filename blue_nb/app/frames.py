@@ -2,7 +2,7 @@
 
 Layer 3: pandas plus the pure layers. Frames are for looking at a bounded number of rows;
 whole tables stream through the stores instead. The ones made for reading in a notebook are
-:class:`~blue_nb.app.display.Table`: real values inside, compact cells on screen.
+:class:`~blue_nb.app.display.DisplayTable`: real values inside, compact cells on screen.
 """
 
 from __future__ import annotations

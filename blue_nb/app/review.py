@@ -26,7 +26,7 @@ from blue_nb.export import (
 )
 from blue_nb.heat import HeatReport, partition_heat
 from blue_nb.patterns import row_values
-from blue_nb.patterns.layout import items_digest
+from blue_nb.layout import item_shape_digest
 from blue_nb.plots.base import DPI
 from blue_nb.pricing import Bill, as_prices, dollar_changes, monthly_bill
 from blue_nb.rules import Findings, check_spec
@@ -151,7 +151,7 @@ def _changes(old_spec: Spec, findings: Findings, bill: Bill | None, data_dir: st
     same items, the dollars (``bill``: the new version's)."""
     label = old_spec.source_path or old_spec.domain
     old_bill, note = None, "Costs are compared when the report is made with --data or --duckdb."
-    if data_dir is None and duckdb is not None and items_digest(old_spec) != items_digest(spec):
+    if data_dir is None and duckdb is not None and item_shape_digest(old_spec) != item_shape_digest(spec):
         duckdb = None                      # the loaded items are the new version's: the old one builds others
         note = ("The previous version builds other items (its table, keys, indexes or entities differ), so its "
                 "cost needs the rows: make the report with --data to compare costs.")

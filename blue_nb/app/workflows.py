@@ -23,8 +23,8 @@ from blue_nb.rules import RULES, Findings, ItemChecks, check_spec, findings_of
 from blue_nb.sources.csv_stage import csv_staged_rows
 from blue_nb.sources.files import count_rows, find_source, iter_rows
 from blue_nb.spec import Spec, dumps_spec, load_spec
-from blue_nb.patterns.layout import items_digest
-from blue_nb.patterns.staged import StagedRows, load_time
+from blue_nb.layout import item_shape_digest
+from blue_nb.layout import StagedRows, load_time
 from blue_nb.stores import (LoadResults, Store, TableLayout, keep_checks, kept_checks, load_items, loaded_spec,
                             open_store)
 
@@ -256,7 +256,7 @@ def require_items_of(spec: Spec, store: Store) -> None:
     if digest is None:
         raise SourceError(f"{spec.table_name!r} in {where} holds items built with several specs (an upsert load "
                           "with another version)", where=where, hint=again)
-    if digest != items_digest(spec):
+    if digest != item_shape_digest(spec):
         raise SourceError(f"the {spec.table_name!r} items in {where} were built with another version of the spec "
                           f"({by}, loaded {at}): its table, keys, indexes or entities differ from those of "
                           f"{spec.source_path or spec.domain}",

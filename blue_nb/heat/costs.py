@@ -44,7 +44,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from blue_nb.patterns import TableLayout, pages_of
+from blue_nb.patterns import pages_of
+from blue_nb.layout import TableLayout
 from blue_nb.heat.workload import Candidates, build_candidates
 from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES, read_units
 from blue_nb.sizing.capacity import unit_blocks

@@ -32,7 +32,7 @@ from blue_nb.heat.model import HeatModel
 from blue_nb.heat.workload import Candidates, build_candidates
 from blue_nb.sizing import write_units
 from blue_nb.spec import Spec
-from blue_nb.patterns import stored_key
+from blue_nb.layout import stored_key
 
 __all__ = ["LOG_COLUMNS", "read_access_log", "price_log", "parse_timestamp"]
 

@@ -26,7 +26,7 @@ from blue_nb.heat.costs import CostTables
 from blue_nb.heat.load import load_by_pattern, ranked, size_order
 from blue_nb.heat.seconds import CallUnits, draw_calls
 from blue_nb.heat.workload import Candidates, build_candidates
-from blue_nb.patterns import TableLayout
+from blue_nb.layout import TableLayout
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 from blue_nb.spec import Spec
 from blue_nb.stores.analytics import Scratch, frame, ident
@@ -242,7 +242,7 @@ class HeatModel:
         return out
 
     def priced(self) -> "Priced":
-        """What pricing the patterns found, for the monthly bill (:func:`~blue_nb.heat.dollars.monthly_cost`)."""
+        """What pricing the patterns found, for the monthly bill (:func:`~blue_nb.pricing.monthly_bill`)."""
         costs = self.pattern_costs() if self.rates else pd.DataFrame(columns=["pattern"])
         return Priced(costs, self.index_writes(), {self.names[pid]: pid for pid in self.rates})
 

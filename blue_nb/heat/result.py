@@ -1,4 +1,4 @@
-"""The result of :func:`blue_nb.heat.heat`: :class:`HeatReport`, every frame the plots and notebooks need,
+"""The result of :func:`blue_nb.heat.partition_heat`: :class:`HeatReport`, every frame the plots and notebooks need,
 the findings, and ``summary.json``; and :func:`top_keys`, the hottest keys as the summary, the
 ``top_keys`` picture and the heat explorer's table all show them."""
 
@@ -41,7 +41,7 @@ def skew(partitions: pd.DataFrame) -> dict[str, dict[str, Any]]:
 def top_keys(partitions: pd.DataFrame, n: int = SUMMARY_TOP) -> pd.DataFrame:
     """The ``n`` hottest keys of a ``partitions`` frame: the rows with traffic, ranked by consumed
     throughput units (3×WCU + RCU) descending, ties in the frame's own order (hottest-first frames,
-    as :func:`~blue_nb.heat.heat` and :meth:`~blue_nb.heat.RateModel.evaluate` give, are kept as is)."""
+    as :func:`~blue_nb.heat.partition_heat` and :meth:`~blue_nb.heat.RateModel.evaluate` give, are kept as is)."""
     hot = partitions[partitions["consumed_throughput_units"] > 0]
     if not hot["consumed_throughput_units"].is_monotonic_decreasing:
         hot = hot.sort_values("consumed_throughput_units", ascending=False, kind="stable")
@@ -66,7 +66,7 @@ def hottest_text(partitions: pd.DataFrame) -> str:
 
 @dataclass
 class HeatReport:
-    """What :func:`blue_nb.heat.heat` computed; every frame follows the plots' data contract.
+    """What :func:`blue_nb.heat.partition_heat` computed; every frame follows the plots' data contract.
 
     * ``partitions``: index, pk, items, bytes, rcu_per_s, wcu_per_s, consumed_throughput_units,
       patterns - hottest first;

@@ -3,7 +3,7 @@
 The candidates of a pattern are the distinct parameter tuples found in the items of its
 entities, counted in DuckDB: a parameter that is a placeholder of one of the entity's key
 templates is cut out of the catalog column holding that key (table ``pk`` / ``sk``, or an index's
-key columns as :class:`~blue_nb.patterns.TableLayout` names them) with a regular expression built
+key columns as :class:`~blue_nb.layout.TableLayout` names them) with a regular expression built
 from the template; any other parameter is read from the item's attribute in ``data``. ``count(*)`` of a tuple is the data's
 own frequency of it.
 
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from blue_nb.errors import QueryError, TemplateError
-from blue_nb.patterns import TableLayout
+from blue_nb.layout import TableLayout
 from blue_nb.spec import SEPARATOR, AccessPattern, KeyTemplate, Placeholder, Spec
 from blue_nb.stores import Store
 from blue_nb.stores.analytics import Scratch, Sql, frame, ident, param

@@ -16,7 +16,7 @@ from tqdm.auto import tqdm
 from blue_nb.errors import SourceError, StoreError
 from blue_nb.imports.infer import domain_name
 from blue_nb.imports.infer_keys import KeyInfo, guess_keys, keys_from_describe, order_keys
-from blue_nb.patterns import quote_ident
+from blue_nb.layout import quote_ident
 from blue_nb.sources.blue_sqlite import check_columns, data_mode, decode_row, wire_key_names
 from blue_nb.sources.s3_export import find_exports, iter_changes, peek_keys, window_notes
 from blue_nb.stores import Store, open_store

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 from blue_nb.patterns.bind import KeyRequest, bind
 from blue_nb.patterns.boto3_request import boto3_request
-from blue_nb.patterns.layout import TableLayout
+from blue_nb.layout import TableLayout
 from blue_nb.patterns.sql import Statement, read_sql
 from blue_nb.spec import AccessPattern, Spec
 

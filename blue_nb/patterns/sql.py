@@ -2,7 +2,7 @@
 
 Pure functions; the same SQL runs on SQLite and DuckDB (both compare TEXT by UTF-8 bytes, as
 DynamoDB compares S keys), but for how each returns ``data`` as bytes (:func:`data_bytes`). Values
-are always parameters; identifiers come from the :class:`~blue_nb.patterns.layout.TableLayout` and
+are always parameters; identifiers come from the :class:`~blue_nb.layout.TableLayout` and
 are validated and quoted. For N and B sort keys the SQL selects the partition and
 :func:`~blue_nb.patterns.paging.key_order` filters and orders exactly (numbers numerically, binary by
 bytes).
@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 
 from blue_nb.patterns.bind import COMPARISONS, KeyRequest, prefix_successor
-from blue_nb.patterns.layout import TableLayout, quote_ident, stored_key
+from blue_nb.layout import TableLayout, quote_ident, stored_key
 
 __all__ = ["Statement", "data_bytes", "get_sql", "read_sql"]
 

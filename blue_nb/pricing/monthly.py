@@ -29,7 +29,7 @@ from blue_nb.heat.model import HeatModel
 from blue_nb.heat.result import HeatReport
 from blue_nb.heat.run import DEFAULT_SECONDS, DEFAULT_SEED
 from blue_nb.heat.workload import build_candidates
-from blue_nb.patterns import TableLayout
+from blue_nb.layout import TableLayout
 from blue_nb.pricing.bill import Bill, CapacityLine, IndexLine, PatternLine
 from blue_nb.pricing.prices import (Prices, as_prices, provisioned_units, provisioned_usd, request_usd, storage_gb,
                                     storage_usd, to_decimal)

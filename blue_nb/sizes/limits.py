@@ -6,7 +6,7 @@ limit is ITEM-SIZE's, :data:`blue_nb.rules.data_rules.NEAR_LIMIT_BYTES`); this m
 
 from __future__ import annotations
 
-from blue_nb.patterns import TableLayout
+from blue_nb.layout import TableLayout
 from blue_nb.rules import RULES, Finding
 from blue_nb.rules.data_rules import NEAR_LIMIT_BYTES
 from blue_nb.rules.heat_rules import EVIDENCE, WARN_FRACTION

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from blue_nb.items.values import loads_wire
-from blue_nb.patterns import TableLayout
+from blue_nb.layout import TableLayout
 from blue_nb.sizing import READ_UNIT_BYTES, WRITE_UNIT_BYTES, str_size, wire_value_size
 from blue_nb.spec import Spec
 from blue_nb.stores.analytics import Scratch, frame, ident

@@ -1,7 +1,7 @@
-"""A CSV file of an entity's rows straight to the rows a load stages (:class:`~blue_nb.patterns.staged.StagedRows`),
+"""A CSV file of an entity's rows straight to the rows a load stages (:class:`~blue_nb.layout.StagedRows`),
 a chunk of records at a time and a column at a time: no row dict, no item dict, no item walk per row.
 
-What :class:`~blue_nb.items.ItemBuilder` then :meth:`~blue_nb.patterns.TableLayout.rows` make of the same rows,
+What :class:`~blue_nb.items.ItemBuilder` then :meth:`~blue_nb.layout.TableLayout.rows` make of the same rows,
 byte for byte (the tests hold the item way as the oracle): keys rendered from their templates (format specs
 applied cell by cell; S, N or B as the table says; an index key with an empty value left out: a sparse
 index), S attributes as they are, N attributes as canonical number text, the other types converted cell by
@@ -39,8 +39,8 @@ from blue_nb.errors import BlueNbError, SourceError
 from blue_nb.items import MISSING, ItemBuilder, coerce_attribute
 from blue_nb.items.item_json import quoted
 from blue_nb.items.values import dumps_wire, number_text, to_wire, validate_number
-from blue_nb.patterns import TableLayout, stored_key
-from blue_nb.patterns.staged import StagedRows
+from blue_nb.layout import TableLayout, stored_key
+from blue_nb.layout import StagedRows
 from blue_nb.sizing import number_size, value_size
 from blue_nb.sizing.columnar import item_size_column, text_buffers
 from blue_nb.sources.files import Rows, csv_records

@@ -15,7 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from blue_nb.errors import StoreError
-from blue_nb.patterns import BACKENDS, TableLayout
+from blue_nb.patterns import BACKENDS
+from blue_nb.layout import TableLayout
 from blue_nb.stores.base import Store
 from blue_nb.stores import drivers
 from blue_nb.stores.journal import keep_checks, kept_checks, loaded_digest, loaded_spec, recover

@@ -24,7 +24,7 @@ import string
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Protocol, Sequence
 
-from blue_nb.patterns import quote_ident
+from blue_nb.layout import quote_ident
 from blue_nb.stores.base import Store
 
 __all__ = ["Scratch", "Sql", "frame", "ident", "param"]

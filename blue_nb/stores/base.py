@@ -1,7 +1,7 @@
 """The interface the SQLite and DuckDB stores share: driver hooks, the schema, executing a plan,
 and reads over the catalog (a store's analytics capability, which only DuckDB has, is
 :mod:`.analytics`). Drivers live in their own modules (:mod:`.sqlite`, :mod:`.duckdb`);
-table and column names come from :mod:`blue_nb.patterns.layout`.
+table and column names come from :mod:`blue_nb.layout`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any, Iterator
 from blue_nb.errors import StoreError
 from blue_nb.items.item_json import stored_item
 from blue_nb.items.values import loads_wire
-from blue_nb.patterns import (MAIN_COLUMNS, Plan, ReadResult, TableLayout, WriteResult, catalog_name, data_bytes,
-                              index_column, key_order, paginate, quote_ident, write_cost)
+from blue_nb.patterns import Plan, ReadResult, WriteResult, data_bytes, key_order, paginate, write_cost
+from blue_nb.layout import MAIN_COLUMNS, TableLayout, catalog_name, index_column, quote_ident
 from blue_nb.rules.key_rows import KeyRows
 
 __all__ = ["KeyConflict", "Store"]

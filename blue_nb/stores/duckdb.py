@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from blue_nb.errors import StoreError
-from blue_nb.patterns import quote_ident
+from blue_nb.layout import quote_ident
 from blue_nb.stores.analytics import Scratch, Sql
 from blue_nb.stores.base import KeyConflict, Store
 

@@ -6,7 +6,8 @@ what each entry weighs. The heat model prices reads over them; the size statisti
 from __future__ import annotations
 
 from blue_nb.items.values import loads_wire
-from blue_nb.patterns import TableLayout, index_entry
+from blue_nb.patterns import index_entry
+from blue_nb.layout import TableLayout
 from blue_nb.sizing import wire_item_sizes
 from blue_nb.spec import Spec
 from blue_nb.stores.analytics import Scratch, ident

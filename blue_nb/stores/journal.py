@@ -2,10 +2,10 @@
 all of them, or in none, whatever interrupts it.
 
 A load (see :mod:`blue_nb.stores.load`) writes the next version of a table into staging tables
-(:func:`~blue_nb.patterns.layout.staging_name`) of every store, then switches:
+(:func:`~blue_nb.layout.staging_name`) of every store, then switches:
 
 1. every store but the *commit store* (the first store that is a file) records the load in its
-   journal table (:data:`~blue_nb.patterns.layout.LOADS_TABLE`) as ``ready``, naming the commit
+   journal table (:data:`~blue_nb.layout.LOADS_TABLE`) as ``ready``, naming the commit
    store (``backend:path``);
 2. the **commit point**: one transaction in the commit store swaps its staging tables in and
    records the load as ``done``; before it commits, the load has changed nothing anyone can see;
@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import Callable
 
 from blue_nb.errors import StoreError
-from blue_nb.patterns import catalog_name, catalog_table_sql, quote_ident
-from blue_nb.patterns.layout import (LOADS_TABLE, checks_record_name, items_digest, source_rows_name, spec_record_name,
-                                     staging_name)
+from blue_nb.layout import catalog_name, catalog_table_sql, quote_ident
+from blue_nb.layout import (LOADS_TABLE, checks_record_name, item_shape_digest, source_rows_name, spec_record_name,
+                            staging_name)
 from blue_nb.spec import Spec
 from blue_nb.stores.base import Store
 from blue_nb.stores.drivers import open_driver
@@ -113,9 +113,9 @@ def swap_in(store: Store, table: str) -> None:
 
 
 def stage_spec_record(store: Store, table: str, spec: Spec, *, keep: bool) -> None:
-    """Stage the record of which spec built the items (:func:`items_digest`). An upsert that keeps items
+    """Stage the record of which spec built the items (:func:`item_shape_digest`). An upsert that keeps items
     built with another spec (or with no record) records no digest: the table then holds a mix."""
-    digest: str | None = items_digest(spec)
+    digest: str | None = item_shape_digest(spec)
     if keep and loaded_digest(store, table) != digest:
         digest = None
     rec = quote_ident(spec_record_name(staging_name(table)))
@@ -125,7 +125,7 @@ def stage_spec_record(store: Store, table: str, spec: Spec, *, keep: bool) -> No
 
 
 def loaded_digest(store: Store, table: str) -> str | None:
-    """The :func:`items_digest` of the spec that built the items of ``table`` (None: unknown or mixed)."""
+    """The :func:`item_shape_digest` of the spec that built the items of ``table`` (None: unknown or mixed)."""
     return (loaded_spec(store, table) or (None,))[0]
 
 

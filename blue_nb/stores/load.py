@@ -35,9 +35,10 @@ from tqdm.auto import tqdm
 
 from blue_nb.errors import BlueNbError, StoreError
 from blue_nb.items.item_json import stored_item
-from blue_nb.patterns import MAIN_COLUMNS, TableLayout, catalog_table_sql, data_bytes, main_table_sql, quote_ident
-from blue_nb.patterns.layout import KEY_SQL, source_rows_name
-from blue_nb.patterns.staged import StagedRows, load_time
+from blue_nb.patterns import data_bytes
+from blue_nb.layout import MAIN_COLUMNS, TableLayout, catalog_table_sql, main_table_sql, quote_ident
+from blue_nb.layout import KEY_SQL, source_rows_name
+from blue_nb.layout import StagedRows, load_time
 from blue_nb.sizing import item_sizes
 from blue_nb.spec import Spec
 from blue_nb.stores import journal
@@ -78,7 +79,7 @@ class LoadInterrupted(KeyboardInterrupt):
 def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple | StagedRows], *, mode: str = "replace",
                total: int | None = None, progress: bool = True, created: str | None = None) -> LoadResults:
     """Load ``(entity, item)`` or ``(entity, item, where)`` tuples into one or more stores in one pass;
-    a source that built the rows of its items itself gives :class:`~blue_nb.patterns.staged.StagedRows`
+    a source that built the rows of its items itself gives :class:`~blue_nb.layout.StagedRows`
     among them (made with the same ``created``: the time of the load, by default now).
 
     ``where`` names the source row ("file:line") for messages; without it an item is named by its

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from blue_nb.errors import StoreError
-from blue_nb.patterns import quote_ident
+from blue_nb.layout import quote_ident
 from blue_nb.stores.base import KeyConflict, Store
 
 __all__ = ["SQLiteStore"]

@@ -1,7 +1,7 @@
 """The staging phase of a load (:mod:`blue_nb.stores.load`): every item written into the staging tables of
 every store, one committed chunk at a time, and a key seen twice refused naming both source rows.
 
-The load's input is a stream of ``(entity, item[, where])`` tuples, of :class:`~blue_nb.patterns.staged.StagedRows`
+The load's input is a stream of ``(entity, item[, where])`` tuples, of :class:`~blue_nb.layout.StagedRows`
 a source built itself, or of both; tuples become rows here, a chunk at a time. A replace load inserts
 plainly (its staging tables start empty: a key met again is refused by the staged table's primary key) and
 keeps the source rows (``{table}__next__src``) without a key of their own, for the message.
@@ -15,9 +15,9 @@ from collections import Counter
 from typing import Iterable, Iterator
 
 from blue_nb.errors import SourceError
-from blue_nb.patterns import MAIN_COLUMNS, TableLayout, quote_ident
-from blue_nb.patterns.layout import source_rows_name
-from blue_nb.patterns.staged import StagedRows
+from blue_nb.layout import MAIN_COLUMNS, TableLayout, quote_ident
+from blue_nb.layout import source_rows_name
+from blue_nb.layout import StagedRows
 from blue_nb.stores.base import KeyConflict, Store
 
 __all__ = ["Ahead", "chunks", "duplicate", "stage", "write_chunk"]

@@ -3,7 +3,7 @@ catalog row ``(pk, sk, entity, size, index keys...)``, its entity and where it c
 
 A source that builds these rows itself (a CSV file read column by column,
 :mod:`blue_nb.sources.csv_stage`) hands them to the loader as they are; items given one by one become
-rows here (:meth:`StagedRows.of_items`), through the same :meth:`~blue_nb.patterns.TableLayout.rows`.
+rows here (:meth:`StagedRows.of_items`), through the same :meth:`~blue_nb.layout.TableLayout.rows`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from blue_nb.patterns.layout import TableLayout
+from blue_nb.layout.tables import TableLayout
 from blue_nb.sizing import item_sizes
 
 __all__ = ["StagedRows", "load_time"]

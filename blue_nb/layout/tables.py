@@ -33,8 +33,8 @@ from blue_nb.errors import StoreError
 from blue_nb.items.item_json import dumps_item
 from blue_nb.spec import Spec
 
-__all__ = ["LOADS_TABLE", "MAIN_COLUMNS", "TableLayout", "catalog_name", "catalog_table_sql", "checks_record_name",
-           "index_column", "items_digest", "main_table_sql", "quote_ident", "source_rows_name", "spec_record_name",
+__all__ = ["KEY_SQL", "LOADS_TABLE", "MAIN_COLUMNS", "TableLayout", "catalog_name", "catalog_table_sql", "checks_record_name",
+           "index_column", "item_shape_digest", "main_table_sql", "quote_ident", "source_rows_name", "spec_record_name",
            "staging_name", "stored_key"]
 
 _IDENT = re.compile(r"^[A-Za-z0-9_.-]{1,255}$")
@@ -74,7 +74,7 @@ def checks_record_name(table: str) -> str:
     return f"{table}__checks"
 
 
-def items_digest(spec: Spec) -> str:
+def item_shape_digest(spec: Spec) -> str:
     """A digest of what shapes a spec's items (the table, its keys and indexes, the entities and their
     templates, attributes and sources): two specs with the same digest build the same items from the same
     rows, so items loaded with one can be checked for the other. Access patterns, rates, capacity and
