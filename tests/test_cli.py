@@ -92,14 +92,14 @@ def test_size_text_output():
     (["size"], '{"a": {"S": "x"}}\n{"broken"\n', "<stdin>:2"),
     (["size"], '{"a": {"N": "NaN"}}\n', "NaN"),
     (["size", "/nonexistent/items.jsonl"], None, "cannot read"),
-    (["sample", "chess", "--out", "/tmp/x"], None, "chess"),
+    (["sample", "chess", "--out", "{tmp}/out"], None, "chess"),
     (["load", "data/specs/dialogue.yaml", "--data", "/nonexistent"], None, "nothing to load into"),
-    (["load", "data/specs/dialogue.yaml", "--data", "/nonexistent", "--sqlite", "/tmp/x.sqlite"], None,
+    (["load", "data/specs/dialogue.yaml", "--data", "/nonexistent", "--sqlite", "{tmp}/x.sqlite"], None,
      "does not exist"),
-    (["load", "/nonexistent.yaml", "--data", ".", "--sqlite", "/tmp/x.sqlite"], None, "cannot read spec file"),
+    (["load", "/nonexistent.yaml", "--data", ".", "--sqlite", "{tmp}/x.sqlite"], None, "cannot read spec file"),
 ])
-def test_bad_input_exits_2_without_traceback(root, args, input, message):
-    r = blue_nb(*args, input=input)
+def test_bad_input_exits_2_without_traceback(root, args, input, message, tmp_path):
+    r = blue_nb(*(a.replace("{tmp}", str(tmp_path)) for a in args), input=input)
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert message in r.stderr and "Traceback" not in r.stderr
 

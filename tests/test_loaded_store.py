@@ -15,7 +15,7 @@ from blue_nb.app.review import review_data
 from blue_nb.app.workflows import beside_checks, check_loaded, load_data, validate
 from blue_nb.errors import SourceError
 from blue_nb.heat import heat_findings
-from blue_nb.layout import items_digest
+from blue_nb.layout import item_shape_digest
 from blue_nb.spec import load_spec, spec_from_dict
 from blue_nb.stores import TableLayout, load_items, loaded_spec, open_store
 from tests.test_cli import blue_nb
@@ -69,12 +69,12 @@ def test_against_a_version_with_the_same_items_compares_costs_on_the_store(loade
     text = (root / "data/specs/dialogue.yaml").read_text()
     faster = tmp_path / "faster.yaml"                 # only a rate differs: the same items
     faster.write_text(text.replace("rate_per_second: 10\n", "rate_per_second: 50\n", 1))
-    assert items_digest(load_spec(faster)) == items_digest(spec) and load_spec(faster) != spec
+    assert item_shape_digest(load_spec(faster)) == item_shape_digest(spec) and load_spec(faster) != spec
     _, data = review_data(faster, duckdb=loaded[0], against=spec, figures=False)
     assert data.changes.costs and not data.changes.costs_note
     padded = tmp_path / "padded.yaml"                 # another sort key: other items
     padded.write_text(text.replace("PERSP#{round}#", "PERSP#{round:03d}#"))
-    assert items_digest(load_spec(padded)) != items_digest(spec)
+    assert item_shape_digest(load_spec(padded)) != item_shape_digest(spec)
     _, data = review_data(spec, duckdb=loaded[0], against=padded, figures=False)
     assert not data.changes.costs and "--data" in data.changes.costs_note
 
@@ -112,7 +112,7 @@ def test_a_store_without_a_record_of_its_spec_is_refused(tmp_path):
     path = tmp_path / "k.duckdb"
     with open_store("duckdb", path) as s:
         load_items([s], KITCHEN, [("Thing", {"pk": "p", "sk": "1", "kind": "k"})], progress=False)
-        assert loaded_spec(s, "blue_kitchen")[0] == items_digest(KITCHEN)
+        assert loaded_spec(s, "blue_kitchen")[0] == item_shape_digest(KITCHEN)
         s.execute('DROP TABLE "blue_kitchen__spec"')                      # as a load by an older blue-nb left it
     with pytest.raises(SourceError, match="does not record which spec"):
         validate(KITCHEN, duckdb=path)
@@ -143,9 +143,9 @@ def test_a_spec_that_only_changes_patterns_builds_the_same_items():
     d = KITCHEN.to_dict()
     d["description"], d["entities"]["Thing"]["description"] = "the same items, described", "a thing"
     d["table"].update(billing_mode="PROVISIONED", read_capacity=5, write_capacity=5)
-    assert items_digest(spec_from_dict(d)) == items_digest(KITCHEN)
+    assert item_shape_digest(spec_from_dict(d)) == item_shape_digest(KITCHEN)
     d["entities"]["Thing"]["key"]["kind"] = "KIND#{kind}"
-    assert items_digest(spec_from_dict(d)) != items_digest(KITCHEN)
+    assert item_shape_digest(spec_from_dict(d)) != item_shape_digest(KITCHEN)
 
 
 def test_export_formats_take_the_loaded_store(loaded, dialogue_data, root):
