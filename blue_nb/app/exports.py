@@ -41,6 +41,7 @@ from blue_nb.items import ItemBuilder
 from blue_nb.rules import RULES, Findings
 from blue_nb.sources.files import iter_rows
 from blue_nb.spec import Spec
+from blue_nb.printing import number
 
 __all__ = ["FILE_NAMES", "ExportResult", "export_all", "export_spec", "modelled_peaks", "sample_items_by_entity"]
 
@@ -253,7 +254,7 @@ def _peaks(spec: Spec, data_dir: str | Path | None, duckdb: str | Path | None,
     if not peaks:
         notes.append("the heat model gave no traffic: the spec's capacities are used")
         return None, ""
-    shown = ", ".join(f"{ix} {r:,.1f} RCU/s / {w:,.1f} WCU/s" for ix, (r, w) in peaks.items())
+    shown = ", ".join(f"{ix} {number(float(r), 1)} RCU/s / {number(float(w), 1)} WCU/s" for ix, (r, w) in peaks.items())
     return peaks, f"the modelled peaks: {shown} (rounded up to whole units)"
 
 

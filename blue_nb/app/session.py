@@ -21,6 +21,7 @@ from blue_nb.patterns import Plan, ReadResult, WriteResult, plan
 from blue_nb.spec import KeyTemplate, Spec, with_attribute, with_key, with_pattern, without_pattern
 from blue_nb.stores import BACKENDS, Store, open_store
 from blue_nb.app.workflows import as_spec, load_data, parameter_values
+from blue_nb.printing import short
 
 __all__ = ["DesignSession", "SpecChange", "byte_order_example"]
 
@@ -28,7 +29,7 @@ _COLORS = {"error": "#b00020", "warning": "#a15c00", "info": "#555"}
 
 
 def _clip(text: str, width: int = 110) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return short(text, width)
 
 
 def _finding_key(f: Finding) -> tuple[str, str, str]:

@@ -9,6 +9,7 @@ import click
 from blue_nb.cli.base import (CliError, cli, echo_json, endpoint_options, loaded_option,
                             endpoint_usage, format_option, handles_errors, name_values)
 from blue_nb.patterns import WriteResult
+from blue_nb.printing import number, short
 
 __all__ = ["heat", "query", "validate"]
 
@@ -156,14 +157,16 @@ def _counts(c: dict[str, int]) -> str:
     return f"{c['error']} errors, {c['warning']} warnings, {c['info']} notes"
 
 
+UNIT_COLUMNS = ("rcu_per_s", "wcu_per_s", "consumed_throughput_units")     # the hottest keys' units, as printed
+
+
 def _top_keys_table(top: list[dict]) -> list[str]:
     """The hottest keys as aligned columns (keys in any script: widths as the terminal shows them)."""
     from blue_nb.app.text import table_lines  # deferred: keep `blue-nb --help` fast
 
     head = ["index", "partition key", "RCU/s", "WCU/s", "3×WCU+RCU", "items"]
-    cells = [[str(k["index"]), str(k["pk"]) if len(str(k["pk"])) <= 40 else str(k["pk"])[:39] + "…",
-              f"{k['rcu_per_s']:,.1f}", f"{k['wcu_per_s']:,.1f}", f"{k['consumed_throughput_units']:,.1f}",
-              f"{k['items']:,}"] for k in top]
+    cells = [[str(k["index"]), short(k["pk"], 40), *(number(float(k[c]), 1) for c in UNIT_COLUMNS),
+              number(int(k["items"]))] for k in top]
     widths = [max(len(r[i]) for r in [head, *cells]) for i in range(2, len(head))]
     rows = [r[:2] + [x.rjust(w) for x, w in zip(r[2:], widths)] for r in [head, *cells]]   # numbers right-aligned
     return table_lines(rows)

@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from blue_nb.rules import Findings
+from blue_nb.printing import number
 
 __all__ = ["HeatReport", "skew", "top_keys", "SUMMARY_TOP"]
 
@@ -61,7 +62,7 @@ def hottest_text(partitions: pd.DataFrame) -> str:
     if not len(partitions):
         return "no partitions"
     top = partitions.iloc[0]
-    return f"{top['index']} {top['pk']!r} at {top['rcu_per_s']:,.1f} RCU/s, {top['wcu_per_s']:,.1f} WCU/s"
+    return f"{top['index']} {top['pk']!r} at {number(float(top['rcu_per_s']), 1)} RCU/s, {number(float(top['wcu_per_s']), 1)} WCU/s"
 
 
 @dataclass

@@ -275,7 +275,7 @@ def _load_text(rcu_per_s: float, wcu_per_s: float) -> str:
     util, limit = (w, f"{PARTITION_WCU:,} WCU/s") if w >= r else (r, f"{PARTITION_RCU:,} RCU/s")
     if util < 1:
         return f"{util:.0%} of the partition's {limit}"
-    times = f"{util:,.0f}" if util >= 10 else f"{util:.1f}"
+    times = number(float(util), 0 if util >= 10 else 1)
     return f"{times}x the partition's {limit}"
 
 

@@ -31,6 +31,7 @@ from blue_nb.heat import HeatReport, RateModel, RateResult, top_keys
 from blue_nb.plots import LiveHeatmap
 from blue_nb.plots.base import BASE, WARN
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
+from blue_nb.printing import number
 
 __all__ = ["HeatExplorer", "top_keys_html"]
 
@@ -43,7 +44,7 @@ DPI, FIGSIZE = 110, (8.0, 4.5)    # an 880 x 495 px picture shown at its own siz
 
 def rate_label(rate: float) -> str:
     """A rate in plain numbers, as the label beside its slider reads it: ``1,000``, ``363``, ``2.5``, ``0.05``."""
-    return f"{rate:,.0f}" if rate >= 10 else f"{rate:.2g}"
+    return number(rate, significant=2)
 
 
 def _rate_model(source: Any) -> RateModel:
