@@ -16,7 +16,7 @@ from blue_nb.items.values import dumps_wire, to_wire
 from blue_nb.spec import Index
 
 __all__ = ["INDEX_ATTR_RE", "KeyInfo", "canonical_key", "guess_keys", "index_candidate", "indexes_from_names",
-           "is_key_value", "keys_from_describe", "order_keys"]
+           "is_key_value", "is_number", "keys_from_describe", "order_keys"]
 
 INDEX_ATTR_RE = re.compile(r"(?P<base>(?P<kind>gsi|lsi)[_-]?[0-9]*)[_-]?(?P<part>pk|sk)\Z", re.IGNORECASE)
 _PK_NAMES = ("pk", "PK", "Pk", "partition_key", "partitionKey", "PartitionKey", "hash_key", "HashKey")
@@ -77,7 +77,7 @@ def guess_keys(items: Iterable[dict[str, Any]], where: str = "") -> KeyInfo:
     n = 0
     for item in items:
         n += 1
-        names = {k for k, v in item.items() if isinstance(v, (str, bytes)) or _is_number(v)}
+        names = {k for k, v in item.items() if isinstance(v, (str, bytes)) or is_number(v)}
         common = {k: 0 for k in names} if common is None else {k: 0 for k in common if k in names}
     if not n or not common:
         raise SourceError("cannot tell the table's key: no attribute is in every item" if n else "no items to read",
@@ -98,8 +98,9 @@ def guess_keys(items: Iterable[dict[str, Any]], where: str = "") -> KeyInfo:
                    + (f" and {sk}" if sk else "") + "; pass key=(pk, sk) to override")
 
 
-def _is_number(v: Any) -> bool:
-    return not isinstance(v, bool) and type(v).__name__ in ("Decimal", "int")
+def is_number(v: Any) -> bool:
+    """A number as items hold it: an int or a Decimal, never a bool."""
+    return isinstance(v, (int, Decimal)) and not isinstance(v, bool)
 
 
 def keys_from_describe(table: dict[str, Any]) -> KeyInfo:

@@ -29,6 +29,7 @@ from typing import Any
 from blue_nb.errors import BlueNbError, SourceError, SpecError
 from blue_nb.imports import workbench_spec
 from blue_nb.imports.infer import domain_name
+from blue_nb.imports.infer_keys import is_number
 from blue_nb.items.build import plain_to_value
 from blue_nb.items.values import TYPE_TAGS, from_wire, to_wire
 from blue_nb.spec import Index, Spec, spec_from_dict
@@ -309,11 +310,7 @@ def _looks_typed(value: Any) -> bool:
     if not isinstance(value, dict) or len(value) != 1:
         return False
     ((tag, body),) = value.items()
-    return tag in _BODY and (isinstance(body, _BODY[tag]) or tag == "N" and _is_number(body))
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, Decimal)) and not isinstance(v, bool)
+    return tag in _BODY and (isinstance(body, _BODY[tag]) or tag == "N" and is_number(body))
 
 
 def _typed(value: Any, where: str, counter: _Counter) -> Any:
@@ -327,7 +324,7 @@ def _typed(value: Any, where: str, counter: _Counter) -> Any:
             return {k: _nested(v, f"{where}.{k}", counter) for k, v in body.items()}
         if tag == "L":
             return [_nested(v, f"{where}[{i}]", counter) for i, v in enumerate(body)]
-        if tag == "N" and _is_number(body):
+        if tag == "N" and is_number(body):
             counter.numbers += 1
             return from_wire({"N": str(body)}, where)
         return from_wire(value, where)
