@@ -81,8 +81,11 @@ def warm_keys(load: Ranked, reached: np.ndarray, key_rank: np.ndarray, keys: int
     there, a bool per partition), the ``keys`` hottest by consumed throughput units (ties in key order,
     ``key_rank``: the rank of a partition by index name, then pk) and every one at half a limit."""
     at = np.flatnonzero(reached)
-    top = at[np.lexsort((key_rank[at], -load.ctu[at]))[:max(int(keys), 0)]]
-    return np.union1d(top, at[_half(load)[at]])
+    k = min(max(int(keys), 0), len(at))
+    if 0 < k < len(at):                                 # only the keys as hot as the k-th are sorted
+        at = at[load.ctu[at] >= -np.partition(-load.ctu[at], k - 1)[k - 1]]
+    top = at[np.lexsort((key_rank[at], -load.ctu[at]))[:k]]
+    return np.union1d(top, np.flatnonzero(reached & _half(load)))
 
 
 def _half(load: Ranked) -> np.ndarray:
@@ -102,16 +105,25 @@ class HotItems:
 
 def hot_items(part: np.ndarray, item: np.ndarray, calls: np.ndarray, rcu: np.ndarray, wcu: np.ndarray, load: Ranked,
               key_rank: np.ndarray, item_rank: np.ndarray, n: int = HOT_ITEMS) -> HotItems:
-    """The hottest items of the hits rows given (those of the :func:`warm_keys`; ``part``, ``item`` (a code,
-    ``item_rank`` its rank by text), the row's candidate's ``calls``/s and the ``rcu`` and ``wcu`` one call puts
-    on the item), by :func:`load_per`, summed in the order of the rows: the top ``n`` by ``3 × WCU + RCU`` (ties
-    in key order, then by item), and the hottest item of every key at half a limit (what no split goes below)."""
-    items = max(len(item_rank), 1)
-    key, which = np.unique(np.asarray(part, np.int64) * items + np.asarray(item, np.int64), return_inverse=True)
-    r, w = (load_per(which, calls, u, len(key)) for u in (rcu, wcu))
-    p, i = key // items, key % items
-    o = np.lexsort((item_rank[i], key_rank[p], -(3 * w + r)))
-    first = np.zeros(len(o), dtype=bool)
-    first[np.unique(p[o], return_index=True)[1]] = True
-    o = o[(np.arange(len(o)) < int(n)) | (first & _half(load)[p[o]])]
+    """The hottest items of the hits rows given: those of the :func:`warm_keys`, grouped by (``part``, ``item``: a
+    code, ``item_rank`` its rank by text), each item's rows pattern by pattern (by name), the order they are summed
+    in; ``calls``: the calls/s of the row's candidate, ``rcu`` and ``wcu``: what one call puts on the item. Their
+    load by :func:`load_per`; the top ``n`` by ``3 × WCU + RCU`` (ties in key order, then by item), and the
+    hottest item of every key at half a limit (what no split goes below)."""
+    part, item = np.asarray(part, dtype=np.int64), np.asarray(item, dtype=np.int64)
+    new = np.ones(len(part), dtype=bool)
+    new[1:] = (part[1:] != part[:-1]) | (item[1:] != item[:-1])
+    cell = np.cumsum(new) - 1
+    r, w = (load_per(cell, calls, u, int(new.sum())) for u in (rcu, wcu))
+    p, i = part[new], item[new]
+    ctu = 3 * w + r
+    top = np.arange(len(ctu))
+    if 0 < n < len(ctu):                               # only the items as hot as the n-th are sorted
+        top = np.flatnonzero(ctu >= -np.partition(-ctu, int(n) - 1)[int(n) - 1])
+    top = top[np.lexsort((item_rank[i[top]], key_rank[p[top]], -ctu[top]))][:max(int(n), 0)]
+    half = np.flatnonzero(_half(load)[p])
+    half = half[np.lexsort((item_rank[i[half]], -ctu[half], p[half]))]
+    firsts = half[np.r_[True, p[half][1:] != p[half][:-1]]] if len(half) else half
+    o = np.union1d(top, firsts)
+    o = o[np.lexsort((item_rank[i[o]], key_rank[p[o]], -ctu[o]))]
     return HotItems(p[o], i[o], r[o], w[o])

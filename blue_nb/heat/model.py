@@ -201,8 +201,8 @@ class HeatModel:
             f"JOIN {self._partition_table()} pp ON pp.idx = h.idx AND pp.pk = h.pk JOIN {warm} w ON w.part = pp.part",
             ["pid", "cid", "part", "item", "calls", "rcu", "wcu"])
         pid = pid.astype(np.int64)
-        o = np.lexsort((cid, pid, self._pattern_codes()[1][pid]))         # summed pattern by pattern (by name)
         labels, codes = np.unique(item.astype(object), return_inverse=True)
+        o = np.lexsort((cid, pid, self._pattern_codes()[1][pid], codes, part))   # by item, then pattern (by name)
         hot = hot_items(part[o], codes[o], calls[o], rcu[o], wcu[o], load, key_rank, np.arange(len(labels)), n)
         return pd.DataFrame({"index": idx[hot.part], "pk": pk[hot.part], "item": labels[hot.item],
                              "rcu_per_s": hot.rcu, "wcu_per_s": hot.wcu})

@@ -190,12 +190,15 @@ class RateModel:
         self._per_call = CallUnits(self._ecand, self._epart, self._ercu, self._ewcu, len(self._pk))
 
     def _hits(self, h: pd.DataFrame) -> None:
+        """The hits by partition, then item, each item's rows pattern by pattern (by name): what
+        :func:`~blue_nb.heat.load.hot_items` sums, in the order it sums them."""
         cand, part = self._codes(h)
         keep = part >= 0
-        order, self._hoff = _sorted_by(part[keep], len(self._pk))
-        self._hcand = cand[keep][order]
-        codes, self._item_labels = pd.factorize(h["item"].to_numpy(object)[keep][order])
-        self._hitem = codes.astype(np.int64)
+        cand, part = cand[keep], part[keep]
+        codes, self._item_labels = pd.factorize(h["item"].to_numpy(object)[keep])
+        order = np.lexsort((cand, self._col[self._pat[cand]], codes, part))
+        self._hoff = np.concatenate([[0], np.cumsum(np.bincount(part, minlength=len(self._pk)))])
+        self._hcand, self._hitem = cand[order], codes[order].astype(np.int64)
         self._item_rank = np.argsort(np.argsort(np.asarray(self._item_labels, dtype=object), kind="stable"))
         self._hrcu, self._hwcu = (h[x].to_numpy(float)[keep][order] for x in ("rcu", "wcu"))
 
@@ -357,10 +360,8 @@ class RateModel:
         (:func:`~blue_nb.heat.load.hot_items` of the :func:`~blue_nb.heat.load.warm_keys`)."""
         warm = warm_keys(load, np.diff(self._eoff) > 0, self._key_rank)
         at = _slices(self._hoff, warm)
-        part, cand = np.repeat(warm, np.diff(self._hoff)[warm]), self._hcand[at]
-        o = np.lexsort((cand, self._col[self._pat[cand]]))              # summed pattern by pattern (by name)
-        hot = hot_items(part[o], self._hitem[at][o], calls[cand][o], self._hrcu[at][o], self._hwcu[at][o], load,
-                        self._key_rank, self._item_rank)
+        hot = hot_items(np.repeat(warm, np.diff(self._hoff)[warm]), self._hitem[at], calls[self._hcand[at]],
+                        self._hrcu[at], self._hwcu[at], load, self._key_rank, self._item_rank)
         return pd.DataFrame({"index": self._idx_name[hot.part], "pk": self._pk[hot.part],
                              "item": np.asarray(self._item_labels, dtype=object)[hot.item], "rcu_per_s": hot.rcu,
                              "wcu_per_s": hot.wcu})
