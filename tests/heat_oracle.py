@@ -9,6 +9,9 @@
   through :meth:`HeatModel.partitions`, as the sliders' RateModel does); :func:`sql_partitions` is the SQL
   aggregation it ran before (a ``string_agg`` for the patterns list), and :func:`sql_by_pattern` its
   per-pattern table.
+* The product counts the hottest items (:func:`blue_nb.heat.load.hot_items`, through :meth:`HeatModel.hot_items`,
+  as the sliders' RateModel does) and the load per pattern (:meth:`HeatModel.pattern_costs`) in numpy;
+  :func:`sql_hot_items` and :func:`sql_pattern_costs` are the SQL it ran before.
 * The product cuts a query's entries into pages with :func:`blue_nb.patterns.pages_of` (the page rule a
   store's run follows) and rounds units with :func:`blue_nb.sizing.capacity.unit_blocks`;
   :class:`SqlCostTables` does both in SQL, as the product did before: page 0 by one window over
@@ -24,7 +27,7 @@ from blue_nb.heat.costs import CostTables, read_factor
 from blue_nb.heat.model import PARTITION_COLUMNS, TIMELINE_COLUMNS, HeatModel
 from blue_nb.heat.seconds import FEW_CALLS, MANY_CANDIDATES, MAX_DRAWS
 from blue_nb.layout import TableLayout
-from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES
+from blue_nb.sizing import PAGE_BYTES, PARTITION_RCU, PARTITION_WCU, READ_UNIT_BYTES, WRITE_UNIT_BYTES
 from blue_nb.spec import AccessPattern
 from blue_nb.stores.analytics import frame, ident
 from blue_nb.stores.entries import entries_table
@@ -251,3 +254,48 @@ def sql_partitions(model: HeatModel) -> pd.DataFrame:
     for col in ("items", "bytes"):
         df[col] = df[col].astype("int64")
     return df
+
+
+def _item_load_sql(model: HeatModel, hits: str) -> str:
+    """Units/s per (index, pk, item, pattern) of the ``hits`` rows: rate × weight × units per call."""
+    pats = model._pats()
+    return (f"SELECT e.idx, e.pk, e.item, p.name, sum(p.rate * c.w * e.rcu) AS rcu, "
+            f"sum(p.rate * c.w * e.wcu) AS wcu FROM {hits} e JOIN {model.allc} c ON c.pid = e.pid AND "
+            f"c.cid = e.cid JOIN {pats} p ON p.pid = e.pid GROUP BY ALL")
+
+
+def sql_hot_items(model: HeatModel, n: int = 100, partitions: int = 200) -> pd.DataFrame:
+    """The hottest items of the ``partitions`` hottest keys (by the ``bypat`` table of ``model.partitions()``) and
+    of every key over half a limit: the top ``n``, plus the hottest item of every key over half a limit."""
+    bypat = ident(model.scratch.name("bypat"))
+    warm = model.scratch.create_as("sqlwarm", f"""
+        SELECT idx, pk, prcu, pwcu FROM (
+            SELECT idx, pk, sum(rcu) AS prcu, sum(wcu) AS pwcu,
+                   row_number() OVER (ORDER BY sum(3 * wcu + rcu) DESC, idx, pk) AS g
+            FROM {bypat} GROUP BY idx, pk)
+        WHERE g <= {int(partitions)} OR prcu >= {PARTITION_RCU / 2} OR pwcu >= {PARTITION_WCU / 2}""")
+    hits = model.scratch.create_as("sqlwarmhits", f"SELECT h.* FROM {model.costs.hits} h JOIN {warm} w "
+                                                  "ON w.idx = h.idx AND w.pk = h.pk")
+    items = model.scratch.create_as("sqlitems", f"SELECT idx, pk, item, sum(rcu) AS rcu, sum(wcu) AS wcu FROM "
+                                                f"({_item_load_sql(model, hits)}) GROUP BY ALL")
+    sql = f"""
+        WITH r AS (SELECT i.*, w.prcu, w.pwcu,
+                          row_number() OVER (PARTITION BY i.idx, i.pk ORDER BY 3 * wcu + rcu DESC, item) AS k,
+                          row_number() OVER (ORDER BY 3 * wcu + rcu DESC, i.idx, i.pk, item) AS g
+                   FROM {items} i JOIN {warm} w ON w.idx = i.idx AND w.pk = i.pk)
+        SELECT idx, pk, item, rcu, wcu FROM r
+        WHERE g <= {int(n)} OR (k = 1 AND (prcu >= {PARTITION_RCU / 2} OR pwcu >= {PARTITION_WCU / 2}))
+        ORDER BY 3 * wcu + rcu DESC, idx, pk, item"""
+    return frame(model.store, sql, ["index", "pk", "item", "rcu_per_s", "wcu_per_s"])
+
+
+def sql_pattern_costs(model: HeatModel) -> pd.DataFrame:
+    """Per pattern: candidates, calls/s and the weighted mean per-call cost, in SQL."""
+    pats = model._pats()
+    sql = (f"SELECT p.name, count(*), sum(p.rate * c.w), sum(p.rate * c.w * k.rcu) / sum(p.rate * c.w), "
+           f"sum(p.rate * c.w * k.wcu) / sum(p.rate * c.w), sum(p.rate * c.w * k.items) / sum(p.rate * c.w), "
+           f"max(k.pages), sum(p.rate * c.w * k.rcu), sum(p.rate * c.w * k.wcu) "
+           f"FROM {model.costs.calls} k JOIN {model.allc} c ON c.pid = k.pid AND c.cid = k.cid "
+           f"JOIN {pats} p ON p.pid = k.pid GROUP BY p.name ORDER BY min(p.pid % 1000), p.name")
+    return frame(model.store, sql, ["pattern", "candidates", "calls_per_s", "rcu_per_call", "wcu_per_call",
+                                    "items_per_call", "max_pages", "rcu_per_s", "wcu_per_s"])

@@ -20,8 +20,8 @@ from blue_nb.heat.workload import build_candidates
 from blue_nb.spec import load_spec, with_pattern
 from blue_nb.stores import load_items, open_store
 from blue_nb.stores.analytics import frame
-from tests.heat_oracle import (SqlCostTables, sql_by_pattern, sql_calls, sql_partitions, sql_simulate, sql_timeline,
-                               upload_calls)
+from tests.heat_oracle import (SqlCostTables, sql_by_pattern, sql_calls, sql_hot_items, sql_partitions,
+                               sql_pattern_costs, sql_simulate, sql_timeline, upload_calls)
 from tests.test_paging import SPEC as PAGES_SPEC, all_items
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -135,6 +135,43 @@ def test_the_load_per_partition_equals_the_sql_oracle(stores, name, rates):
         scratch.close()
 
 
+def assert_same_hot_items(product: pd.DataFrame, oracle: pd.DataFrame) -> None:
+    """The same items in the same order (ties included), loads to the last bits of a sum."""
+    keys = ["index", "pk", "item"]
+    assert product[keys].astype(object).values.tolist() == oracle[keys].values.tolist() and len(product) > 0
+    for col in ("rcu_per_s", "wcu_per_s"):
+        assert product[col].to_numpy() == pytest.approx(oracle[col].to_numpy(), rel=1e-12, abs=1e-12), col
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+@pytest.mark.parametrize("rates", [{}, {HOT: 1_200.0}, {HOT: 20_000.0}])
+def test_the_hot_items_and_the_load_per_pattern_equal_the_sql_oracle(stores, name, rates):
+    """hot_items (the top 100, and the hottest item of every key at half a limit: at 20,000 calls/s) and
+    pattern_costs in numpy, as the SQL counted them; a pattern's units/s are its load summed over the keys."""
+    spec = load_spec(ROOT / "data" / "specs" / f"{name}.yaml")
+    rates = {p: r for p, r in rates.items() if p in {x.name for x in spec.access_patterns}}
+    for pattern, rate in rates.items():
+        spec = with_pattern(spec, pattern, rate_per_second=rate)
+    scratch, model = priced(spec, stores[SAMPLES[name]])
+    try:
+        model.partitions()
+        hot = model.hot_items()
+        assert_same_hot_items(hot, sql_hot_items(model))
+        assert len(hot) > 100 if rates.get(HOT, 0) > 10_000 else len(hot) == 100
+        assert_same_hot_items(model.hot_items(n=7, partitions=3), sql_hot_items(model, n=7, partitions=3))
+        got, expected = model.pattern_costs(), sql_pattern_costs(model)
+        assert got.columns.tolist() == expected.columns.tolist() and got.dtypes.tolist() == expected.dtypes.tolist()
+        assert got[["pattern", "candidates", "max_pages"]].values.tolist() == \
+            expected[["pattern", "candidates", "max_pages"]].values.tolist()
+        for col in got.columns[2:]:
+            assert got[col].to_numpy() == pytest.approx(expected[col].to_numpy(), rel=1e-12, abs=1e-12), col
+        per_key = sql_by_pattern(model).groupby("name")[["rcu", "wcu"]].sum().loc[got["pattern"]]
+        assert got["rcu_per_s"].to_numpy() == pytest.approx(per_key["rcu"].to_numpy(), rel=1e-9)
+        assert got["wcu_per_s"].to_numpy() == pytest.approx(per_key["wcu"].to_numpy(), rel=1e-9)
+    finally:
+        scratch.close()
+
+
 @pytest.mark.parametrize("rates", [{}, {HOT: 300.0}, {HOT: 1_200.0, "add_perspective": 900.0}])
 def test_the_report_and_the_sliders_model_say_the_same_for_the_same_rates(stores, rates):
     """The same rates: the same load per key, the same seconds drawn (timeline, peaks, table) and the same findings."""
@@ -154,6 +191,7 @@ def test_the_report_and_the_sliders_model_say_the_same_for_the_same_rates(stores
     same_keys = report.timeline[pd.MultiIndex.from_frame(report.timeline[["index", "pk"]]).isin(keys)]
     assert_same_timeline(shown.sort_values(key, ignore_index=True), same_keys.sort_values(key, ignore_index=True))
     assert b["patterns"].astype(str).tolist() == a["patterns"].tolist()           # the same lists, in the same order
+    assert_same_hot_items(fast.hot_items, report.hot_items)                     # the same items, in the same order
     assert {k: v for k, v in report.table.items() if k != "unmodelled_patterns"} == fast.table
     assert [f.to_dict() for f in fast.findings] == [f.to_dict() for f in report.findings]
     assert np.isclose(fast.partitions.iloc[0]["rcu_per_s"], report.partitions.iloc[0]["rcu_per_s"], rtol=1e-12)

@@ -7,7 +7,8 @@
 * :mod:`.workload` - candidates (distinct parameter tuples in the data) and their weights
 * :mod:`.costs` - the per-call cost of every candidate on the real items (pages by :func:`blue_nb.patterns.pages_of`)
 * :mod:`.model` - per-partition units, per-second simulation, hot items
-* :mod:`.load` - the mean load per partition (and per pattern), shared by the report and :class:`RateModel`
+* :mod:`.load` - the mean load per partition, per pattern and per item (the hot items), shared by the report
+  and :class:`RateModel`
 * :mod:`.seconds` - the per-second model (calls drawn per second, their units per key), shared by the report
   and :class:`RateModel`
 * :mod:`.logs` - a recorded access log (CSV, Parquet, JSONL) instead of the model
@@ -19,9 +20,10 @@
 
 Dollars are :mod:`blue_nb.pricing`'s, the layer above: it prices these units.
 
-The aggregation over items runs in the store's analytics session (:meth:`Store.analytics()
-<blue_nb.stores.base.Store.analytics>`, a DuckDB store's); the per-partition load, the per-second model and
-the re-evaluation for other rates run in numpy: no Python loop over items, no driver imported here.
+The joins over items run in the store's analytics session (:meth:`Store.analytics()
+<blue_nb.stores.base.Store.analytics>`, a DuckDB store's); the load (per partition, pattern and item), the
+per-second model and the re-evaluation for other rates run in numpy: no Python loop over items, no driver
+imported here.
 """
 
 from blue_nb.heat.costs import call_costs

@@ -8,7 +8,8 @@ their weights (``allc(pid, cid, qpk, w)``), the pattern rates (``pats``) and the
   :class:`~blue_nb.heat.rates.RateModel` counts): ``rcu_per_s = Σ rate × weight × per-call RCU``
   over the candidates that hit it, likewise ``wcu_per_s`` (index writes land on the index
   partitions), Contributor Insights' ``consumed_throughput_units = 3 × WCU + RCU``; items and
-  bytes from the catalog in SQL (index entry sizes for an index); the hottest items in SQL;
+  bytes from the catalog in SQL (index entry sizes for an index); the hottest items and the load per
+  pattern counted by :mod:`.load` too;
 * per second, by the per-second model of :mod:`.seconds` (numpy, the one the sliders'
   :class:`~blue_nb.heat.rates.RateModel` draws with): ``T`` seconds of calls drawn from each
   pattern's distribution (a Poisson number of calls per second, each call's candidate drawn by
@@ -23,11 +24,11 @@ import numpy as np
 import pandas as pd
 
 from blue_nb.heat.costs import CostTables
-from blue_nb.heat.load import load_by_pattern, ranked, size_order
+from blue_nb.heat.load import (HOT_ITEMS, HOT_KEYS, Ranked, hot_items, load_by_pattern, load_per, ranked, size_order,
+                               warm_keys)
 from blue_nb.heat.seconds import CallUnits, draw_calls
 from blue_nb.heat.workload import Candidates, build_candidates
 from blue_nb.layout import TableLayout
-from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 from blue_nb.spec import Spec
 from blue_nb.stores.analytics import Scratch, frame, ident
 from blue_nb.stores.entries import entries_table
@@ -65,6 +66,8 @@ class HeatModel:
         self.seconds_observed: int | None = None
         self._call_units: tuple[CallUnits, np.ndarray, np.ndarray] | None = None
         self._parts: str | None = None
+        self._load: tuple[Ranked, np.ndarray, np.ndarray, np.ndarray] | None = None   # of partitions(), for hot_items
+        self._costs: pd.DataFrame | None = None                                       # pattern_costs(), once
 
     # -- building ----------------------------------------------------------------------------
     def add_model_patterns(self, only_with_rate: bool = True) -> None:
@@ -77,7 +80,7 @@ class HeatModel:
     def price(self, pid: int, name: str, rate: float, c: Candidates) -> None:
         """Register the candidates of one (pattern, pid) with its rate, and price them."""
         self.candidates[pid], self.rates[pid], self.names[pid] = c, float(rate), name
-        self._call_units = self._parts = None
+        self._call_units = self._parts = self._load = self._costs = None
         self.costs.add(pid, c)
         if c.pattern.operation == "scan":
             self.scratch.execute(f"INSERT INTO {self.allc} VALUES ({pid}, 0, NULL, 1.0)")
@@ -90,12 +93,13 @@ class HeatModel:
         return self.pats
 
     # -- per partition -----------------------------------------------------------------------
-    def _item_load_sql(self, hits: str) -> str:
-        """Units/s per (index, pk, item, pattern) of the ``hits`` rows: rate × weight × units per call."""
-        pats = self._pats()
-        return (f"SELECT e.idx, e.pk, e.item, p.name, sum(p.rate * c.w * e.rcu) AS rcu, "
-                f"sum(p.rate * c.w * e.wcu) AS wcu FROM {hits} e JOIN {self.allc} c ON c.pid = e.pid AND "
-                f"c.cid = e.cid JOIN {pats} p ON p.pid = e.pid GROUP BY ALL")
+    def _pattern_codes(self) -> tuple[list[str], np.ndarray]:
+        """The modelled patterns' names, sorted, and per pid the position of its name among them."""
+        names = sorted({self.names[pid] for pid in self.rates})
+        lut = np.zeros(max(self.rates, default=0) + 1, dtype=np.int64)
+        for pid in self.rates:
+            lut[pid] = names.index(self.names[pid])
+        return names, lut
 
     def _partition_table(self) -> str:
         """Every partition key of the table and of each GSI, with items and bytes (index entry sizes for an
@@ -127,15 +131,12 @@ class HeatModel:
         """One row per partition key of the table and of each index (the ``partitions`` contract),
         hottest first by consumed throughput units, then by bytes: the load counted by :mod:`.load`, as the
         sliders' :class:`~blue_nb.heat.rates.RateModel` counts it. Keeps the load per (index, pk, pattern)
-        (``bypat``) for :meth:`drivers`, :meth:`pattern_peaks` and :meth:`hot_items`."""
+        (``bypat``) for :meth:`drivers` and :meth:`pattern_peaks`, and the load per key for :meth:`hot_items`."""
         parts = self._partition_table()
         idx, pk, items, nbytes = self._columns(f"SELECT idx, pk, items, bytes FROM {parts} ORDER BY part",
                                                ["idx", "pk", "items", "bytes"])
         idx, pk = idx.astype(object), pk.astype(object)
-        names = sorted({self.names[pid] for pid in self.rates})
-        lut = np.zeros(max(self.rates, default=0) + 1, dtype=np.int64)
-        for pid in self.rates:
-            lut[pid] = names.index(self.names[pid])
+        names, lut = self._pattern_codes()
         pats = self._pats()
         pid, part, calls, rcu, wcu, floor = self._columns(
             f"SELECT e.pid, pp.part, p.rate * c.w AS calls, e.rcu, e.wcu, e.floor FROM {self.costs.effects} e "
@@ -145,6 +146,7 @@ class HeatModel:
         m = {u: load_by_pattern(code, part, calls, v, k, n) for u, v in (("rcu", rcu), ("wcu", wcu), ("floor", floor))}
         self._by_pattern(m, names, code * n + part, idx, pk)
         rk = ranked(m["rcu"], m["wcu"], names, size_order(nbytes, np.unique(idx, return_inverse=True)[1]))
+        self._load = (rk, np.bincount(part.astype(np.int64), minlength=n) > 0, idx, pk)
         o = rk.order
         return pd.DataFrame({"index": idx[o], "pk": pk[o], "items": items[o].astype(np.int64),
                              "bytes": nbytes[o].astype(np.int64), "rcu_per_s": rk.rcu[o], "wcu_per_s": rk.wcu[o],
@@ -181,41 +183,58 @@ class HeatModel:
                                  f"FROM {table} GROUP BY name, idx ORDER BY name, idx",
                      ["pattern", "index", "pk", "wcu_per_s", "rcu_pk", "rcu_per_s"])
 
-    def hot_items(self, n: int = 100, partitions: int = 200) -> pd.DataFrame:
+    def hot_items(self, n: int = HOT_ITEMS, partitions: int = HOT_KEYS) -> pd.DataFrame:
         """The hottest single items (and index entries) of the ``partitions`` hottest keys and of every
         key over half a limit: ``index, pk, item, rcu_per_s, wcu_per_s``; the top ``n`` of them, plus
-        the hottest item of every key over half a limit (what no split can go below)."""
-        bypat = ident(self.scratch.name("bypat"))
-        warm = self.scratch.create_as("warm", f"""
-            SELECT idx, pk, prcu, pwcu FROM (
-                SELECT idx, pk, sum(rcu) AS prcu, sum(wcu) AS pwcu,
-                       row_number() OVER (ORDER BY sum(3 * wcu + rcu) DESC, idx, pk) AS g
-                FROM {bypat} GROUP BY idx, pk)
-            WHERE g <= {int(partitions)} OR prcu >= {PARTITION_RCU / 2} OR pwcu >= {PARTITION_WCU / 2}""")
-        hits = self.scratch.create_as("warmhits", f"SELECT h.* FROM {self.costs.hits} h JOIN {warm} w "
-                                                  "ON w.idx = h.idx AND w.pk = h.pk")
-        items = self.scratch.create_as("items", f"SELECT idx, pk, item, sum(rcu) AS rcu, sum(wcu) AS wcu FROM "
-                                                f"({self._item_load_sql(hits)}) GROUP BY ALL")
-        sql = f"""
-            WITH r AS (SELECT i.*, w.prcu, w.pwcu,
-                              row_number() OVER (PARTITION BY i.idx, i.pk ORDER BY 3 * wcu + rcu DESC, item) AS k,
-                              row_number() OVER (ORDER BY 3 * wcu + rcu DESC, i.idx, i.pk, item) AS g
-                       FROM {items} i JOIN {warm} w ON w.idx = i.idx AND w.pk = i.pk)
-            SELECT idx, pk, item, rcu, wcu FROM r
-            WHERE g <= {int(n)} OR (k = 1 AND (prcu >= {PARTITION_RCU / 2} OR pwcu >= {PARTITION_WCU / 2}))
-            ORDER BY 3 * wcu + rcu DESC, idx, pk, item"""
-        return frame(self.store, sql, ["index", "pk", "item", "rcu_per_s", "wcu_per_s"])
+        the hottest item of every key over half a limit (what no split can go below): counted by
+        :func:`~blue_nb.heat.load.hot_items`, as the sliders' :class:`~blue_nb.heat.rates.RateModel` counts them."""
+        if self._load is None:
+            self.partitions()
+        load, reached, idx, pk = self._load
+        key_rank = np.arange(len(idx))                                      # parts are numbered in key order
+        warm = self.scratch.upload("warm", {"part": "BIGINT"},
+                                   ((int(p),) for p in warm_keys(load, reached, key_rank, partitions)))
+        pats = self._pats()
+        pid, cid, part, item, calls, rcu, wcu = self._columns(
+            f"SELECT h.pid, h.cid, pp.part, h.item, p.rate * c.w AS calls, h.rcu, h.wcu FROM {self.costs.hits} h "
+            f"JOIN {self.allc} c ON c.pid = h.pid AND c.cid = h.cid JOIN {pats} p ON p.pid = h.pid "
+            f"JOIN {self._partition_table()} pp ON pp.idx = h.idx AND pp.pk = h.pk JOIN {warm} w ON w.part = pp.part",
+            ["pid", "cid", "part", "item", "calls", "rcu", "wcu"])
+        pid = pid.astype(np.int64)
+        labels, codes = np.unique(item.astype(object), return_inverse=True)
+        o = np.lexsort((cid, pid, self._pattern_codes()[1][pid], codes, part))   # by item, then pattern (by name)
+        hot = hot_items(part[o], codes[o], calls[o], rcu[o], wcu[o], load, key_rank, np.arange(len(labels)), n)
+        return pd.DataFrame({"index": idx[hot.part], "pk": pk[hot.part], "item": labels[hot.item],
+                             "rcu_per_s": hot.rcu, "wcu_per_s": hot.wcu})
 
     def pattern_costs(self) -> pd.DataFrame:
-        """Per pattern: candidates, calls/s and the weighted mean per-call cost."""
-        pats = self.pats or self._pats()
-        sql = (f"SELECT p.name, count(*), sum(p.rate * c.w), sum(p.rate * c.w * k.rcu) / sum(p.rate * c.w), "
-               f"sum(p.rate * c.w * k.wcu) / sum(p.rate * c.w), sum(p.rate * c.w * k.items) / sum(p.rate * c.w), "
-               f"max(k.pages), sum(p.rate * c.w * k.rcu), sum(p.rate * c.w * k.wcu) "
-               f"FROM {self.costs.calls} k JOIN {self.allc} c ON c.pid = k.pid AND c.cid = k.cid "
-               f"JOIN {pats} p ON p.pid = k.pid GROUP BY p.name ORDER BY min(p.pid % 1000), p.name")
-        return frame(self.store, sql, ["pattern", "candidates", "calls_per_s", "rcu_per_call", "wcu_per_call",
-                                       "items_per_call", "max_pages", "rcu_per_s", "wcu_per_s"])
+        """Per pattern: candidates, calls/s and the weighted mean per-call cost; its units/s are
+        :func:`~blue_nb.heat.load.load_per` of the calls rows (a call's units: the sum of its ``effects``), the
+        load :meth:`partitions` counts per pattern, summed over the partitions."""
+        if self._costs is None:
+            self._costs = self._pattern_costs()
+        return self._costs.copy()
+
+    def _pattern_costs(self) -> pd.DataFrame:
+        pats = self._pats()
+        pid, calls, rcu, wcu, items, pages = self._columns(
+            f"SELECT k.pid, p.rate * c.w AS calls, k.rcu, k.wcu, k.items, k.pages FROM {self.costs.calls} k "
+            f"JOIN {self.allc} c ON c.pid = k.pid AND c.cid = k.cid JOIN {pats} p ON p.pid = k.pid",
+            ["pid", "calls", "rcu", "wcu", "items", "pages"])
+        names, lut = self._pattern_codes()
+        pid = pid.astype(np.int64)
+        code, k = lut[pid], len(names)
+        count, per_s = np.bincount(code, minlength=k), np.bincount(code, calls, k)
+        rcu_s, wcu_s, items_s = (load_per(code, calls, u, k) for u in (rcu, wcu, items))
+        first, most = np.full(k, np.iinfo(np.int64).max), np.zeros(k, dtype=pages.dtype)
+        np.minimum.at(first, code, pid % 1000)
+        np.maximum.at(most, code, pages)
+        o = [j for j in sorted(range(k), key=lambda j: (first[j], names[j])) if count[j]]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return pd.DataFrame({"pattern": [names[j] for j in o], "candidates": count[o], "calls_per_s": per_s[o],
+                                 "rcu_per_call": rcu_s[o] / per_s[o], "wcu_per_call": wcu_s[o] / per_s[o],
+                                 "items_per_call": items_s[o] / per_s[o], "max_pages": most[o],
+                                 "rcu_per_s": rcu_s[o], "wcu_per_s": wcu_s[o]})
 
     def index_writes(self) -> dict[int, dict[str, float]]:
         """pid -> index -> mean write units per call on that index (GSIs from ``effects``; LSIs from the

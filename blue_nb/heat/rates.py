@@ -36,7 +36,7 @@ import pandas as pd
 
 from blue_nb.errors import QueryError
 from blue_nb.heat.model import PARTITION_COLUMNS, TIMELINE_COLUMNS, HeatModel
-from blue_nb.heat.load import load_by_pattern, ranked, size_order
+from blue_nb.heat.load import Ranked, hot_items, load_by_pattern, ranked, size_order, warm_keys
 from blue_nb.heat.result import hottest_text
 from blue_nb.heat.seconds import CallUnits, draw_calls
 from blue_nb.heat.throttle import (FEW_KEYS, FEW_KEYS_FRACTION, monotonic_findings, monotonic_patterns, peaks_of,
@@ -55,8 +55,8 @@ _SHIFT = 40                                                  # (pid << 40) | cid
 @dataclass
 class RateResult:
     """One evaluation: the settings (``rates``, ``distributions`` per pattern), the frames of the
-    HeatReport contracts (``partitions``, ``timeline``, ``hot_items`` and
-    ``drivers`` of the keys that can be flagged), the ``findings``, ``table`` (billing mode, totals), and
+    HeatReport contracts (``partitions``, ``timeline`` and ``drivers`` of the keys that can be flagged,
+    ``hot_items`` as the report's), the ``findings``, ``table`` (billing mode, totals), and
     ``key_ranges``: a heat map given them draws a row per range, which stays put while the rates move."""
 
     rates: dict[str, float]
@@ -164,6 +164,7 @@ class RateModel:
         self._idx_arr, self._pk_arr = (pd.Series(x).array for x in (self._idx_name, self._pk))   # pandas' own strings
         alpha = np.argsort(np.argsort(np.array(names, dtype=object)))       # ORDER BY ..., idx, pk
         self._tiebreak = size_order(self._bytes, alpha[self._idx])
+        self._key_rank = np.argsort(np.lexsort((np.arange(len(self._idx)), alpha[self._idx])))  # by index name, pk
 
     def _codes(self, f: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         cand = np.searchsorted(self._ckey, _key(f["pid"], f["cid"]))
@@ -189,12 +190,16 @@ class RateModel:
         self._per_call = CallUnits(self._ecand, self._epart, self._ercu, self._ewcu, len(self._pk))
 
     def _hits(self, h: pd.DataFrame) -> None:
+        """The hits by partition, then item, each item's rows pattern by pattern (by name): what
+        :func:`~blue_nb.heat.load.hot_items` sums, in the order it sums them."""
         cand, part = self._codes(h)
         keep = part >= 0
-        order, self._hoff = _sorted_by(part[keep], len(self._pk))
-        self._hcand = cand[keep][order]
-        codes, self._item_labels = pd.factorize(h["item"].to_numpy(object)[keep][order])
-        self._hitem = codes.astype(np.int64)
+        cand, part = cand[keep], part[keep]
+        codes, self._item_labels = pd.factorize(h["item"].to_numpy(object)[keep])
+        order = np.lexsort((cand, self._col[self._pat[cand]], codes, part))
+        self._hoff = np.concatenate([[0], np.cumsum(np.bincount(part, minlength=len(self._pk)))])
+        self._hcand, self._hitem = cand[order], codes[order].astype(np.int64)
+        self._item_rank = np.argsort(np.argsort(np.asarray(self._item_labels, dtype=object), kind="stable"))
         self._hrcu, self._hwcu = (h[x].to_numpy(float)[keep][order] for x in ("rcu", "wcu"))
 
     # -- settings ----------------------------------------------------------------------------
@@ -276,7 +281,8 @@ class RateModel:
         timeline = pd.DataFrame({"second": second[shown].astype(np.int64), "index": self._idx_arr.take(part[shown]),
                                  "pk": self._pk_arr.take(part[shown]), "rcu": units["rcu"][shown],
                                  "wcu": units["wcu"][shown]}, columns=TIMELINE_COLUMNS)
-        found, hot, drivers = self._findings(timeline, part[shown], flag, util, mean, m, calls)
+        hot = self._hot_items(rk, calls)
+        found, drivers = self._findings(timeline, part[shown], flag, util, mean, m, calls, hot)
         table, capacity = self._table(second, part, units)
         found += capacity + self.static_findings
         findings = Findings(found, spec=self.spec.source_path or self.spec.domain,
@@ -331,11 +337,11 @@ class RateModel:
 
     # -- findings ----------------------------------------------------------------------------
     def _findings(self, timeline: pd.DataFrame, rows: np.ndarray, flag: np.ndarray, util: np.ndarray, mean: dict,
-                  m: dict, calls: np.ndarray) -> tuple[list[Finding], pd.DataFrame, pd.DataFrame]:
+                  m: dict, calls: np.ndarray, hot: pd.DataFrame) -> tuple[list[Finding], pd.DataFrame]:
         """The findings on the keys that can be flagged (``flag``: at half a limit, or over one in a second), from
-        the timeline's rows of them (``rows``: each row's partition), their hottest items and drivers."""
+        the timeline's rows of them (``rows``: each row's partition), the hottest items ``hot`` and their drivers."""
         rcu, wcu = mean["rcu"], mean["wcu"]
-        hot, drivers = self._hot_items(flag, calls), self._drivers(flag, m, calls)
+        drivers = self._drivers(flag, m, calls)
         found = []
         if len(flag):           # throttle.py's own rules, on the keys it can flag (and enough of each index to count)
             keep = [flag] + [np.arange(a, b) if b - a <= FEW_KEYS
@@ -347,21 +353,18 @@ class RateModel:
             found = throttle_findings(self.spec, parts, timeline, hot, drivers, self.seconds,
                                       peaks=peaks_of(timeline, rows, flag, self._idx_name, self._pk))
         found += monotonic_findings(self.spec, self._pattern_peaks(m))
-        return found, hot, drivers
+        return found, drivers
 
-    def _hot_items(self, flag: np.ndarray, calls: np.ndarray) -> pd.DataFrame:
-        """index, pk, item, rcu_per_s, wcu_per_s of the items of the flagged keys, hottest first."""
-        at = _slices(self._hoff, flag)
-        part = np.repeat(flag, np.diff(self._hoff)[flag])
-        key, which = np.unique(part * len(self._item_labels) + self._hitem[at], return_inverse=True)
-        c = calls[self._hcand[at]]
-        r = np.bincount(which, c * self._hrcu[at], len(key))
-        w = np.bincount(which, c * self._hwcu[at], len(key))
-        o = np.argsort(-(3 * w + r), kind="stable")
-        part, item = key[o] // max(len(self._item_labels), 1), key[o] % max(len(self._item_labels), 1)
-        return pd.DataFrame({"index": self._idx_name[part], "pk": self._pk[part],
-                             "item": np.asarray(self._item_labels, dtype=object)[item], "rcu_per_s": r[o],
-                             "wcu_per_s": w[o]})
+    def _hot_items(self, load: Ranked, calls: np.ndarray) -> pd.DataFrame:
+        """index, pk, item, rcu_per_s, wcu_per_s of the hottest items, as the report's
+        (:func:`~blue_nb.heat.load.hot_items` of the :func:`~blue_nb.heat.load.warm_keys`)."""
+        warm = warm_keys(load, np.diff(self._eoff) > 0, self._key_rank)
+        at = _slices(self._hoff, warm)
+        hot = hot_items(np.repeat(warm, np.diff(self._hoff)[warm]), self._hitem[at], calls[self._hcand[at]],
+                        self._hrcu[at], self._hwcu[at], load, self._key_rank, self._item_rank)
+        return pd.DataFrame({"index": self._idx_name[hot.part], "pk": self._pk[hot.part],
+                             "item": np.asarray(self._item_labels, dtype=object)[hot.item], "rcu_per_s": hot.rcu,
+                             "wcu_per_s": hot.wcu})
 
     def _drivers(self, flag: np.ndarray, m: dict, calls: np.ndarray) -> pd.DataFrame:
         """index, pk, pattern, rcu_per_s, wcu_per_s, floor_rcu_per_s of the flagged keys (as HeatModel.drivers)."""
