@@ -86,10 +86,10 @@ def cut_pages(rows: tuple[np.ndarray, np.ndarray], limit: int | None, mode: str)
     sizes, pages = sizes.tolist(), []
     for cid, a, b in zip(cids[starts].tolist(), starts.tolist(), [*starts[1:].tolist(), len(sizes)]):
         rn = 0
-        for page, (entries, _) in enumerate(pages_of(sizes[a:b], None, limit)):
-            pb = sum(n for _, n in entries)
-            pages.append((cid, page, rn + 1, rn + len(entries), pb, read_units(pb, mode)))
-            rn += len(entries)
+        for page, (_, ns, _) in enumerate(pages_of(sizes[a:b], None, limit)):
+            pb = sum(ns)
+            pages.append((cid, page, rn + 1, rn + len(ns), pb, read_units(pb, mode)))
+            rn += len(ns)
             if limit:
                 break
     return pd.DataFrame(pages, columns=list(PAGE_TYPES)).astype({"rcu": float})

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 from blue_nb.items.values import item_to_wire
@@ -130,26 +131,29 @@ class ReadResult:
 
 
 def pages_of(entries: Iterable[T], size: Callable[[T], int] | None,
-             limit: int | None = None) -> Iterator[tuple[list[tuple[T, int]], bool]]:
+             limit: int | None = None) -> Iterator[tuple[list[T], list[int], bool]]:
     """DynamoDB's page rule: ``entries`` (in key order, each ``size(entry)`` bytes as read; ``size`` None:
-    the entries are their sizes) cut into pages, yielded as they end: ``(page, full)`` with the page's
-    ``(entry, size)`` pairs.
+    the entries are their sizes) cut into pages, yielded as they end: ``(page, sizes, full)`` with the page's
+    entries as given and their sizes.
 
     A page ends when it holds ``limit`` entries or when its bytes read reach 1 MB (the entry that takes
     the read to or past :data:`~blue_nb.sizing.PAGE_BYTES` is on the page). Such a page is ``full``: it
     carries a LastEvaluatedKey even when nothing is left (DynamoDB does not look ahead), so one more page
     follows. The last page yielded is the one that runs out of entries (possibly empty; ``full`` False).
-    Lazy: a caller that stops after its pages reads no further entry."""
-    page: list[tuple[T, int]] = []
+    Lazy: a caller that stops after its pages reads no further entry. No object is made per entry (a page of
+    thousands of items would otherwise feed the garbage collector as many tuples)."""
+    page: list[T] = []
+    sizes: list[int] = []
     read = 0                                           # bytes read on the current page
     for entry in entries:
         n = entry if size is None else size(entry)
-        page.append((entry, n))
+        page.append(entry)
+        sizes.append(n)
         read += n
         if read >= PAGE_BYTES or (limit and len(page) >= limit):
-            yield page, True
-            page, read = [], 0
-    yield page, False
+            yield page, sizes, True
+            page, sizes, read = [], [], 0
+    yield page, sizes, False
 
 
 def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
@@ -180,20 +184,23 @@ def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
         max_pages = 1                                  # a paged pattern reads one page per call
     pages: list[Page] = []
     out: list[dict[str, Any]] = []
-    entries = ((item, size) if whole else (project(item, req), None) for item, size in items)
-    for page, full in pages_of(entries, lambda e: e[1] if whole else item_size(e[0]), req.limit):
-        pages.append(_page(req, page, full))          # a full page carries LastEvaluatedKey, even at the end
-        out += [entry for (entry, _), _ in page]
+    if whole:                                          # the (item, size) pairs as given: nothing copied
+        cut = pages_of(items, itemgetter(1), req.limit)
+    else:                                              # index entries: projected, sized as projected
+        cut = pages_of((project(item, req) for item, _ in items), item_size, req.limit)
+    for page, sizes, full in cut:
+        entries = [pair[0] for pair in page] if whole else page
+        pages.append(_page(req, entries, sizes, full))  # a full page carries LastEvaluatedKey, even at the end
+        out += entries
         if full and max_pages is not None and len(pages) >= max_pages:
             break
     return ReadResult(plan, out, pages)
 
 
-def _page(req: KeyRequest, page: list[tuple[tuple[dict[str, Any], Any], int]], full: bool) -> Page:
-    """A page of ``(entry, size)`` pairs; a full one carries its last entry's key as LastEvaluatedKey."""
-    sizes = [n for _, n in page]
+def _page(req: KeyRequest, entries: list[dict[str, Any]], sizes: list[int], full: bool) -> Page:
+    """A page of entries and their sizes; a full one carries its last entry's key as LastEvaluatedKey."""
     key = None
     if full:
-        last = page[-1][0][0]
+        last = entries[-1]
         key = {k: last[k] for k in {*req.table_keys, req.pk_attr, req.sk_attr} if k and k in last}
     return Page(len(sizes), sum(sizes), query_read_units(sizes, req.read_mode), key)
