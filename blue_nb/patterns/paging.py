@@ -130,24 +130,25 @@ class ReadResult:
         return {"items": [item_to_wire(i) for i in self.items], **self.summary()}
 
 
-def pages_of(entries: Iterable[T], size: Callable[[T], int] | None,
-             limit: int | None = None) -> Iterator[tuple[list[T], list[int], bool]]:
+def pages_of(entries: Iterable[T], size: Callable[[T], int] | None, limit: int | None = None,
+             keep: Callable[[T], Any] | None = None) -> Iterator[tuple[list[Any], list[int], bool]]:
     """DynamoDB's page rule: ``entries`` (in key order, each ``size(entry)`` bytes as read; ``size`` None:
     the entries are their sizes) cut into pages, yielded as they end: ``(page, sizes, full)`` with the page's
-    entries as given and their sizes.
+    entries (``keep(entry)`` with ``keep``) and their sizes.
 
     A page ends when it holds ``limit`` entries or when its bytes read reach 1 MB (the entry that takes
     the read to or past :data:`~blue_nb.sizing.PAGE_BYTES` is on the page). Such a page is ``full``: it
     carries a LastEvaluatedKey even when nothing is left (DynamoDB does not look ahead), so one more page
     follows. The last page yielded is the one that runs out of entries (possibly empty; ``full`` False).
-    Lazy: a caller that stops after its pages reads no further entry. No object is made per entry (a page of
-    thousands of items would otherwise feed the garbage collector as many tuples)."""
-    page: list[T] = []
+    Lazy: a caller that stops after its pages reads no further entry. No object is made or kept per entry
+    (``keep`` takes the item out of an ``(item, size)`` pair, so the pair is freed at once): thousands of
+    tuples alive at a time would make Python's collector run more often, and its full runs land in reads."""
+    page: list[Any] = []
     sizes: list[int] = []
     read = 0                                           # bytes read on the current page
     for entry in entries:
         n = entry if size is None else size(entry)
-        page.append(entry)
+        page.append(entry if keep is None else keep(entry))
         sizes.append(n)
         read += n
         if read >= PAGE_BYTES or (limit and len(page) >= limit):
@@ -184,14 +185,13 @@ def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
         max_pages = 1                                  # a paged pattern reads one page per call
     pages: list[Page] = []
     out: list[dict[str, Any]] = []
-    if whole:                                          # the (item, size) pairs as given: nothing copied
-        cut = pages_of(items, itemgetter(1), req.limit)
+    if whole:                                          # the items as given: nothing copied
+        cut = pages_of(items, itemgetter(1), req.limit, keep=itemgetter(0))
     else:                                              # index entries: projected, sized as projected
         cut = pages_of((project(item, req) for item, _ in items), item_size, req.limit)
     for page, sizes, full in cut:
-        entries = [pair[0] for pair in page] if whole else page
-        pages.append(_page(req, entries, sizes, full))  # a full page carries LastEvaluatedKey, even at the end
-        out += entries
+        pages.append(_page(req, page, sizes, full))    # a full page carries LastEvaluatedKey, even at the end
+        out += page
         if full and max_pages is not None and len(pages) >= max_pages:
             break
     return ReadResult(plan, out, pages)
