@@ -3,9 +3,10 @@
 from decimal import Decimal
 from pathlib import Path
 
-from blue_nb.app.display import DisplayTable, StoreComparison, compact, format_number
+from blue_nb.app.display import DisplayTable, StoreComparison, compact
 from blue_nb.app.frames import item_table, size_stats_frame
 from blue_nb.app.workflows import compare_stores, load_data, sample_items
+from blue_nb.printing import number
 from blue_nb.spec import load_spec, loads_spec
 from blue_nb.stores import LoadResults, load_items, open_store
 
@@ -46,8 +47,8 @@ def test_a_spec_shows_its_keys_entities_and_patterns_in_a_few_lines():
 
 
 def test_numbers_are_rounded_and_values_compact():
-    assert [format_number(860.308153), format_number(3255674), format_number(2.0), format_number(-3.0, signed=True),
-            format_number(0, signed=True)] == ["860.31", "3,255,674", "2", "-3", "0"]
+    assert [number(860.308153, trim=True), number(3255674, trim=True), number(2.0, trim=True),
+            number(-3.0, signed=True, trim=True), number(0, signed=True, trim=True)] == ["860.31", "3,255,674", "2", "-3", "0"]
     assert compact(b"\x89PNG" * 400) == "<binary 1,600 B>"
     assert compact({"title": "x", "n": Decimal(3), "tags": {"b", "a"}, "raw": b"\x00", "none": None}, 80) == \
         '{title: "x", n: 3, tags: {"a", "b"}, raw: <binary 1 B>, none: null}'

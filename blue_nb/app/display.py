@@ -18,17 +18,10 @@ import pandas as pd
 from blue_nb.printing import number, short
 from blue_nb.spec.display import html_table
 
-__all__ = ["DisplayTable", "StoreComparison", "compact", "format_number"]
+__all__ = ["DisplayTable", "StoreComparison", "compact"]
 
 WIDTH = 48          # columns a text, map or list cell shows before it is cut with "…"
 MAX_ROWS = 60       # rows a table shows (then a note says how many were left out)
-
-
-def format_number(v: Any, digits: int = 2, signed: bool = False) -> str:
-    """A number as a table cell shows it: ``3,255,674``, ``2.85``, ``0.5``, ``860.31``: thousands separators,
-    at most ``digits`` decimals (:func:`blue_nb.printing.number` with ``trim``). Not DynamoDB's canonical
-    number text, which is :func:`blue_nb.items.values.number_text`."""
-    return number(v, digits, signed=signed, trim=True)
 
 
 def compact(v: Any, width: int = WIDTH) -> str:
@@ -54,7 +47,7 @@ def _compact(v: Any) -> str:
     if isinstance(v, (set, frozenset)):
         return "{" + ", ".join(sorted(_inner(x) for x in v)) + "}"
     if isinstance(v, (int, float)):
-        return format_number(v)
+        return number(v, trim=True)
     return str(v)
 
 
@@ -105,7 +98,7 @@ class DisplayTable(pd.DataFrame):
 
     def _cell(self, column: str, v: Any) -> str:
         if _is_number(v):
-            return format_number(v, signed=column in self.signed)
+            return number(v, signed=column in self.signed, trim=True)
         return compact(v)
 
 

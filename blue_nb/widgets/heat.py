@@ -30,8 +30,8 @@ from blue_nb.errors import BlueNbError
 from blue_nb.heat import HeatReport, RateModel, RateResult, top_keys
 from blue_nb.plots import LiveHeatmap
 from blue_nb.plots.base import BASE, WARN
-from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 from blue_nb.printing import number
+from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 
 __all__ = ["HeatExplorer", "top_keys_html"]
 
@@ -201,7 +201,7 @@ class HeatExplorer:
                     slider.max = max(slider.max, math.ceil(math.log10(rate)))
                     slider.min = min(slider.min, math.floor(math.log10(rate)))
                 slider.value = rate
-                self._rates[name] = float(slider.value)
+                self._rates[name] = float(rate)
                 self.rate_labels[name].value = f"<b>{rate_label(self._rates[name])}</b>"
             for name, s in (skews or {}).items():
                 self.skew_sliders[name].value = s
