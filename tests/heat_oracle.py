@@ -12,6 +12,11 @@
 * The product counts the hottest items (:func:`blue_nb.heat.load.hot_items`, through :meth:`HeatModel.hot_items`,
   as the sliders' RateModel does) and the load per pattern (:meth:`HeatModel.pattern_costs`) in numpy;
   :func:`sql_hot_items` and :func:`sql_pattern_costs` are the SQL it ran before.
+* The product draws each pattern's calls with the uniforms of a second sorted, counts the (second, candidate)
+  cells without a sort, and adds up per (second, partition) densely over the partitions reached
+  (:mod:`blue_nb.heat.seconds`); :func:`numpy_draw_calls` and :func:`numpy_per_second` are the plain numpy it
+  ran before (a lookup per uniform in drawn order, ``np.unique`` of the cells), and :func:`sorted_pattern_lists`
+  ranks each key's patterns by a stable sort instead of compares of whole rows.
 * The product cuts a query's entries into pages with :func:`blue_nb.patterns.pages_of` (the page rule a
   store's run follows) and rounds units with :func:`blue_nb.sizing.capacity.unit_blocks`;
   :class:`SqlCostTables` does both in SQL, as the product did before: page 0 by one window over
@@ -299,3 +304,60 @@ def sql_pattern_costs(model: HeatModel) -> pd.DataFrame:
            f"JOIN {pats} p ON p.pid = k.pid GROUP BY p.name ORDER BY min(p.pid % 1000), p.name")
     return frame(model.store, sql, ["pattern", "candidates", "calls_per_s", "rcu_per_call", "wcu_per_call",
                                     "items_per_call", "max_pages", "rcu_per_s", "wcu_per_s"])
+
+
+def numpy_draw_calls(rates, weights, seconds: int, seed: int):
+    """(second, pattern, pos, k) of :func:`blue_nb.heat.seconds.draw_calls`, drawn as it drew them before."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for j, (rate, w) in enumerate(zip(rates, weights)):
+        w = np.asarray(w, dtype=float)
+        counts = rng.poisson(rate, size=seconds)
+        if not len(w) or not counts.sum():
+            continue
+        if counts.sum() <= FEW_CALLS or len(w) > MANY_CANDIDATES:
+            total = counts.sum()
+            mult = max(1.0, total / MAX_DRAWS)
+            k = np.maximum(np.rint(counts / mult), 0).astype(np.int64)
+            second = np.repeat(np.arange(seconds), k)
+            u = rng.random(len(second))
+            cum = np.cumsum(w)
+            pos = np.searchsorted(cum - w, u * cum[-1], side="right") - 1
+            cell, at = np.unique(second * len(w) + pos, return_inverse=True)
+            s, pos, k = cell // len(w), cell % len(w), np.bincount(at, np.full(len(pos), total / max(k.sum(), 1)))
+        else:
+            per = np.stack([rng.multinomial(c, w / w.sum()) for c in counts])
+            s, pos = np.nonzero(per)
+            k = per[s, pos].astype(float)
+        parts.append((s, np.full(len(k), j), pos, k))
+    if not parts:
+        return tuple(np.zeros(0) for _ in range(4))
+    return tuple(np.concatenate(x) for x in zip(*parts))
+
+
+def numpy_per_second(units, second, key, k):
+    """(second, part, rcu, wcu) of :meth:`blue_nb.heat.seconds.CallUnits.per_second`, summed through
+    ``np.unique`` over every (second, partition) cell as before."""
+    key = np.asarray(key, dtype=np.int64)
+    at = np.minimum(np.searchsorted(units.keys, key), max(len(units.keys) - 1, 0))
+    known = units.keys[at] == key
+    at, second, k = at[known], np.asarray(second, dtype=np.int64)[known], np.asarray(k, dtype=float)[known]
+    n = units.start[at + 1] - units.start[at]
+    rows = np.repeat(units.start[at] - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))
+    cells = np.repeat(second, n) * units.partitions + units.part[rows]
+    kk = np.repeat(k, n)
+    cell, inv = np.unique(cells, return_inverse=True)
+    return (cell // units.partitions, cell % units.partitions, np.bincount(inv, kk * units.rcu[rows], len(cell)),
+            np.bincount(inv, kk * units.wcu[rows], len(cell)))
+
+
+def sorted_pattern_lists(units: np.ndarray, names: list[str]):
+    """:func:`blue_nb.heat.rankings.pattern_lists` by a stable sort of each key's column (as before)."""
+    k = len(names)
+    ahead = np.zeros(units.shape, np.int8)
+    np.put_along_axis(ahead, np.argsort(-units.astype(float), axis=0, kind="stable"),
+                      np.arange(k, dtype=np.int8)[:, None], axis=0)
+    none = 15 if k < 15 else k
+    np.putmask(ahead, units <= 0, none)
+    return [", ".join(names[c] for c in sorted((c for c in range(k) if col[c] != none), key=col.__getitem__))
+            for col in ahead.T.tolist()]

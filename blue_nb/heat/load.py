@@ -68,8 +68,7 @@ def ranked(rcu: np.ndarray, wcu: np.ndarray, names: list[str], tiebreak: np.ndar
     """The load per partition of the (pattern x partition) matrices ``rcu`` and ``wcu`` (rows: the patterns
     ``names``, sorted), hottest first by consumed throughput units, ties in the order ``tiebreak``
     (:func:`size_order`)."""
-    k = len(names)
-    r, w = np.ones(k) @ rcu, np.ones(k) @ wcu
+    r, w = rcu.sum(axis=0), wcu.sum(axis=0)             # pattern by pattern, in order (a BLAS product: 25x slower)
     ctu = 3 * w + r
     order = tiebreak[np.argsort(-ctu[tiebreak], kind="stable")]
     codes, texts = pattern_lists(3 * wcu + rcu, names)

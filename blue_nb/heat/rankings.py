@@ -17,7 +17,10 @@ def pattern_lists(units: np.ndarray, names: list[str]) -> tuple[np.ndarray, list
     k = len(names)
     u = units.astype(np.float64)                     # rows: patterns by name, so ties go to the first name
     ahead = np.zeros(u.shape, np.int8)                # per key, a pattern's place: the patterns ahead of it
-    np.put_along_axis(ahead, np.argsort(-u, axis=0, kind="stable"), np.arange(k, dtype=np.int8)[:, None], axis=0)
+    for c in range(k):                               # a loop over pairs of patterns (a stable sort of each key's
+        for o in range(k):                           # column, without the sort: k^2 compares of whole rows)
+            if o != c:
+                ahead[c] += (u[o] >= u[c]) if o < c else (u[o] > u[c])
     none = 15 if k < 15 else k
     np.putmask(ahead, units <= 0, none)
     if k < 15:

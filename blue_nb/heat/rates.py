@@ -38,7 +38,7 @@ from blue_nb.errors import QueryError
 from blue_nb.heat.model import PARTITION_COLUMNS, TIMELINE_COLUMNS, HeatModel
 from blue_nb.heat.load import Ranked, hot_items, load_by_pattern, ranked, size_order, warm_keys
 from blue_nb.heat.result import hottest_text
-from blue_nb.heat.seconds import CallUnits, draw_calls
+from blue_nb.heat.seconds import CallUnits, DrawMemo, draw_parts
 from blue_nb.heat.throttle import (FEW_KEYS, FEW_KEYS_FRACTION, monotonic_findings, monotonic_patterns, peaks_of,
                                    table_capacity_of, throttle_findings)
 from blue_nb.heat.workload import parse_distribution
@@ -187,6 +187,7 @@ class RateModel:
             at, off = at[by_pattern], np.searchsorted(pat[by_pattern], np.arange(len(self.patterns) + 1))
             self._units[unit] = (self._ecand[at], self._epart[at], v[at], off)
         self._ucache: dict[tuple[str, int], tuple] = {}
+        self._draws = DrawMemo()                                    # each pattern's last per-second draw
         self._per_call = CallUnits(self._ecand, self._epart, self._ercu, self._ewcu, len(self._pk))
 
     def _hits(self, h: pd.DataFrame) -> None:
@@ -273,7 +274,7 @@ class RateModel:
                                    "wcu_per_s": wcu[order], "consumed_throughput_units": ctu[order],
                                    "patterns": pd.Categorical.from_codes(codes[order], texts)}, columns=PARTITION_COLUMNS)
         ranges, picked = self._key_ranges(rcu, wcu)
-        second, part, units = self._seconds(r, weights)
+        second, part, units = self._seconds(r, weights, kinds)
         over = (units["rcu"] > PARTITION_RCU) | (units["wcu"] > PARTITION_WCU)
         util = np.maximum(rcu / PARTITION_RCU, wcu / PARTITION_WCU)
         flag = np.union1d(np.flatnonzero(util >= FEW_KEYS_FRACTION), part[over]).astype(np.int64)
@@ -321,12 +322,14 @@ class RateModel:
                 picked.append(pos[(v == top) & (v > 0)])
         return ranges, np.concatenate(picked) if picked else np.zeros(0, np.int64)
 
-    def _seconds(self, rates: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict]:
+    def _seconds(self, rates: np.ndarray, weights: np.ndarray, kinds: list) -> tuple[np.ndarray, np.ndarray, dict]:
         """``seconds`` of calls at ``rates`` over the candidates ``weights`` (:mod:`.seconds`, as the report draws
-        them): the second, partition and units (``rcu``, ``wcu``) of every (second, partition) reached."""
+        them; a pattern whose rate and distribution ``kinds`` did not move is not drawn again): the second,
+        partition and units (``rcu``, ``wcu``) of every (second, partition) reached."""
         bounds = zip(self._start[:-1], self._start[1:])
-        drawn = draw_calls(rates.tolist(), [weights[a:b] for a, b in bounds], self.seconds, self.seed)
-        second, part, r, w = self._per_call.per_second(drawn.second, self._start[drawn.pattern] + drawn.pos, drawn.k)
+        parts = draw_parts(rates.tolist(), [weights[a:b] for a, b in bounds], self.seconds, self.seed,
+                           settings=kinds, memo=self._draws)
+        second, part, r, w = self._per_call.per_second_of(parts, self._start[:-1].tolist())
         return second, part, {"rcu": r, "wcu": w}
 
     def _table(self, second: np.ndarray, part: np.ndarray, units: dict) -> tuple[dict, list[Finding]]:
