@@ -27,10 +27,12 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from blue_nb.errors import StoreError
 from blue_nb.items.item_json import dumps_item
+from blue_nb.items.values import number_text, validate_number
 from blue_nb.spec import Spec
 
 __all__ = ["KEY_SQL", "LOADS_TABLE", "MAIN_COLUMNS", "TableLayout", "catalog_name", "catalog_table_sql", "checks_record_name",
@@ -95,11 +97,19 @@ def index_column(index: str, key: str) -> str:
 
 
 def stored_key(value: Any) -> str | None:
-    """A key value as stored in the TEXT key columns (numbers as written, binary as base64)."""
+    """A key value as stored in the TEXT key columns: a string as it is, a number (an int or a ``Decimal``)
+    as DynamoDB's canonical text (:func:`~blue_nb.items.values.number_text`: ``1.5``, ``1.50`` and ``1.500``
+    are one key, as in DynamoDB), binary as base64. Two key values of one type are equal exactly when
+    their stored texts are, so every equality on a key (a query, a GetItem, the load's duplicate check) is
+    an equality of texts."""
     if value is None:
         return None
+    if isinstance(value, str):
+        return value
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, (Decimal, int)) and not isinstance(value, bool):
+        return number_text(validate_number(value))
     return str(value)
 
 

@@ -59,6 +59,7 @@ class KeyRequest:
     consistent: bool = False
     projection: Any = "all"          # all | keys_only | tuple of attribute names
     table_keys: tuple[str, str | None] = ("pk", "sk")
+    table_key_types: tuple[str, str] = ("S", "S")
     params: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -68,6 +69,35 @@ class KeyRequest:
     @property
     def read_mode(self) -> str:
         return "strong" if self.consistent and self.index_type != "global" else "eventual"
+
+    @property
+    def order_keys(self) -> tuple[tuple[str, str], ...]:
+        """(attribute, type) of the keys a query or scan returns its items in the order of, first to last.
+
+        DynamoDB defines the order of a query by its sort key; it leaves open the order of items with equal
+        index keys (an index query) and the order of a scan across partitions. blue_nb closes both the same
+        way: after the read's own keys come the table's partition key, then its sort key, each in its type's
+        order (:func:`sort_value`). A scan reads partition by partition (partition key, then sort key); a
+        query in descending order (``forward`` False) is exactly the reverse of its ascending order."""
+        (tpk, tsk), (tpt, tst) = self.table_keys, self.table_key_types
+        if self.index == "table":          # a query's partition key is one value: its sort key orders it
+            out = [(tsk, tst)] if self.operation == "query" else [(tpk, tpt), (tsk, tst)]
+        else:
+            own = [(self.pk_attr, self.pk_type)] if self.operation == "scan" else []
+            out = [*own, (self.sk_attr, self.sk_type), (tpk, tpt), (tsk, tst)]
+        seen: dict[str, str] = {}
+        for attr, typ in out:
+            if attr and attr not in seen:
+                seen[attr] = typ
+        return tuple(seen.items())
+
+    @property
+    def ordered_in_sql(self) -> bool:
+        """Whether the stores' SQL returns a query's or scan's items in :attr:`order_keys` order and already
+        filtered by the sort-key condition: when every key it orders by is a string (TEXT compares by UTF-8
+        bytes, as DynamoDB compares S). Otherwise :func:`~blue_nb.patterns.paging.key_order` filters and
+        orders them (numbers numerically, binary by bytes)."""
+        return all(t == "S" for _, t in self.order_keys)
 
 
 def row_values(spec: Spec, entity: str, item: Mapping[str, Any]) -> dict[str, str]:
@@ -116,7 +146,8 @@ def bind(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | N
                 index_type=index.type if index is not None else "table", pk_attr=pk_attr, sk_attr=sk_attr,
                 pk_type=pk_type, sk_type=sk_type, limit=p.limit, forward=p.scan_forward,
                 consistent=p.consistent_read, projection=projection_of(index),
-                table_keys=(t.partition_key, t.sort_key), params=dict(params))
+                table_keys=(t.partition_key, t.sort_key), table_key_types=(t.partition_key_type, t.sort_key_type),
+                params=dict(params))
     kc = p.key_condition
     if kc is None:
         return KeyRequest(**base)
