@@ -35,8 +35,8 @@ from blue_nb.items.item_json import dumps_item
 from blue_nb.items.values import number_text, validate_number
 from blue_nb.spec import Spec
 
-__all__ = ["KEY_SQL", "LOADS_TABLE", "MAIN_COLUMNS", "TableLayout", "catalog_name", "catalog_table_sql", "checks_record_name",
-           "index_column", "item_shape_digest", "main_table_sql", "quote_ident", "source_rows_name", "spec_record_name",
+__all__ = ["KEY_FORMAT", "KEY_SQL", "LOADS_TABLE", "MAIN_COLUMNS", "TableLayout", "catalog_name", "catalog_table_sql", "checks_record_name",
+           "has_number_keys", "index_column", "item_shape_digest", "main_table_sql", "quote_ident", "source_rows_name", "spec_record_name",
            "staging_name", "stored_key"]
 
 _IDENT = re.compile(r"^[A-Za-z0-9_.-]{1,255}$")
@@ -114,6 +114,20 @@ def stored_key(value: Any) -> str | None:
 
 
 KEY_SQL = "PRIMARY KEY (pk, sk)"
+
+#: How the key columns hold key values, recorded by each load beside the spec that built the items. 1 (loads
+#: before it was recorded): numbers as they were written, so ``1.50`` and ``1.5`` were two keys; 2: numbers
+#: in DynamoDB's canonical text (:func:`stored_key`). Strings and binary are stored alike in both.
+KEY_FORMAT = 2
+
+
+def has_number_keys(spec: Spec) -> bool:
+    """Whether a key of the spec's table or of one of its indexes is a number (its stored keys then depend on
+    :data:`KEY_FORMAT`)."""
+    t = spec.table
+    return "N" in {t.partition_key_type, t.sort_key_type if t.sort_key else "S",
+                   *(i.partition_key_type for i in t.indexes.values() if i.type == "global"),
+                   *(i.sort_key_type for i in t.indexes.values() if i.sort_key)}
 
 
 def main_table_sql(table: str) -> str:

@@ -15,8 +15,10 @@ from decimal import Decimal
 from typing import Any, Callable, Mapping
 
 from blue_nb.errors import QueryError, TemplateError
-from blue_nb.items.values import validate_number
+from blue_nb.items.values import to_wire, validate_number
+from blue_nb.printing import short
 from blue_nb.spec import AccessPattern, Spec
+from blue_nb.spec.refusals import refusal
 
 __all__ = ["COMPARISONS", "Comparison", "KeyRequest", "SK_OPS", "bind", "prefix_successor", "projection_of",
            "row_values", "sk_matches", "sort_value"]
@@ -157,7 +159,14 @@ def bind(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | N
         sk_values = tuple(_typed(tp.render(params, where), sk_type, where) for tp in kc.sk_templates)
     except TemplateError as e:
         raise QueryError(e.msg, where=e.where, hint=e.hint, cause=e) from e
-    return KeyRequest(**base, pk_value=pk_value, sk_op=SK_OPS.get(kc.sk_op or ""), sk_values=sk_values)
+    sk_op = SK_OPS.get(kc.sk_op or "")
+    refused = refusal(pk_attr=pk_attr, pk_type=pk_type, pk_value=pk_value, sk_attr=sk_attr, sk_type=sk_type,
+                      sk_op=sk_op, sk_values=sk_values, shown=[next(iter(to_wire(v).values())) for v in sk_values])
+    if refused is not None:
+        shown = ", ".join(f"{n}={short(str(v), 40)!r}" for n, v in params.items())
+        raise QueryError(f"DynamoDB refuses {p.name} with {shown or 'no parameters'}: {refused.text}", where=where,
+                         hint=refused.hint)
+    return KeyRequest(**base, pk_value=pk_value, sk_op=sk_op, sk_values=sk_values)
 
 
 def projection_of(index) -> Any:
