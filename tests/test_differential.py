@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from blue_nb.errors import BlueNbError, QueryError, SourceError, SpecError
+from blue_nb.errors import DynamoError, QueryError, SourceError, SpecError
 from blue_nb.items.values import item_from_wire, number_text
 from blue_nb.patterns import plan
 from blue_nb.sizing import PAGE_BYTES, item_size
@@ -51,6 +51,8 @@ DYNALITE_MISSING_ITEM_FREE = "DYNALITE_MISSING_ITEM_FREE"
 #: dynalite drops a Scan's ConsistentRead (its Scan takes no such parameter) and charges a strongly consistent
 #: Scan as an eventually consistent one; DynamoDB charges it the full unit per 4 KB
 DYNALITE_SCAN_CONSISTENT_HALF = "DYNALITE_SCAN_CONSISTENT_HALF"
+#: moto_server (the embedded endpoint) answers some valid paged GSI queries with an internal server error
+MOTO_SERVER_ERROR = "MOTO_SERVER_ERROR"
 #: dynalite takes a key condition's values of any length; DynamoDB refuses a partition key value over
 #: 2,048 bytes and a sort key value over 1,024 (blue_nb refuses them with DynamoDB's words)
 DYNALITE_TAKES_LONG_KEYS = "DYNALITE_TAKES_LONG_KEYS"
@@ -60,6 +62,7 @@ pytestmark = pytest.mark.skipif(dynalite_missing() is not None, reason=dynalite_
 RUNS: Counter = Counter()            # class of run -> how many
 EXAMPLES = 160
 REQUESTS = 10                        # requests per design
+EMBEDDED_EVERY = 4                   # every n-th design runs on the embedded endpoint too
 
 STRINGS = ["a", "b", "ab", "B", "a~", "0", "é", "日", "é1", "Z"]
 NUMBERS = [Decimal(x) for x in ("0", "1", "2", "10", "12", "-1", "-2.5", "1.5", "0.25", "100", "1E+50",
@@ -135,8 +138,9 @@ def spec_dict(d: dict, n: int, pattern: dict | None = None) -> dict:
 def items_of(draw, d: dict):
     big = draw(st.integers(0, 9)) == 0                          # a design whose pages reach 1 MB
     out = []
+    partitions = st.sampled_from([number_text(x) for x in NUMBERS[:2]] if d["pk"] == "N" else STRINGS[:2])
     for _ in range(draw(st.integers(0, 14 if big else 25))):
-        item = {"p": draw(key_text(d["pk"])), "s": draw(key_text(d["sk"]))}
+        item = {"p": draw(partitions if big else key_text(d["pk"])), "s": draw(key_text(d["sk"]))}
         if d["gsi"] and draw(st.integers(0, 4)):                # a sparse index: some items lack its keys
             item["gp"] = draw(key_text(d["gsi"]["pk"]))
             if d["gsi"]["sk"]:
@@ -144,7 +148,8 @@ def items_of(draw, d: dict):
         if d["lsi"] and draw(st.integers(0, 4)):
             item["ls"] = draw(key_text(d["lsi"]["sk"]))
         size = draw(st.integers(150_000, 390_000) if big else st.integers(0, 3000))
-        item["v"] = draw(st.sampled_from(["x", "é", "日x"])) * (size // 3)
+        unit = draw(st.sampled_from(["x", "é", "日x"]))
+        item["v"] = unit * (size // len(unit.encode("utf-8")))
         if draw(st.booleans()):
             item["w"] = draw(st.sampled_from(STRINGS))
         out.append(item)
@@ -300,6 +305,11 @@ def documented_pages(entries: list[dict], limit: int | None) -> list[int]:
     return counts + [n]
 
 
+def non_ascii(items: list[dict]) -> bool:
+    """Whether a string or a name in ``items`` is not ASCII (dynalite sizes it in UTF-16 code units)."""
+    return any(not k.isascii() or (isinstance(v, str) and not v.isascii()) for i in items for k, v in i.items())
+
+
 def open_runs(result) -> list[tuple[int, int]]:
     from blue_nb.app.compare import unordered_runs
 
@@ -322,6 +332,8 @@ def compare(r: dict, local, remote: list[dict], note: Counter) -> None:
         note["order open: compared as a set"] += 1
     sizes = [item_size(i) for i in local.items]
     big = sum(sizes) >= PAGE_BYTES // 2
+    if any(p.bytes_read >= PAGE_BYTES for p in local.pages):
+        note["a page cut at 1 MB"] += 1
     lp = [p.count for p in local.pages]
     rp = [p["count"] for p in remote]
     if lp != rp:                                         # only where dynalite cuts pages by its own measure
@@ -349,14 +361,31 @@ def compare(r: dict, local, remote: list[dict], note: Counter) -> None:
         elif split:
             note["order open: page units not compared (a tie crosses the page)"] += 1
         elif page.rcu != theirs_units:
-            texts = [v for i in local.items[at:at + page.count] for v in i.values() if isinstance(v, str)]
-            assert any(not t.isascii() for t in texts) or any(not k.isascii() for i in local.items for k in i), (
-                r["kind"], r["consistent"], page.rcu, theirs["units"], page.count, own, local.items[at:at + page.count])
+            assert non_ascii(local.items[at:at + page.count]), (r, page.rcu, theirs["units"], own)
             note[DYNALITE_UTF16_SIZES] += 1
         at += page.count
 
 
-def run_request(r: dict, d: dict, n: int, stores, client, note: Counter) -> None:
+def on_embedded(r: dict, embedded, planned, local, note: Counter) -> None:
+    """The same plan run on the embedded endpoint through blue_nb's own client (its wire both ways); moto's
+    known gaps are named by the comparison itself (:func:`~blue_nb.app.compare.first_difference`)."""
+    from blue_nb.app.compare import MOTO_NO_TRAILING_PAGE, first_difference
+
+    try:
+        remote = embedded.run_plan(planned, follow=True)
+    except DynamoError as e:
+        assert "500" in str(e), (r, planned.boto3, str(e)[:300])
+        note["embedded: " + MOTO_SERVER_ERROR] += 1      # dynalite took the same request: moto's own failure
+        return
+    diff, gap = first_difference(local, remote, names=("sqlite", "embedded"), emulator="moto")
+    assert diff is None, (r, diff)
+    for name, words in (("MOTO_NO_TRAILING_PAGE", MOTO_NO_TRAILING_PAGE), ("MOTO_PAGE_CUT", "moto cut a page"),
+                        ("order open, compared as a set", "compared as a set")):
+        if gap and words in gap:
+            note[f"embedded: {name}"] += 1
+
+
+def run_request(r: dict, d: dict, n: int, stores, client, note: Counter, embedded=None) -> None:
     limit = r["limit"]
     if limit == "exact":
         whole = dynalite_pages(client, {**r, "limit": None}, f"diff_{n}", None)
@@ -387,13 +416,18 @@ def run_request(r: dict, d: dict, n: int, stores, client, note: Counter) -> None
     assert [wire_text(i) for i in first.items] == [wire_text(i) for i in second.items]
     assert [(p.count, p.rcu, p.last_evaluated_key) for p in first.pages] == [
         (p.count, p.rcu, p.last_evaluated_key) for p in second.pages]
+    if embedded is not None:
+        on_embedded(r, embedded, planned, first, note)
+        RUNS["embedded endpoint"] += 1
     if r["kind"] == "get_item":
         assert [wire_text(i) for i in first.items] == [wire_text(i) for i in remote[0]["items"]], r
         if not first.items and remote[0]["units"] == 0:
             note[DYNALITE_MISSING_ITEM_FREE] += 1
             assert first.rcu == (1 if first.request.read_mode == "strong" else 0.5)
-        else:
-            assert first.rcu == remote[0]["units"], (r, first.rcu, remote)
+        elif first.rcu != remote[0]["units"]:
+            assert non_ascii(first.items), (r, first.rcu, remote[0]["units"])
+            note[DYNALITE_UTF16_SIZES] += 1
+            assert first.rcu == units([item_size(i) for i in first.items], first.request.read_mode == "strong")
         RUNS["get_item"] += 1
         return
     compare(r, first, remote, note)
@@ -411,6 +445,14 @@ def dynalite():
         "dynamodb", endpoint_url=server.url, config=Config(retries={"max_attempts": 1}, proxies={}))
     yield client
     server.stop()
+
+
+@pytest.fixture(scope="module")
+def embedded(dynamo_endpoint):
+    """blue_nb's client on the session's embedded endpoint (moto_server), with a table prefix of its own."""
+    from blue_nb.dynamo import Endpoint
+
+    return Endpoint.embedded(dynamo_endpoint).client(table_prefix="differential_", retries=0)
 
 
 @pytest.fixture(scope="module")
@@ -455,7 +497,7 @@ def write(client, n: int, d: dict, items: list[dict]) -> tuple[list[tuple], list
 @settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None, phases=[Phase.generate],
           suppress_health_check=list(HealthCheck))
 @given(st.data())
-def test_blue_nb_answers_as_dynamodb_does(dynalite, stores, data):
+def test_blue_nb_answers_as_dynamodb_does(dynalite, embedded, stores, data):
     d = data.draw(designs())
     items = data.draw(items_of(d))
     n = next(COUNTER)
@@ -467,23 +509,36 @@ def test_blue_nb_answers_as_dynamodb_does(dynalite, stores, data):
             load_items(stores, spec, every, progress=False)
         RUNS["load refused: one key written two ways"] += 1
     load_items(stores, spec, loaded, progress=False)
+    on_moto = n % EMBEDDED_EVERY == 0
+    if on_moto:
+        embedded.create_table(spec)
+        embedded.write_items(spec.table_name, [i for _, i, _ in loaded], progress=False)
     note: Counter = Counter()
     for _ in range(REQUESTS):
         r = data.draw(requests(d, items))
-        run_request(r, d, n, stores, dynalite, note)
+        run_request(r, d, n, stores, dynalite, note, embedded if on_moto else None)
     RUNS.update(note)
     for s in stores:
         s.execute(f'DROP TABLE "diff_{n}"')
         s.execute(f'DROP TABLE "diff_{n}__items"')
     dynalite.delete_table(TableName=f"diff_{n}")
+    if on_moto:
+        embedded.delete_table(spec.table_name, wait=False)
 
 
 def test_the_runs_reach_every_class():
-    """Runs after the property test: at least 1,500 runs, and every class of run among them."""
-    runs = sum(v for k, v in RUNS.items() if not k.startswith(("DYNALITE", "order open", "load refused")))
-    print("\ndifferential runs by class:\n" + "\n".join(f"  {v:6,}  {k}" for k, v in sorted(RUNS.items())))
+    """Runs after the property test (in this file's order): at least 1,500 runs, every class among them."""
+    if not RUNS:
+        pytest.skip("counts the runs of test_blue_nb_answers_as_dynamodb_does, which did not run here")
+    runs = sum(v for k, v in RUNS.items() if not k.startswith(SUBCLASSES))
+    print(f"\ndifferential runs: {runs:,} (each on SQLite, DuckDB and dynalite)\n"
+          + "\n".join(f"  {v:6,}  {k}" for k, v in sorted(RUNS.items())))
     assert runs >= 1500, RUNS
     for cls in ("get_item", "refused when the spec is read", "refused when bound", "scan on the table",
                 "query on the table with Limit", "query on GSI", "query on LSI", "load refused: one key written two ways",
-                "order open: compared as a set"):
+                "order open: compared as a set", "a page cut at 1 MB", "embedded endpoint"):
         assert RUNS[cls] > 0, (cls, RUNS)
+
+
+#: counts of what happened within runs (not runs themselves)
+SUBCLASSES = ("DYNALITE", "order open", "load refused", "embedded", "a page cut")

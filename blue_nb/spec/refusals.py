@@ -77,6 +77,9 @@ def refusal(*, pk_attr: str, pk_type: str, pk_value: Any, sk_attr: str | None, s
     of ``eq begins_with between lt lte gt gte``; ``shown`` the wire text of each sort-key value (for BETWEEN)."""
     if sk_op == "begins_with" and sk_type == "N":
         return Refusal(_BEGINS_WITH_N.format(type=sk_type), _HINTS["begins_with"])
+    if sk_op == "between" and _order(sk_values[0]) > _order(sk_values[1]):     # the expression is checked first
+        lo, hi = (list(shown) or [str(v) for v in sk_values])[:2]
+        return Refusal(_BETWEEN.format(type=sk_type, lo=lo, hi=hi), _HINTS["between"])
     found = _value_refusal(pk_value, pk_type, pk_attr, "partition")
     if found:
         return found
@@ -87,9 +90,6 @@ def refusal(*, pk_attr: str, pk_type: str, pk_value: Any, sk_attr: str | None, s
             found = Refusal(_TOO_LONG["sort"], _HINTS["size"])
         if found:
             return found
-    if sk_op == "between" and _order(sk_values[0]) > _order(sk_values[1]):
-        lo, hi = (list(shown) or [str(v) for v in sk_values])[:2]
-        return Refusal(_BETWEEN.format(type=sk_type, lo=lo, hi=hi), _HINTS["between"])
     return None
 
 
