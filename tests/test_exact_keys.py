@@ -200,3 +200,21 @@ def test_the_compare_treats_tied_items_as_a_set_and_says_so(store, tmp_path):
     other = run_pattern(SPEC, "by_g", {"c": "5"}, store=store)
     other.items[1], other.items[2] = other.items[2], other.items[1]   # across index keys: a real difference
     assert first_difference(local, other, names=("sqlite", "dynamodb"))[0].startswith("item 2:")
+
+
+def test_the_heat_model_orders_number_keys_by_value_over_the_whole_range():
+    import duckdb
+
+    from blue_nb.heat.costs import number_order
+    from blue_nb.items.values import number_text
+
+    values = [Decimal(x) for x in ("0", "1", "-1", "1.5", "-1.5", "-1.55", "10", "9.99", "0.001", "-0.001", "1E+125",
+                                   "-9.99E+125", "1E-130", "-1E-130", "9" * 38, "9" * 37 + "8", "0.0125", "-125")]
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (x TEXT)")
+    con.executemany("INSERT INTO t VALUES (?)", [[number_text(v)] for v in values])
+    ordered = [Decimal(x) for (x,) in con.execute(f"SELECT x FROM t ORDER BY {number_order('x')}").fetchall()]
+    assert ordered == sorted(values)                     # a DOUBLE would tie the two 38-digit numbers
+    (n,) = con.execute(f"SELECT count(*) FROM t, (SELECT ? AS q) WHERE {number_order('x')} >= {number_order('q')}",
+                       ["9" * 38]).fetchone()
+    assert n == 2                                        # 1E+125 and 99...99
