@@ -1,7 +1,9 @@
 """Access patterns bound to parameter values: the key request, and DynamoDB's key order.
 
 Pure (layer 1): :func:`bind` turns a pattern and its parameters into a :class:`KeyRequest` (the
-key values, the sort-key condition, the index, paging and consistency). :data:`COMPARISONS` is
+key values, the sort-key condition, the index, paging and consistency), or refuses, in DynamoDB's words,
+a request DynamoDB would refuse (:mod:`blue_nb.spec.refusals`). :attr:`KeyRequest.order_keys` is the order
+of a read's items, DynamoDB's and, where it leaves it open, blue_nb's. :data:`COMPARISONS` is
 the one table of sort-key comparison operators: the SQL plan, the boto3 request and the local
 filter all read it.
 """

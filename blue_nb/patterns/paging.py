@@ -63,7 +63,7 @@ def key_order(req: KeyRequest, rows: Iterable[tuple[dict[str, Any], int]]) -> It
     attrs = [a for a, _ in req.order_keys]
     if req.operation == "query" and req.sk_op:
         rows = (r for r in rows if sk_matches(req, r[0].get(req.sk_attr)))
-    return sorted(rows, key=lambda r: tuple(sort_value(r[0][a]) if a in r[0] else b"" for a in attrs),
+    return sorted(rows, key=lambda r: tuple(sort_value(r[0][a]) for a in attrs),      # a read's items hold them all
                   reverse=req.operation == "query" and not req.forward)
 
 
