@@ -27,6 +27,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from blue_nb.app.compare import MOTO_NO_TRAILING_PAGE, canonical, first_difference, unordered_runs
 from blue_nb.errors import DynamoError, QueryError, SourceError, SpecError
 from blue_nb.items.values import item_from_wire, number_text
 from blue_nb.patterns import plan
@@ -282,8 +283,7 @@ def dynalite_pages(client, r: dict, table: str, limit: int | None) -> list[dict]
 # -- the comparison ----------------------------------------------------------------------------------------
 
 def wire_text(item: dict) -> str:
-    from blue_nb.app.compare import canonical
-
+    """An item as text equal exactly when the items are (DynamoDB JSON, attributes sorted)."""
     return canonical(item)
 
 
@@ -310,12 +310,6 @@ def non_ascii(items: list[dict]) -> bool:
     return any(not k.isascii() or (isinstance(v, str) and not v.isascii()) for i in items for k, v in i.items())
 
 
-def open_runs(result) -> list[tuple[int, int]]:
-    from blue_nb.app.compare import unordered_runs
-
-    return unordered_runs(result)
-
-
 def compare(r: dict, local, remote: list[dict], note: Counter) -> None:
     """Assert that blue_nb's ReadResult ``local`` is what DynamoDB answers, page by page, taking dynalite's
     pages ``remote`` where it follows the documentation."""
@@ -323,7 +317,7 @@ def compare(r: dict, local, remote: list[dict], note: Counter) -> None:
     consistent = req.read_mode == "strong"
     got = [i for p in remote for i in p["items"]]
     a, b = [wire_text(i) for i in local.items], [wire_text(i) for i in got]
-    runs = open_runs(local)
+    runs = unordered_runs(local)
     for s, e in runs:                                    # order left open: the same items there, in any order
         assert sorted(a[s:e]) == sorted(b[s:e]), (r, a, b)
         b[s:e] = a[s:e]
@@ -340,6 +334,10 @@ def compare(r: dict, local, remote: list[dict], note: Counter) -> None:
         assert big, (r, lp, rp)
         note[DYNALITE_PAGE_CUT] += 1
         assert lp == documented_pages(local.items, req.limit), (r, lp)
+        at = 0
+        for page in local.pages:
+            assert page.rcu == units(sizes[at:at + page.count], consistent), (r, page)
+            at += page.count
         return
     assert [p.count for p in local.pages] == [p["scanned"] for p in remote]
     at = 0
@@ -369,8 +367,6 @@ def compare(r: dict, local, remote: list[dict], note: Counter) -> None:
 def on_embedded(r: dict, embedded, planned, local, note: Counter) -> None:
     """The same plan run on the embedded endpoint through blue_nb's own client (its wire both ways); moto's
     known gaps are named by the comparison itself (:func:`~blue_nb.app.compare.first_difference`)."""
-    from blue_nb.app.compare import MOTO_NO_TRAILING_PAGE, first_difference
-
     try:
         remote = embedded.run_plan(planned, follow=True)
     except DynamoError as e:
