@@ -218,3 +218,13 @@ def test_the_heat_model_orders_number_keys_by_value_over_the_whole_range():
     (n,) = con.execute(f"SELECT count(*) FROM t, (SELECT ? AS q) WHERE {number_order('x')} >= {number_order('q')}",
                        ["9" * 38]).fetchone()
     assert n == 2                                        # 1E+125 and 99...99
+
+
+@pytest.mark.parametrize("written", ["1E+125", "1" + "0" * 125, "10E124", "1." + "0" * 300 + "E125"])
+def test_a_number_read_off_the_wire_in_any_form_is_one_value_and_goes_back_in_full(written):
+    from blue_nb.items.values import from_wire, item_from_wire, to_wire
+    from blue_nb.sizing import item_size
+
+    value = from_wire({"N": written})                    # boto3 writes 1E+125; DynamoDB returns it in full
+    assert value == Decimal("1E+125") and to_wire(value) == {"N": "1" + "0" * 125}
+    assert item_size(item_from_wire({"n": {"N": written}})) == 1 + 2
