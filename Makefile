@@ -4,6 +4,7 @@
 # make test   - create or update .venv with the test extras and run every test (notebooks included)
 # make bench  - the whole design loop at 100k and 1M items (SCALE=N for another), each stage's seconds and
 #               peak memory against a naive baseline measured in the same run; writes bench/results.json
+# make dynalite - install dynalite (tests/dynalite, with npm) for the differential test; make test runs it
 # make browser - install Chromium and a CJK font with apt-get where they are missing (for the browser
 #               tests, which run in make test whenever Chromium is installed; .ci/run calls it)
 PYTHON ?= python3
@@ -12,7 +13,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8888
 
-.PHONY: lab test bench browser sample-data venv clean
+DYNALITE := tests/dynalite/node_modules/dynalite/cli.js
+
+.PHONY: lab test bench browser sample-data venv clean dynalite
 
 venv: $(STAMP)
 
@@ -28,8 +31,16 @@ sample-data: $(STAMP)
 lab: sample-data
 	$(BIN)/blue-nb lab --port $(PORT)
 
-test: $(STAMP)
+test: $(STAMP) dynalite
 	$(BIN)/python -m pytest
+
+# dynalite (an independent DynamoDB implementation, pinned in tests/dynalite/package-lock.json) for the
+# differential test; without npm the test skips and says why
+dynalite:
+	@if [ -f $(DYNALITE) ]; then :; \
+	elif command -v npm >/dev/null 2>&1; then npm ci --prefix tests/dynalite --no-audit --no-fund --ignore-scripts \
+		|| echo "npm ci failed: tests/test_differential.py will skip until dynalite is installed (make dynalite)"; \
+	else echo "no npm: tests/test_differential.py will skip (install Node.js to run it)"; fi
 
 bench: $(STAMP)
 	$(BIN)/python -m bench $(if $(SCALE),--scale $(SCALE))

@@ -18,6 +18,7 @@ from blue_nb.items.values import (
     item_from_wire,
     item_to_wire,
     loads_wire,
+    number_text,
     parse_item_line,
     to_wire,
     validate_number,
@@ -45,8 +46,11 @@ TO_WIRE = [
     (Decimal("1E+2"), {"N": "100"}),  # exponent input, plain output
     (Decimal("-0"), {"N": "0"}),  # negative zero
     (Decimal("0.001"), {"N": "0.001"}),  # small fraction stays plain
-    (Decimal("1E+125"), {"N": "1E+125"}),  # too long for plain: exponent form DynamoDB accepts
-    (Decimal("1E-130"), {"N": "1E-130"}),  # smallest magnitude
+    (Decimal("1E+125"), {"N": "1" + "0" * 125}),  # written out in full, as DynamoDB returns it
+    (Decimal("1E-130"), {"N": "0." + "0" * 129 + "1"}),  # smallest magnitude, in full too
+    (Decimal("-9.99E+125"), {"N": "-999" + "0" * 123}),
+    (Decimal("1" + "0" * 100), {"N": "1" + "0" * 100}),  # 101 digits written: no rounding trap
+    (Decimal("1." + "0" * 1000), {"N": "1"}),  # a thousand trailing zeros are trimmed, not rounded
     (Decimal("9" * 38), {"N": "9" * 38}),  # 38 digits
     (True, {"BOOL": True}),  # bool before int
     (False, {"BOOL": False}),
@@ -386,7 +390,10 @@ def test_numbers_round_trip_exactly(d):
     back = from_wire({"N": text})
     assert back == d  # numerically exact
     assert str(back.normalize()) == str(d.normalize()) or d.is_zero()  # same digits, same exponent
-    assert len(text) <= 45
+    assert "E" not in text and not text.endswith(".") and (text == "0" or text.lstrip("-")[0] != "0"
+                                                              or text.lstrip("-").startswith("0."))
+    assert "." not in text or not text.endswith("0")  # DynamoDB's canonical text: in full, nothing to trim
+    assert number_text(validate_number(text)) == text
 
 
 @given(st.binary())

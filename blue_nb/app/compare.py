@@ -6,7 +6,8 @@ partition with the most matching items, the one with the fewest, and a key that 
 items and their order, each page's Count and whether it carries a LastEvaluatedKey, the totals
 (Count, ScannedCount) and the read units. Differences that an emulator is known to produce (and
 DynamoDB does not) are named as such, never hidden: see :data:`MOTO_PAGE_CUT` and
-:data:`MOTO_NO_TRAILING_PAGE`.
+:data:`MOTO_NO_TRAILING_PAGE`. Where DynamoDB leaves the order open (a Scan across partitions, items with
+equal index keys) the items are compared as a set, and the note says so (:func:`unordered_runs`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from blue_nb.patterns import ReadResult, bind, row_values
 from blue_nb.spec import AccessPattern, Spec
 from blue_nb.stores import Store
 
-__all__ = ["Case", "canonical", "MOTO_NO_TRAILING_PAGE", "MOTO_PAGE_CUT", "first_difference", "parameter_cases"]
+__all__ = ["Case", "canonical", "MOTO_NO_TRAILING_PAGE", "MOTO_PAGE_CUT", "first_difference", "parameter_cases",
+           "unordered_runs"]
 
 #: moto's pages stop before the item that would take them past 1,000,000 bytes of its own size
 #: estimate; DynamoDB's stop after the item that reaches 1 MB (1,048,576 bytes)
@@ -95,12 +97,49 @@ def _key(item: dict[str, Any], result: ReadResult) -> str:
     return ", ".join(f"{a}={item.get(a)!s}" for a in (req.pk_attr, req.sk_attr) if a)
 
 
+def unordered_runs(result: ReadResult) -> list[tuple[int, int]]:
+    """(start, end) of each run of items, in ``result``'s order, whose order DynamoDB leaves open: a Scan's
+    items (its order across partitions is not defined) and, in an index query, the items with equal index
+    keys. Runs of one item are left out."""
+    req, n = result.request, len(result.items)
+    if req.operation == "scan":
+        return [(0, n)] if n > 1 else []
+    if req.operation != "query" or req.index == "table":
+        return []
+    runs, start = [], 0
+    key = [canonical({"k": i.get(req.sk_attr)}) if req.sk_attr else "" for i in result.items]
+    for i in range(1, n + 1):
+        if i == n or key[i] != key[start]:
+            if i - start > 1:
+                runs.append((start, i))
+            start = i
+    return runs
+
+
+def _order_open_note(runs: list[tuple[int, int]], result: ReadResult) -> str | None:
+    """What the comparison said of the items whose order is open (None: there were none)."""
+    n = sum(b - a for a, b in runs)
+    if not n:
+        return None
+    if result.request.operation == "scan":
+        return f"the scan's {n} items compared as a set (DynamoDB leaves a Scan's order across partitions open)"
+    return (f"{n} items with equal index keys compared as a set, in {len(runs)} group(s) (DynamoDB leaves "
+            "their order open)")
+
+
 def first_difference(local: ReadResult, remote: ReadResult, *, names: tuple[str, str],
                      emulator: str | None = None) -> tuple[str | None, str | None]:
     """(difference, note): the first way ``remote`` differs from ``local`` (None when they agree), and a
-    note naming an emulator gap that explains a page-boundary difference (None when there is none)."""
+    note naming what the comparison let pass (None when nothing): an emulator gap that explains a
+    page-boundary difference, and the items whose order DynamoDB leaves open (:func:`unordered_runs`),
+    which are compared as a set: the same items in the same positions of the result, in any order among
+    themselves."""
     a, b = names
     wa, wb = [canonical(i) for i in local.items], [canonical(i) for i in remote.items]
+    runs = unordered_runs(local)
+    for start, end in runs:                    # an open run: the same items, ordered as the local store orders
+        if sorted(wa[start:end]) == sorted(wb[start:end]):
+            wb[start:end] = wa[start:end]
     for n, (x, y) in enumerate(zip(wa, wb)):
         if x != y:
             ka, kb = _key(local.items[n], local), _key(remote.items[n], remote)
@@ -109,6 +148,7 @@ def first_difference(local: ReadResult, remote: ReadResult, *, names: tuple[str,
             return f"item {n + 1} ({ka}): the attributes differ: {a} {x[:200]} / {b} {y[:200]}", None
     if len(wa) != len(wb):
         return f"Count: {a} {len(wa)} items, {b} {len(wb)}", None
+    notes = [x for x in (_order_open_note(runs, local),) if x]
     pa = [(p.count, p.last_evaluated_key is not None) for p in local.pages]
     pb = [(p.count, p.last_evaluated_key is not None) for p in remote.pages]
     if pa != pb:
@@ -116,12 +156,12 @@ def first_difference(local: ReadResult, remote: ReadResult, *, names: tuple[str,
         if gap is None:
             return (f"pages: {a} {_show(pa)}, {b} {_show(pb)} (items per page; + = carries LastEvaluatedKey)",
                     None)
-        return None, gap
+        return None, "; ".join([gap, *notes])
     if local.scanned_count != remote.scanned_count:
         return f"ScannedCount: {a} {local.scanned_count}, {b} {remote.scanned_count}", None
     if local.rcu != remote.rcu:
         return f"read units: {a} {local.rcu}, {b} {remote.rcu}", None
-    return None, None
+    return None, "; ".join(notes) or None
 
 
 def _show(pages: list[tuple[int, bool]]) -> str:

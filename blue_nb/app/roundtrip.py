@@ -47,7 +47,7 @@ class PatternCheck:
     case: str
     params: dict[str, str]
     difference: str | None          # the first difference, None when all three agree
-    note: str | None                # an emulator gap that explains a page-boundary difference
+    note: str | None                # what the comparison let pass: an emulator gap, items whose order is open
     counts: dict[str, int]          # engine -> items returned
     pages: dict[str, int]           # engine -> calls made
     rcu: dict[str, float]           # engine -> read units (computed by blue_nb from the items returned)
@@ -64,7 +64,7 @@ class PatternCheck:
             return [self.pattern, self.case, shown, f"MISMATCH {self.difference}"]
         model = next(iter(self.counts))                 # the first local store: DynamoDB's pages as blue_nb models them
         n = self.counts[model]
-        tail = (f" (moto: {self.pages['dynamodb']} call(s), {self.rcu['dynamodb']} RCU; {self.note})"
+        tail = (f" (dynamodb: {self.pages['dynamodb']} call(s), {self.rcu['dynamodb']} RCU; {self.note})"
                 if self.note else "")
         return [self.pattern, self.case, shown, f"match: {n} item{'s' if n != 1 else ''}, "
                 f"{self.pages[model]} call(s), {self.rcu[model]} RCU{tail}"]

@@ -26,7 +26,7 @@ from blue_nb.spec import Spec, dumps_spec, load_spec
 from blue_nb.layout import item_shape_digest
 from blue_nb.layout import StagedRows, load_time
 from blue_nb.stores import (LoadResults, Store, TableLayout, keep_checks, kept_checks, load_items, loaded_spec,
-                            open_store)
+                            open_store, require_key_format)
 
 _CHECK_CHUNK = 10_000      # loaded items fed to the design checks at a time (check_loaded)
 
@@ -197,6 +197,11 @@ def open_loaded(spec: Spec, path: str | Path, backend: str = "duckdb") -> Store:
         store.close()
         raise SourceError(f"table {spec.table_name!r} is not in {path}", where=str(path),
                           hint=f"load it first: blue-nb load SPEC --data DIR --{backend} {path}")
+    try:
+        require_key_format(store, spec)
+    except BaseException:
+        store.close()
+        raise
     return store
 
 
@@ -248,6 +253,7 @@ def require_items_of(spec: Spec, store: Store) -> None:
     again = f"load it again with this spec: blue-nb load {spec.source_path or 'SPEC'} --data DIR --{store.kind} {where}"
     if not store.has_table(spec.table_name):
         raise SourceError(f"table {spec.table_name!r} is not in {where}", where=where, hint=again)
+    require_key_format(store, spec)
     rec = loaded_spec(store, spec.table_name)
     if rec is None:
         raise SourceError(f"{where} does not record which spec built its {spec.table_name!r} items (a load by an "

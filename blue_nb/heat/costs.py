@@ -25,8 +25,9 @@ at once in numpy.
 
 Approximations (said here, once):
 
-* S keys compare by bytes exactly as DynamoDB does; N sort keys compare as DOUBLE, B sort keys
-  as their base64 text.
+* S keys compare by bytes exactly as DynamoDB does, N sort keys by value (:func:`number_order`, exact over
+  DynamoDB's range), and a tie on an index key by the table key, as a store's read orders it; B sort keys
+  compare as their base64 text.
 * A scan costs ceil(bytes / 4 KB) per call (the per-page rounding is ignored) and is spread over
   every partition of the table or index in proportion to its bytes. Its pages are counted as if
   every entry had the mean entry size m, so a page holds P = ceil(1 MB / m) entries (the last one
@@ -54,7 +55,7 @@ from blue_nb.stores import Store
 from blue_nb.stores.analytics import Scratch, frame, ident
 from blue_nb.stores.entries import entries_table
 
-__all__ = ["CostTables", "PAGE_TYPES", "call_costs", "cut_pages", "read_factor", "read_mode"]
+__all__ = ["CostTables", "PAGE_TYPES", "call_costs", "cut_pages", "number_order", "read_factor", "read_mode"]
 
 
 def read_mode(spec: Spec, p: AccessPattern) -> str:
@@ -94,6 +95,21 @@ def cut_pages(rows: tuple[np.ndarray, np.ndarray], limit: int | None, mode: str)
                 break
     return pd.DataFrame(pages, columns=list(PAGE_TYPES)).astype({"rcu": float})
 
+
+
+def number_order(x: str) -> str:
+    """SQL: a value that orders the number text ``x`` (as the stores keep a number key: plain, no exponent) by
+    the number's value, exactly for all of DynamoDB's range (a DOUBLE holds 17 of its 38 digits): a struct of
+    the sign, the power of ten of the first digit, and the significant digits (inverted for a negative)."""
+    a = f"ltrim({x}, '-')"
+    whole, frac = f"split_part({a}, '.', 1)", f"split_part({a}, '.', 2)"
+    digits = f"rtrim(ltrim({whole} || {frac}, '0'), '0')"
+    power = (f"CASE WHEN ltrim({whole}, '0') <> '' THEN length(ltrim({whole}, '0')) - 1 "
+             f"ELSE length(ltrim({frac}, '0')) - length({frac}) - 1 END")
+    return (f"(CASE WHEN {digits} = '' THEN {{'s': 0, 'm': 0, 'd': ''}} "
+            f"WHEN starts_with({x}, '-') THEN {{'s': -1, 'm': -({power}), "
+            f"'d': translate({digits}, '0123456789', '9876543210') || '~'}} "
+            f"ELSE {{'s': 1, 'm': {power}, 'd': {digits}}} END)")
 
 class CostTables:
     """The ``calls``, ``effects`` and ``hits`` tables of one heat run, filled pattern by pattern."""
@@ -144,8 +160,8 @@ class CostTables:
         if op is None:
             return "TRUE"
         numeric = self._sk_type(p) == "N"
-        col, a, b = ("TRY_CAST(e.esk AS DOUBLE)", "TRY_CAST(q.qsk1 AS DOUBLE)", "TRY_CAST(q.qsk2 AS DOUBLE)") \
-            if numeric else ("e.esk", "q.qsk1", "q.qsk2")
+        col, a, b = (number_order("e.esk"), number_order("q.qsk1"), number_order("q.qsk2")) if numeric \
+            else ("e.esk", "q.qsk1", "q.qsk2")
         if op == "eq":
             return f"{col} = {a}"
         if op == "begins_with":
@@ -163,8 +179,11 @@ class CostTables:
         if not sk_attr:
             return "e.pk, e.sk"
         d = "" if p.scan_forward else " DESC"
-        col = "TRY_CAST(e.esk AS DOUBLE)" if self._sk_type(p) == "N" else "e.esk"
-        return f"{col}{d}, e.pk{d}, e.sk{d}"
+        col = number_order("e.esk") if self._sk_type(p) == "N" else "e.esk"
+        t = self.spec.table
+        pk, sk = (number_order(f"e.{c}") if typ == "N" else f"e.{c}"
+                  for c, typ in (("pk", t.partition_key_type), ("sk", t.sort_key_type)))
+        return f"{col}{d}, {pk}{d}, {sk}{d}"       # ties by the table key, as a store's read orders them
 
     def _query(self, pid: int, p: AccessPattern, cand: str) -> None:
         ent = entries_table(self.scratch, self.spec, p.index)

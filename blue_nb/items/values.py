@@ -20,7 +20,7 @@ import binascii
 import json
 import re
 from collections.abc import Mapping
-from decimal import Context, Decimal, Inexact, InvalidOperation, Rounded
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from blue_nb.errors import ItemError
@@ -49,8 +49,6 @@ MIN_ADJUSTED = -130  # |x| >= 1E-130
 MAX_ADJUSTED = 125  # |x| <  1E126
 TYPE_TAGS = frozenset({"S", "N", "B", "BOOL", "NULL", "L", "M", "SS", "NS", "BS"})
 
-#: 50 digits, and any rounding traps: normalizing a valid (<= 38 digit) number is always exact.
-CONTEXT = Context(prec=50, Emax=999_999, Emin=-999_999, traps=[InvalidOperation, Inexact, Rounded])
 
 _NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NUMBER_HINT = "write a plain decimal such as 12, -3.5 or 1.2E+7 (at most 38 significant digits)"
@@ -112,18 +110,28 @@ def validate_number(value: str | int | Decimal, where: str = "") -> Decimal:
 
 
 def number_text(d: Decimal) -> str:
-    """Canonical DynamoDB text for a valid number: trailing zeros dropped, -0 is ``"0"``.
+    """DynamoDB's canonical text of a valid number, as it returns it: written out in full, with no
+    exponent, no leading or trailing zero and no sign on zero (``"1.5"`` for ``1.50``, ``"100"`` for
+    ``1E+2``, ``"0"`` for ``-0``; ``1E+125`` is a 1 and 125 zeros). Two numbers are equal exactly when
+    their texts are, so this text is also how a number key is stored and compared.
 
-    Plain notation when it needs at most 38 digits (``"100"``, ``"0.0015"``), otherwise the
-    exponent form that ``str(Decimal)`` gives (``"1E+125"``, ``"1.5E-100"``).
-    """
+    Exact for any number :func:`validate_number` accepts, however it was written (``1`` and a thousand
+    zeros after the point included): the digits are trimmed, never rounded."""
     if d.is_zero():
         return "0"
-    n = d.normalize(CONTEXT)
-    plain = format(n, "f")
-    if len(plain.lstrip("-").replace(".", "").lstrip("0")) <= MAX_DIGITS and len(plain) <= 42:
-        return plain
-    return str(n)
+    sign, digits, exp = d.as_tuple()
+    written = "".join(map(str, digits))
+    kept = written.rstrip("0")
+    exp += len(written) - len(kept)                   # value = int(text) * 10 ** exp
+    text = kept.lstrip("0")
+    point = len(text) + exp                           # digits before the decimal point
+    if exp >= 0:
+        body = text + "0" * exp
+    elif point > 0:
+        body = f"{text[:point]}.{text[point:]}"
+    else:
+        body = f"0.{'0' * -point}{text}"
+    return "-" + body if sign else body
 
 
 # ---------------------------------------------------------------- scalars

@@ -9,10 +9,10 @@ read the same names from here.
 """
 
 from blue_nb.layout.staged import StagedRows, load_time
-from blue_nb.layout.tables import (KEY_SQL, LOADS_TABLE, MAIN_COLUMNS, TableLayout, catalog_name, catalog_table_sql,
-                                   checks_record_name, index_column, item_shape_digest, main_table_sql, quote_ident,
+from blue_nb.layout.tables import (KEY_FORMAT, KEY_SQL, LOADS_TABLE, MAIN_COLUMNS, TableLayout, catalog_name, catalog_table_sql,
+                                   checks_record_name, has_number_keys, index_column, item_shape_digest, main_table_sql, quote_ident,
                                    source_rows_name, spec_record_name, staging_name, stored_key)
 
-__all__ = ["KEY_SQL", "LOADS_TABLE", "MAIN_COLUMNS", "StagedRows", "TableLayout", "catalog_name", "catalog_table_sql",
-           "checks_record_name", "index_column", "item_shape_digest", "load_time", "main_table_sql", "quote_ident",
+__all__ = ["KEY_FORMAT", "KEY_SQL", "LOADS_TABLE", "MAIN_COLUMNS", "StagedRows", "TableLayout", "catalog_name", "catalog_table_sql",
+           "checks_record_name", "has_number_keys", "index_column", "item_shape_digest", "load_time", "main_table_sql", "quote_ident",
            "source_rows_name", "spec_record_name", "staging_name", "stored_key"]

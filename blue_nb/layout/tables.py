@@ -27,14 +27,16 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from blue_nb.errors import StoreError
 from blue_nb.items.item_json import dumps_item
+from blue_nb.items.values import number_text, validate_number
 from blue_nb.spec import Spec
 
-__all__ = ["KEY_SQL", "LOADS_TABLE", "MAIN_COLUMNS", "TableLayout", "catalog_name", "catalog_table_sql", "checks_record_name",
-           "index_column", "item_shape_digest", "main_table_sql", "quote_ident", "source_rows_name", "spec_record_name",
+__all__ = ["KEY_FORMAT", "KEY_SQL", "LOADS_TABLE", "MAIN_COLUMNS", "TableLayout", "catalog_name", "catalog_table_sql", "checks_record_name",
+           "has_number_keys", "index_column", "item_shape_digest", "main_table_sql", "quote_ident", "source_rows_name", "spec_record_name",
            "staging_name", "stored_key"]
 
 _IDENT = re.compile(r"^[A-Za-z0-9_.-]{1,255}$")
@@ -95,15 +97,37 @@ def index_column(index: str, key: str) -> str:
 
 
 def stored_key(value: Any) -> str | None:
-    """A key value as stored in the TEXT key columns (numbers as written, binary as base64)."""
+    """A key value as stored in the TEXT key columns: a string as it is, a number (an int or a ``Decimal``)
+    as DynamoDB's canonical text (:func:`~blue_nb.items.values.number_text`: ``1.5``, ``1.50`` and ``1.500``
+    are one key, as in DynamoDB), binary as base64. Two key values of one type are equal exactly when
+    their stored texts are, so every equality on a key (a query, a GetItem, the load's duplicate check) is
+    an equality of texts."""
     if value is None:
         return None
+    if isinstance(value, str):
+        return value
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, (Decimal, int)) and not isinstance(value, bool):
+        return number_text(validate_number(value))
     return str(value)
 
 
 KEY_SQL = "PRIMARY KEY (pk, sk)"
+
+#: How the key columns hold key values, recorded by each load beside the spec that built the items. 1 (loads
+#: before it was recorded): numbers as they were written, so ``1.50`` and ``1.5`` were two keys; 2: numbers
+#: in DynamoDB's canonical text (:func:`stored_key`). Strings and binary are stored alike in both.
+KEY_FORMAT = 2
+
+
+def has_number_keys(spec: Spec) -> bool:
+    """Whether a key of the spec's table or of one of its indexes is a number (its stored keys then depend on
+    :data:`KEY_FORMAT`)."""
+    t = spec.table
+    return "N" in {t.partition_key_type, t.sort_key_type if t.sort_key else "S",
+                   *(i.partition_key_type for i in t.indexes.values() if i.type == "global"),
+                   *(i.sort_key_type for i in t.indexes.values() if i.sort_key)}
 
 
 def main_table_sql(table: str) -> str:

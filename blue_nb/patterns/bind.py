@@ -1,7 +1,9 @@
 """Access patterns bound to parameter values: the key request, and DynamoDB's key order.
 
 Pure (layer 1): :func:`bind` turns a pattern and its parameters into a :class:`KeyRequest` (the
-key values, the sort-key condition, the index, paging and consistency). :data:`COMPARISONS` is
+key values, the sort-key condition, the index, paging and consistency), or refuses, in DynamoDB's words,
+a request DynamoDB would refuse (:mod:`blue_nb.spec.refusals`). :attr:`KeyRequest.order_keys` is the order
+of a read's items, DynamoDB's and, where it leaves it open, blue_nb's. :data:`COMPARISONS` is
 the one table of sort-key comparison operators: the SQL plan, the boto3 request and the local
 filter all read it.
 """
@@ -15,8 +17,10 @@ from decimal import Decimal
 from typing import Any, Callable, Mapping
 
 from blue_nb.errors import QueryError, TemplateError
-from blue_nb.items.values import validate_number
+from blue_nb.items.values import to_wire, validate_number
+from blue_nb.printing import short
 from blue_nb.spec import AccessPattern, Spec
+from blue_nb.spec.refusals import refusal
 
 __all__ = ["COMPARISONS", "Comparison", "KeyRequest", "SK_OPS", "bind", "prefix_successor", "projection_of",
            "row_values", "sk_matches", "sort_value"]
@@ -59,6 +63,7 @@ class KeyRequest:
     consistent: bool = False
     projection: Any = "all"          # all | keys_only | tuple of attribute names
     table_keys: tuple[str, str | None] = ("pk", "sk")
+    table_key_types: tuple[str, str] = ("S", "S")
     params: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -68,6 +73,35 @@ class KeyRequest:
     @property
     def read_mode(self) -> str:
         return "strong" if self.consistent and self.index_type != "global" else "eventual"
+
+    @property
+    def order_keys(self) -> tuple[tuple[str, str], ...]:
+        """(attribute, type) of the keys a query or scan returns its items in the order of, first to last.
+
+        DynamoDB defines the order of a query by its sort key; it leaves open the order of items with equal
+        index keys (an index query) and the order of a scan across partitions. blue_nb closes both the same
+        way: after the read's own keys come the table's partition key, then its sort key, each in its type's
+        order (:func:`sort_value`). A scan reads partition by partition (partition key, then sort key); a
+        query in descending order (``forward`` False) is exactly the reverse of its ascending order."""
+        (tpk, tsk), (tpt, tst) = self.table_keys, self.table_key_types
+        if self.index == "table":          # a query's partition key is one value: its sort key orders it
+            out = [(tsk, tst)] if self.operation == "query" else [(tpk, tpt), (tsk, tst)]
+        else:
+            own = [(self.pk_attr, self.pk_type)] if self.operation == "scan" else []
+            out = [*own, (self.sk_attr, self.sk_type), (tpk, tpt), (tsk, tst)]
+        seen: dict[str, str] = {}
+        for attr, typ in out:
+            if attr and attr not in seen:
+                seen[attr] = typ
+        return tuple(seen.items())
+
+    @property
+    def ordered_in_sql(self) -> bool:
+        """Whether the stores' SQL returns a query's or scan's items in :attr:`order_keys` order and already
+        filtered by the sort-key condition: when every key it orders by is a string (TEXT compares by UTF-8
+        bytes, as DynamoDB compares S). Otherwise :func:`~blue_nb.patterns.paging.key_order` filters and
+        orders them (numbers numerically, binary by bytes)."""
+        return all(t == "S" for _, t in self.order_keys)
 
 
 def row_values(spec: Spec, entity: str, item: Mapping[str, Any]) -> dict[str, str]:
@@ -116,7 +150,8 @@ def bind(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | N
                 index_type=index.type if index is not None else "table", pk_attr=pk_attr, sk_attr=sk_attr,
                 pk_type=pk_type, sk_type=sk_type, limit=p.limit, forward=p.scan_forward,
                 consistent=p.consistent_read, projection=projection_of(index),
-                table_keys=(t.partition_key, t.sort_key), params=dict(params))
+                table_keys=(t.partition_key, t.sort_key), table_key_types=(t.partition_key_type, t.sort_key_type),
+                params=dict(params))
     kc = p.key_condition
     if kc is None:
         return KeyRequest(**base)
@@ -126,7 +161,14 @@ def bind(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | N
         sk_values = tuple(_typed(tp.render(params, where), sk_type, where) for tp in kc.sk_templates)
     except TemplateError as e:
         raise QueryError(e.msg, where=e.where, hint=e.hint, cause=e) from e
-    return KeyRequest(**base, pk_value=pk_value, sk_op=SK_OPS.get(kc.sk_op or ""), sk_values=sk_values)
+    sk_op = SK_OPS.get(kc.sk_op or "")
+    refused = refusal(pk_attr=pk_attr, pk_type=pk_type, pk_value=pk_value, sk_attr=sk_attr, sk_type=sk_type,
+                      sk_op=sk_op, sk_values=sk_values, shown=[next(iter(to_wire(v).values())) for v in sk_values])
+    if refused is not None:
+        shown = ", ".join(f"{n}={short(str(v), 40)!r}" for n, v in params.items())
+        raise QueryError(f"DynamoDB refuses {p.name} with {shown or 'no parameters'}: {refused.text}", where=where,
+                         hint=refused.hint)
+    return KeyRequest(**base, pk_value=pk_value, sk_op=sk_op, sk_values=sk_values)
 
 
 def projection_of(index) -> Any:

@@ -52,13 +52,19 @@ def index_entry(item: Mapping[str, Any] | None, spec: Spec, index: str) -> dict[
 
 
 def key_order(req: KeyRequest, rows: Iterable[tuple[dict[str, Any], int]]) -> Iterable[tuple[dict[str, Any], int]]:
-    """(item, size) rows of a query in DynamoDB's order. The SQL orders and filters S sort keys
-    itself; for N and B sort keys it returns the partition, filtered and ordered here exactly
-    (numbers numerically, binary by bytes)."""
-    if not (req.sk_attr and req.sk_type != "S" and req.operation == "query"):
+    """(item, size) rows of a query or scan in DynamoDB's order, and blue_nb's where DynamoDB leaves it open
+    (:attr:`~blue_nb.patterns.bind.KeyRequest.order_keys`). The SQL filters and orders a read whose keys
+    are all strings itself; for any other (a number or binary key among them) it returns the rows,
+    filtered by the sort-key condition and ordered here exactly (numbers numerically, binary by bytes). The
+    order keys end with the whole table key, so no two items tie and a descending query is the exact
+    reverse of the ascending one."""
+    if req.operation not in ("query", "scan") or req.ordered_in_sql:
         return rows
-    return sorted((r for r in rows if sk_matches(req, r[0].get(req.sk_attr))),
-                  key=lambda r: sort_value(r[0][req.sk_attr]), reverse=not req.forward)
+    attrs = [a for a, _ in req.order_keys]
+    if req.operation == "query" and req.sk_op:
+        rows = (r for r in rows if sk_matches(req, r[0].get(req.sk_attr)))
+    return sorted(rows, key=lambda r: tuple(sort_value(r[0][a]) for a in attrs),      # a read's items hold them all
+                  reverse=req.operation == "query" and not req.forward)
 
 
 @dataclass

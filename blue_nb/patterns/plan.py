@@ -81,12 +81,12 @@ class Plan:
     def rows_needed(self, max_pages: int | None = None, follow: bool = False) -> int | None:
         """The most rows (in the SQL's order) the pages a call reads can use: ``Limit`` per page, and one
         more; None when any row may be needed (no Limit, every page followed without a cap, a GetItem or
-        write, or a query whose order is made after the SQL: N and B sort keys, :func:`key_order`).
+        write, or a read whose order is made after the SQL: a number or binary key, :func:`key_order`).
         The pages are :func:`~blue_nb.patterns.paginate`'s: one per call with a Limit, ``max_pages`` caps."""
         req = self.request
         if req.operation not in ("query", "scan") or req.limit is None:
             return None
-        if req.operation == "query" and req.sk_attr and req.sk_type != "S":
+        if not req.ordered_in_sql:
             return None
         pages = max_pages if max_pages is not None else (None if follow else 1)
         return None if pages is None else req.limit * pages + 1

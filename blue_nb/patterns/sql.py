@@ -3,9 +3,11 @@
 Pure functions; the same SQL runs on SQLite and DuckDB (both compare TEXT by UTF-8 bytes, as
 DynamoDB compares S keys), but for how each returns ``data`` as bytes (:func:`data_bytes`). Values
 are always parameters; identifiers come from the :class:`~blue_nb.layout.TableLayout` and
-are validated and quoted. For N and B sort keys the SQL selects the partition and
-:func:`~blue_nb.patterns.paging.key_order` filters and orders exactly (numbers numerically, binary by
-bytes).
+are validated and quoted. Key values are compared as the stores keep them
+(:func:`~blue_nb.layout.stored_key`: a number in DynamoDB's canonical text, so by value). A read whose
+order keys are all strings (:attr:`~blue_nb.patterns.bind.KeyRequest.order_keys`) is filtered and ordered
+here; for any other the SQL selects the partition (or the table) and
+:func:`~blue_nb.patterns.paging.key_order` filters and orders exactly (numbers numerically, binary by bytes).
 """
 
 from __future__ import annotations
@@ -94,6 +96,10 @@ def read_sql(layout: TableLayout, req: KeyRequest, backend: str) -> Statement:
         return Statement(f"{join}{where} ORDER BY {order}")
     params: list = [stored_key(req.pk_value)]
     cond, extra = _sk_condition(sk_col, req) if sk_col else ("", [])
-    sort_key = req.sk_type == "S" and sk_col
-    order = f" ORDER BY {sk_col}{desc}{ties}" if sort_key else " ORDER BY c.pk, c.sk"
+    if not req.ordered_in_sql:                   # key_order filters and orders the partition's rows
+        order = " ORDER BY c.pk, c.sk"
+    elif sk_col:
+        order = f" ORDER BY {sk_col}{desc}{ties}"
+    else:                                        # an index without a sort key: its items all tie
+        order = f" ORDER BY c.pk{desc}, c.sk{desc}"
     return Statement(f"{join} WHERE {pk_col} = ?{cond}{order}", tuple(params + extra))

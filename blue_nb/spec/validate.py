@@ -9,6 +9,7 @@ from typing import Any
 
 from blue_nb.errors import Problem, TemplateError
 from blue_nb.spec.model import SK_OPERATORS
+from blue_nb.spec.refusals import spec_refusals
 from blue_nb.spec.templates import KeyTemplate
 
 __all__ = ["semantic_problems"]
@@ -119,7 +120,37 @@ def _key_condition_problems(p: dict, where: str, table: dict, index: dict | None
     if index is not None and index.get("type", "global") == "global" and p.get("consistent_read"):
         out.append(Problem(f"{where}.consistent_read", "a global secondary index is read eventually consistent only",
                            "set consistent_read: false (DynamoDB answers true with a ValidationException)"))
+    bad_template = False
     for k, v in kc.items():
         for n, text in enumerate(v if isinstance(v, list) else [v]):
-            out += _template_problem(text, f"{where}.key_condition.{k}" + (f"[{n}]" if isinstance(v, list) else ""))
+            found = _template_problem(text, f"{where}.key_condition.{k}" + (f"[{n}]" if isinstance(v, list) else ""))
+            bad_template = bad_template or bool(found)
+            out += found
+    if not bad_template and len(sk_ops) <= 1 and not (sk_ops and not has_sk):
+        out += _refused(p, where, table, index, sk_ops[0] if sk_ops else None)
     return out
+
+
+def _refused(p: dict, where: str, table: dict, index: dict | None, sk_op: str | None) -> list[Problem]:
+    """The key condition DynamoDB would refuse whatever the parameters (:func:`~blue_nb.spec.refusals.spec_refusals`)."""
+    kc = p["key_condition"]
+    local = index is not None and index.get("type") == "local"
+    keys = index if index is not None and not local else table
+    pk_attr = keys.get("partition_key") or table["partition_key"]
+    pk_type = keys.get("partition_key_type", "S") if not local else table.get("partition_key_type", "S")
+    src = index if index is not None else table
+    sk_attr, sk_type = src.get("sort_key"), src.get("sort_key_type", "S")
+    sk_texts = [] if sk_op is None else (kc[sk_op] if isinstance(kc[sk_op], list) else [kc[sk_op]])
+    templates = [KeyTemplate(t) for t in [kc["pk"], *sk_texts]]
+    found = spec_refusals(operation=p["operation"], pk_attr=pk_attr, pk_type=pk_type, sk_attr=sk_attr,
+                          sk_type=sk_type, sk_op=sk_op, pk=_literal(templates[0]), sk=[_literal(t) for t in templates[1:]],
+                          literal=[not t.placeholders for t in templates])
+    if found is None:
+        return []
+    return [Problem(f"{where}.key_condition" + (f".{sk_op}" if sk_op else ""),
+                    f"DynamoDB refuses this key condition: {found.text}", found.hint)]
+
+
+def _literal(template: KeyTemplate) -> str:
+    """The text of a template without placeholders ("" for one with them: its value comes with the parameters)."""
+    return "" if template.placeholders else template.render({})

@@ -36,14 +36,15 @@ from typing import Callable
 
 from blue_nb.errors import StoreError
 from blue_nb.layout import catalog_name, catalog_table_sql, quote_ident
-from blue_nb.layout import (LOADS_TABLE, checks_record_name, item_shape_digest, source_rows_name, spec_record_name,
-                            staging_name)
+from blue_nb.layout import (KEY_FORMAT, LOADS_TABLE, checks_record_name, has_number_keys, item_shape_digest,
+                            source_rows_name, spec_record_name, staging_name)
 from blue_nb.spec import Spec
 from blue_nb.stores.base import Store
 from blue_nb.stores.drivers import open_driver
 
 __all__ = ["ABANDONED", "DONE", "READY", "abandon", "decide", "drop_staging", "ensure_journal", "finish",
-           "loaded_digest", "loaded_spec", "pending", "record", "recover", "stage_spec_record", "state_of", "swap_in"]
+           "loaded_digest", "loaded_key_format", "loaded_spec", "pending", "record", "recover", "require_key_format",
+           "stage_spec_record", "state_of", "swap_in"]
 
 READY, DONE, ABANDONED = "ready", "done", "abandoned"
 _J = quote_ident(LOADS_TABLE)
@@ -113,15 +114,21 @@ def swap_in(store: Store, table: str) -> None:
 
 
 def stage_spec_record(store: Store, table: str, spec: Spec, *, keep: bool) -> None:
-    """Stage the record of which spec built the items (:func:`item_shape_digest`). An upsert that keeps items
-    built with another spec (or with no record) records no digest: the table then holds a mix."""
+    """Stage the record of which spec built the items (:func:`item_shape_digest`) and how their keys are stored
+    (:data:`~blue_nb.layout.KEY_FORMAT`). An upsert that keeps items built with another spec (or with no
+    record) records no digest: the table then holds a mix; one that keeps items of an earlier key format
+    records that format, since those items keep their keys."""
     digest: str | None = item_shape_digest(spec)
-    if keep and loaded_digest(store, table) != digest:
-        digest = None
+    key_format = KEY_FORMAT
+    if keep:
+        if loaded_digest(store, table) != digest:
+            digest = None
+        key_format = min(key_format, loaded_key_format(store, table))
     rec = quote_ident(spec_record_name(staging_name(table)))
-    store.execute(f"CREATE TABLE {rec} (digest TEXT, spec TEXT, loaded_at TEXT NOT NULL)")
+    store.execute(f"CREATE TABLE {rec} (digest TEXT, spec TEXT, loaded_at TEXT NOT NULL, key_format INTEGER)")
     at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    store.execute(f"INSERT INTO {rec} (digest, spec, loaded_at) VALUES (?, ?, ?)", (digest, spec.source_path or spec.domain, at))
+    store.execute(f"INSERT INTO {rec} (digest, spec, loaded_at, key_format) VALUES (?, ?, ?, ?)",
+                  (digest, spec.source_path or spec.domain, at, key_format))
 
 
 def loaded_digest(store: Store, table: str) -> str | None:
@@ -136,6 +143,32 @@ def loaded_spec(store: Store, table: str) -> tuple[str | None, str, str] | None:
         return None
     rows = store.execute(f"SELECT digest, spec, loaded_at FROM {quote_ident(rec)}")
     return tuple(rows[0]) if rows else None
+
+
+def loaded_key_format(store: Store, table: str) -> int:
+    """The :data:`~blue_nb.layout.KEY_FORMAT` the keys of ``table`` are stored in: the current one for a table
+    not there yet, 1 for a table loaded before the format was recorded."""
+    if not store.has_table(table):
+        return KEY_FORMAT
+    rec = spec_record_name(table)
+    if "key_format" not in store.table_columns(rec):
+        return 1
+    rows = store.execute(f"SELECT key_format FROM {quote_ident(rec)}")
+    return int(rows[0][0]) if rows and rows[0][0] is not None else 1
+
+
+def require_key_format(store: Store, spec: Spec) -> None:
+    """Refuse to read a table whose number keys an earlier blue-nb stored as they were written (``1.50`` beside
+    ``1.5``): a StoreError that says to load it again. A spec without number keys reads any such table as it
+    is: its string and binary keys were stored as they are now."""
+    table = spec.table_name
+    if not has_number_keys(spec) or loaded_key_format(store, table) >= KEY_FORMAT:
+        return
+    raise StoreError(f"{table!r} in {store.path} was loaded by an earlier blue-nb, which stored number keys as "
+                     "they were written (1.50 and 1.5 as two keys); this one compares them by value",
+                     where=str(store.path),
+                     hint=f"load it again: blue-nb load {spec.source_path or 'SPEC'} --data DIR --{store.kind} "
+                          f"{store.path}")
 
 
 #: spec versions whose findings are kept per table (the most recent ones)

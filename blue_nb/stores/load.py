@@ -143,6 +143,11 @@ def _prepare(store: Store, layout: TableLayout, mode: str, notes: list[str], *, 
                          where=store.path, hint="close any program that holds that file open, then load again")
     store.check_table(layout)
     before = store.count(layout.table) if store.has_table(layout.table) else 0
+    if mode == "upsert" and before:
+        try:                                 # an upsert keeps the items there: their keys must compare as the new ones
+            journal.require_key_format(store, spec)
+        except StoreError as e:
+            raise StoreError(e.msg, where=e.where, hint="load it again with --mode replace") from None
     nxt = layout.staging()
     store.begin()
     try:

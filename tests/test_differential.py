@@ -1,0 +1,540 @@
+"""blue_nb against an independent DynamoDB implementation, on generated designs.
+
+Hypothesis (fixed: derandomized) draws a design (number, string and binary table keys, a GSI with or
+without a sort key, an LSI, each projection), the items in it (numbers written several ways, keys that
+tie on an index, strings outside ASCII, a few items near 400 KB so that pages reach 1 MB) and requests
+(every key condition, both directions, ``Limit`` at 1, 2, 3 and at the exact number of matches, scans,
+GetItem, and requests DynamoDB refuses). Each request runs on SQLite, DuckDB and dynalite; SQLite and
+DuckDB must agree exactly, and with dynalite on every page: the items and their order, Count,
+ScannedCount, LastEvaluatedKey and the read units. The requests are sent to dynalite as a client writes
+them (numbers as written, binary as bytes), not as blue_nb would, and its answers are read back through
+blue_nb's wire codec.
+
+Where DynamoDB leaves the order open (a Scan across partitions, items with equal index keys) the items
+are compared as a set. Where dynalite departs from DynamoDB's documentation, the departure is named
+below (``DYNALITE_*``) and blue_nb is checked against the documented rule instead. Every run is counted
+by its class; the last test checks the number of runs and prints the counts.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from decimal import Decimal
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from blue_nb.app.compare import MOTO_NO_TRAILING_PAGE, canonical, first_difference, unordered_runs
+from blue_nb.errors import DynamoError, QueryError, SourceError, SpecError
+from blue_nb.items.values import item_from_wire, number_text
+from blue_nb.patterns import plan
+from blue_nb.sizing import PAGE_BYTES, item_size
+from blue_nb.spec import spec_from_dict
+from blue_nb.stores import load_items, open_store
+
+from .dynalite_server import Dynalite, dynalite_missing
+
+# -- dynalite's departures from DynamoDB's documentation ---------------------------------------------------
+
+#: dynalite charges nothing for a page that read nothing; DynamoDB charges the minimum (0.5 eventually
+#: consistent, 1 strongly consistent) for every call, an empty page included
+DYNALITE_EMPTY_PAGE_FREE = "DYNALITE_EMPTY_PAGE_FREE"
+#: dynalite measures a string (and an attribute name) in UTF-16 code units, DynamoDB in UTF-8 bytes
+DYNALITE_UTF16_SIZES = "DYNALITE_UTF16_SIZES"
+#: dynalite ends a page at 1 MB of its own compressed size of the items; DynamoDB after the item that takes
+#: the bytes read (the items' sizes) to 1 MB
+DYNALITE_PAGE_CUT = "DYNALITE_PAGE_CUT"
+#: dynalite charges a GetItem of a missing item nothing; DynamoDB charges the minimum
+DYNALITE_MISSING_ITEM_FREE = "DYNALITE_MISSING_ITEM_FREE"
+#: dynalite drops a Scan's ConsistentRead (its Scan takes no such parameter) and charges a strongly consistent
+#: Scan as an eventually consistent one; DynamoDB charges it the full unit per 4 KB
+DYNALITE_SCAN_CONSISTENT_HALF = "DYNALITE_SCAN_CONSISTENT_HALF"
+#: moto_server (the embedded endpoint) answers some valid paged GSI queries with an internal server error
+MOTO_SERVER_ERROR = "MOTO_SERVER_ERROR"
+#: dynalite takes a key condition's values of any length; DynamoDB refuses a partition key value over
+#: 2,048 bytes and a sort key value over 1,024 (blue_nb refuses them with DynamoDB's words)
+DYNALITE_TAKES_LONG_KEYS = "DYNALITE_TAKES_LONG_KEYS"
+
+pytestmark = pytest.mark.skipif(dynalite_missing() is not None, reason=dynalite_missing() or "")
+
+RUNS: Counter = Counter()            # class of run -> how many
+EXAMPLES = 160
+REQUESTS = 10                        # requests per design
+EMBEDDED_EVERY = 4                   # every n-th design runs on the embedded endpoint too
+
+STRINGS = ["a", "b", "ab", "B", "a~", "0", "é", "日", "é1", "Z"]
+NUMBERS = [Decimal(x) for x in ("0", "1", "2", "10", "12", "-1", "-2.5", "1.5", "0.25", "100", "1E+50",
+                                "-1E-100", "9" * 38, "1E+125", "1E-130")]
+
+
+def spellings(d: Decimal) -> st.SearchStrategy[str]:
+    """Ways to write the number ``d``: its canonical text, trailing zeros, an exponent, leading zeros."""
+    text = number_text(d)
+    sign, digits, exp = d.normalize().as_tuple() if d else (0, (0,), 0)
+    mantissa = "".join(map(str, digits))
+    out = [text, f"{'-' if sign else ''}{mantissa}E{exp}", f"{'-' if sign else ''}{mantissa}0E{exp - 1}"]
+    if len(text) < 60:
+        out.append(text + ("0" if "." in text else ".00"))
+        out.append(("-00" + text[1:]) if text.startswith("-") else "00" + text)
+    return st.sampled_from(out)
+
+
+def key_text(typ: str) -> st.SearchStrategy[str]:
+    """A key value as a parameter's text: a number written some way, or a string (B: its UTF-8 bytes)."""
+    if typ == "N":
+        return st.sampled_from(NUMBERS).flatmap(spellings)
+    return st.sampled_from(STRINGS)
+
+
+def typed(text: str, typ: str):
+    return Decimal(text) if typ == "N" else text.encode("utf-8") if typ == "B" else text
+
+
+def wire_of(text: str, typ: str) -> dict:
+    """The value as a client sends it (boto3's low-level client: numbers as text, binary as bytes)."""
+    return {"N": text} if typ == "N" else {"B": text.encode("utf-8")} if typ == "B" else {"S": text}
+
+
+# -- a design, its items and its requests ------------------------------------------------------------------
+
+KEY_TYPES = st.sampled_from(["S", "N", "B"])
+PROJECTIONS = st.sampled_from(["all", "keys_only", ["v"]])
+
+
+@st.composite
+def designs(draw):
+    d = {"pk": draw(KEY_TYPES), "sk": draw(KEY_TYPES), "gsi": None, "lsi": None}
+    if draw(st.booleans()):
+        d["gsi"] = {"pk": draw(KEY_TYPES), "sk": draw(st.one_of(st.none(), KEY_TYPES)), "projection": draw(PROJECTIONS)}
+    if draw(st.integers(0, 2)) == 0:
+        d["lsi"] = {"sk": draw(KEY_TYPES), "projection": draw(PROJECTIONS)}
+    return d
+
+
+def spec_dict(d: dict, n: int, pattern: dict | None = None) -> dict:
+    table = {"name": f"diff_{n}", "partition_key": "p", "sort_key": "s", "partition_key_type": d["pk"],
+             "sort_key_type": d["sk"], "indexes": {}}
+    key = {"p": "{p}", "s": "{s}"}
+    if d["gsi"]:
+        g = d["gsi"]
+        table["indexes"]["gsi1"] = {"type": "global", "partition_key": "gp", "partition_key_type": g["pk"],
+                                    "projection": g["projection"]}
+        key["gp"] = "{gp}"
+        if g["sk"]:
+            table["indexes"]["gsi1"].update(sort_key="gs", sort_key_type=g["sk"])
+            key["gs"] = "{gs}"
+    if d["lsi"]:
+        table["indexes"]["lsi1"] = {"type": "local", "sort_key": "ls", "sort_key_type": d["lsi"]["sk"],
+                                    "projection": d["lsi"]["projection"]}
+        key["ls"] = "{ls}"
+    return {"spec_version": 1, "domain": f"diff{n}", "table": table,
+            "entities": {"Row": {"source": "rows", "key": key, "attributes": {"v": "S", "w": "S"}}},
+            "access_patterns": [pattern] if pattern else []}
+
+
+@st.composite
+def items_of(draw, d: dict):
+    big = draw(st.integers(0, 9)) == 0                          # a design whose pages reach 1 MB
+    out = []
+    partitions = st.sampled_from([number_text(x) for x in NUMBERS[:2]] if d["pk"] == "N" else STRINGS[:2])
+    for _ in range(draw(st.integers(0, 14 if big else 25))):
+        item = {"p": draw(partitions if big else key_text(d["pk"])), "s": draw(key_text(d["sk"]))}
+        if d["gsi"] and draw(st.integers(0, 4)):                # a sparse index: some items lack its keys
+            item["gp"] = draw(key_text(d["gsi"]["pk"]))
+            if d["gsi"]["sk"]:
+                item["gs"] = draw(key_text(d["gsi"]["sk"]))
+        if d["lsi"] and draw(st.integers(0, 4)):
+            item["ls"] = draw(key_text(d["lsi"]["sk"]))
+        size = draw(st.integers(150_000, 390_000) if big else st.integers(0, 3000))
+        unit = draw(st.sampled_from(["x", "é", "日x"]))
+        item["v"] = unit * (size // len(unit.encode("utf-8")))
+        if draw(st.booleans()):
+            item["w"] = draw(st.sampled_from(STRINGS))
+        out.append(item)
+    return out
+
+
+@st.composite
+def requests(draw, d: dict, items: list[dict]):
+    targets = ["table"] + (["gsi1"] if d["gsi"] else []) + (["lsi1"] if d["lsi"] else [])
+    target = draw(st.sampled_from(targets))
+    pk_attr, pk_type = ("gp", d["gsi"]["pk"]) if target == "gsi1" else ("p", d["pk"])
+    sk_attr, sk_type = {"table": ("s", d["sk"]), "lsi1": ("ls", (d["lsi"] or {}).get("sk")),
+                        "gsi1": ("gs", (d["gsi"] or {}).get("sk"))}[target]
+    if target == "gsi1" and not d["gsi"]["sk"]:
+        sk_attr = sk_type = None
+    kind = draw(st.sampled_from(["query"] * 8 + ["scan", "get_item"]))
+    if kind == "get_item":
+        target, sk_attr, sk_type, pk_attr, pk_type = "table", "s", d["sk"], "p", d["pk"]
+    r = {"kind": kind, "target": target, "pk_attr": pk_attr, "pk_type": pk_type, "sk_attr": sk_attr,
+         "sk_type": sk_type, "forward": draw(st.booleans()), "consistent": draw(st.booleans()) and target != "gsi1",
+         "limit": draw(st.sampled_from([None, None, 1, 2, 3, "exact"])) if kind != "get_item" else None}
+    if kind == "scan":
+        return r
+    with_values = [i for i in items if pk_attr in i]
+    pick = draw(st.integers(0, 9))
+    if with_values and pick < 8:                                # an existing partition, written another way
+        source = draw(st.sampled_from(with_values))
+        r["pk"] = draw(spellings(Decimal(source[pk_attr]))) if pk_type == "N" else source[pk_attr]
+    elif pick == 9 and pk_type != "N":                          # a key value DynamoDB refuses
+        r["pk"] = draw(st.sampled_from(["x" * 2049]))
+    else:
+        r["pk"] = draw(key_text(pk_type))
+    ops = ["eq", "lt", "lte", "gt", "gte", "between", "begins_with"]
+    r["op"] = "eq" if kind == "get_item" else (draw(st.sampled_from([None, *ops])) if sk_attr else None)
+    if r["op"]:
+        n = 2 if r["op"] == "between" else 1
+        r["sk"] = [draw(key_text(sk_type)) for _ in range(n)]
+        if r["op"] == "begins_with" and sk_type != "N":
+            r["sk"] = [draw(st.sampled_from(["a", "é", "日", "x", "0", "Z"]))]
+    return r
+
+
+OPS = {"eq": "sk", "lt": "sk_lt", "lte": "sk_lte", "gt": "sk_gt", "gte": "sk_gte", "between": "sk_between",
+       "begins_with": "sk_begins_with"}
+SYMBOL = {"eq": "=", "lt": "<", "lte": "<=", "gt": ">", "gte": ">="}
+
+
+def pattern_of(r: dict, limit: int | None) -> dict:
+    p = {"name": "r", "operation": r["kind"], "entities": ["Row"]}
+    if r["target"] != "table":
+        p["index"] = r["target"]
+    if r["kind"] == "scan":
+        p["consistent_read"] = r["consistent"]
+    else:
+        kc = {"pk": "{x}"}
+        if r["op"]:
+            kc[OPS[r["op"]]] = ["{lo}", "{hi}"] if r["op"] == "between" else "{lo}"
+        p["key_condition"] = kc
+        p["consistent_read"] = r["consistent"]
+    if r["kind"] != "get_item":
+        p["scan_forward"] = r["forward"] if r["kind"] == "query" else True
+        if limit:
+            p["limit"] = limit
+    return p
+
+
+def params_of(r: dict) -> dict:
+    if r["kind"] == "scan":
+        return {}
+    out = {"x": r["pk"]}
+    for name, v in zip(("lo", "hi"), r.get("sk") or []):
+        out[name] = v
+    return out
+
+
+# -- dynalite, spoken to as a client would ---------------------------------------------------------------
+
+def dynalite_request(r: dict, table: str, limit: int | None, start: dict | None) -> tuple[str, dict]:
+    kw: dict = {"TableName": table, "ReturnConsumedCapacity": "TOTAL"}
+    if r["kind"] == "get_item":
+        kw.update(Key={"p": wire_of(r["pk"], r["pk_type"]), "s": wire_of(r["sk"][0], r["sk_type"])},
+                  ConsistentRead=r["consistent"])
+        return "get_item", kw
+    if r["target"] != "table":
+        kw["IndexName"] = r["target"]
+    kw["ConsistentRead"] = r["consistent"]
+    if limit:
+        kw["Limit"] = limit
+    if start:
+        kw["ExclusiveStartKey"] = start
+    if r["kind"] == "scan":
+        return "scan", kw
+    expr, values = "#p = :p", {":p": wire_of(r["pk"], r["pk_type"])}
+    names = {"#p": r["pk_attr"]}
+    if r["op"]:
+        names["#s"] = r["sk_attr"]
+        for i, v in enumerate(r["sk"]):
+            values[f":s{i}"] = wire_of(v, r["sk_type"])
+        expr += {"between": " AND #s BETWEEN :s0 AND :s1", "begins_with": " AND begins_with(#s, :s0)"}.get(
+            r["op"], f" AND #s {SYMBOL.get(r['op'])} :s0")
+    kw.update(KeyConditionExpression=expr, ExpressionAttributeNames=names, ExpressionAttributeValues=values,
+              ScanIndexForward=r["forward"])
+    return "query", kw
+
+
+def dynalite_pages(client, r: dict, table: str, limit: int | None) -> list[dict] | str:
+    """Every page dynalite returns (following LastEvaluatedKey), or its refusal's message."""
+    from botocore.exceptions import ClientError
+
+    pages, start = [], None
+    while True:
+        method, kw = dynalite_request(r, table, limit, start)
+        try:
+            resp = getattr(client, method)(**kw)
+        except ClientError as e:
+            return e.response["Error"].get("Message", "")
+        if method == "get_item":
+            return [{"items": [item_from_wire(resp["Item"])] if "Item" in resp else [], "lek": None,
+                     "count": int("Item" in resp), "scanned": int("Item" in resp),
+                     "units": resp["ConsumedCapacity"]["CapacityUnits"]}]
+        lek = resp.get("LastEvaluatedKey")
+        pages.append({"items": [item_from_wire(w) for w in resp.get("Items", [])], "count": resp["Count"],
+                      "scanned": resp["ScannedCount"], "lek": item_from_wire(lek) if lek else None,
+                      "units": resp["ConsumedCapacity"]["CapacityUnits"]})
+        if not lek or len(pages) > 60:
+            return pages
+        start = lek
+
+
+# -- the comparison ----------------------------------------------------------------------------------------
+
+def wire_text(item: dict) -> str:
+    """An item as text equal exactly when the items are (DynamoDB JSON, attributes sorted)."""
+    return canonical(item)
+
+
+def units(sizes: list[int], consistent: bool) -> float:
+    """The documented read units of one page: its bytes rounded up once to 4 KB, at least one unit."""
+    return max(1, math.ceil(sum(sizes) / 4096)) * (1 if consistent else 0.5)
+
+
+def documented_pages(entries: list[dict], limit: int | None) -> list[int]:
+    """The documented page cut of ``entries`` (in order, each sized as read): a page ends after ``limit``
+    entries or with the entry that takes its bytes read to 1 MB; such a page is followed by another."""
+    counts, n, read = [], 0, 0
+    for e in entries:
+        n += 1
+        read += item_size(e)
+        if (limit and n >= limit) or read >= PAGE_BYTES:
+            counts.append(n)
+            n, read = 0, 0
+    return counts + [n]
+
+
+def non_ascii(items: list[dict]) -> bool:
+    """Whether a string or a name in ``items`` is not ASCII (dynalite sizes it in UTF-16 code units)."""
+    return any(not k.isascii() or (isinstance(v, str) and not v.isascii()) for i in items for k, v in i.items())
+
+
+def compare(r: dict, local, remote: list[dict], note: Counter) -> None:
+    """Assert that blue_nb's ReadResult ``local`` is what DynamoDB answers, page by page, taking dynalite's
+    pages ``remote`` where it follows the documentation."""
+    req = local.request
+    consistent = req.read_mode == "strong"
+    got = [i for p in remote for i in p["items"]]
+    a, b = [wire_text(i) for i in local.items], [wire_text(i) for i in got]
+    runs = unordered_runs(local)
+    for s, e in runs:                                    # order left open: the same items there, in any order
+        assert sorted(a[s:e]) == sorted(b[s:e]), (r, a, b)
+        b[s:e] = a[s:e]
+    assert a == b, (r, local.items, got)
+    if runs:
+        note["order open: compared as a set"] += 1
+    sizes = [item_size(i) for i in local.items]
+    big = sum(sizes) >= PAGE_BYTES // 2
+    if any(p.bytes_read >= PAGE_BYTES for p in local.pages):
+        note["a page cut at 1 MB"] += 1
+    lp = [p.count for p in local.pages]
+    rp = [p["count"] for p in remote]
+    if lp != rp:                                         # only where dynalite cuts pages by its own measure
+        assert big, (r, lp, rp)
+        note[DYNALITE_PAGE_CUT] += 1
+        assert lp == documented_pages(local.items, req.limit), (r, lp)
+        at = 0
+        for page in local.pages:
+            assert page.rcu == units(sizes[at:at + page.count], consistent), (r, page)
+            at += page.count
+        return
+    assert [p.count for p in local.pages] == [p["scanned"] for p in remote]
+    at = 0
+    for page, theirs in zip(local.pages, remote):
+        own = sizes[at:at + page.count]
+        split = any(s < at + page.count < e for s, e in runs) or any(s < at < e for s, e in runs)
+        assert page.rcu == units(own, consistent), (r, page)
+        if (page.last_evaluated_key is None) != (theirs["lek"] is None):
+            raise AssertionError((r, "LastEvaluatedKey", page.last_evaluated_key, theirs["lek"]))
+        last_open = any(s <= at + page.count - 1 < e for s, e in runs)     # its key depends on the open order
+        if page.last_evaluated_key is not None and not last_open:
+            assert wire_text(page.last_evaluated_key) == wire_text(theirs["lek"]), (r, page, theirs["lek"])
+        theirs_units = theirs["units"]
+        if req.operation == "scan" and consistent and theirs_units:
+            note[DYNALITE_SCAN_CONSISTENT_HALF] += 1      # the documented units are checked above
+            theirs_units *= 2
+        if page.count == 0 and theirs_units == 0:
+            note[DYNALITE_EMPTY_PAGE_FREE] += 1          # the documented minimum is checked above
+        elif split:
+            note["order open: page units not compared (a tie crosses the page)"] += 1
+        elif page.rcu != theirs_units:
+            assert non_ascii(local.items[at:at + page.count]), (r, page.rcu, theirs["units"], own)
+            note[DYNALITE_UTF16_SIZES] += 1
+        at += page.count
+
+
+def on_embedded(r: dict, embedded, planned, local, note: Counter) -> None:
+    """The same plan run on the embedded endpoint through blue_nb's own client (its wire both ways); moto's
+    known gaps are named by the comparison itself (:func:`~blue_nb.app.compare.first_difference`)."""
+    try:
+        remote = embedded.run_plan(planned, follow=True)
+    except DynamoError as e:
+        assert "500" in str(e), (r, planned.boto3, str(e)[:300])
+        note["embedded: " + MOTO_SERVER_ERROR] += 1      # dynalite took the same request: moto's own failure
+        return
+    diff, gap = first_difference(local, remote, names=("sqlite", "embedded"), emulator="moto")
+    assert diff is None, (r, diff)
+    for name, words in (("MOTO_NO_TRAILING_PAGE", MOTO_NO_TRAILING_PAGE), ("MOTO_PAGE_CUT", "moto cut a page"),
+                        ("order open, compared as a set", "compared as a set")):
+        if gap and words in gap:
+            note[f"embedded: {name}"] += 1
+
+
+def run_request(r: dict, d: dict, n: int, stores, client, note: Counter, embedded=None) -> None:
+    limit = r["limit"]
+    if limit == "exact":
+        whole = dynalite_pages(client, {**r, "limit": None}, f"diff_{n}", None)
+        limit = sum(p["count"] for p in whole) if isinstance(whole, list) else None
+        limit = limit or None
+    remote = dynalite_pages(client, r, f"diff_{n}", limit)
+    try:
+        spec = spec_from_dict(spec_dict(d, n, pattern_of(r, limit)))
+    except SpecError as e:
+        assert isinstance(remote, str), (r, "blue_nb refused the spec, dynalite answered", str(e))
+        assert remote in str(e), (r, remote, str(e))
+        RUNS["refused when the spec is read"] += 1
+        return
+    try:
+        planned = plan(spec, "r", params_of(r))
+    except QueryError as e:
+        if not isinstance(remote, str) and "exceeded the" in e.msg:
+            note[DYNALITE_TAKES_LONG_KEYS] += 1          # DynamoDB's documented limit: blue_nb refuses
+            RUNS["refused when bound (dynalite takes it)"] += 1
+            return
+        assert isinstance(remote, str), (r, "blue_nb refused the request, dynalite answered", str(e))
+        assert remote in e.msg, (r, remote, e.msg)
+        RUNS["refused when bound"] += 1
+        return
+    assert not isinstance(remote, str), (r, "dynalite refused, blue_nb answered", remote)
+    results = [s.run_plan(planned, follow=True) for s in stores]
+    first, second = results
+    assert [wire_text(i) for i in first.items] == [wire_text(i) for i in second.items]
+    assert [(p.count, p.rcu, p.last_evaluated_key) for p in first.pages] == [
+        (p.count, p.rcu, p.last_evaluated_key) for p in second.pages]
+    if embedded is not None:
+        on_embedded(r, embedded, planned, first, note)
+        RUNS["embedded endpoint"] += 1
+    if r["kind"] == "get_item":
+        assert [wire_text(i) for i in first.items] == [wire_text(i) for i in remote[0]["items"]], r
+        if not first.items and remote[0]["units"] == 0:
+            note[DYNALITE_MISSING_ITEM_FREE] += 1
+            assert first.rcu == (1 if first.request.read_mode == "strong" else 0.5)
+        elif first.rcu != remote[0]["units"]:
+            assert non_ascii(first.items), (r, first.rcu, remote[0]["units"])
+            note[DYNALITE_UTF16_SIZES] += 1
+            assert first.rcu == units([item_size(i) for i in first.items], first.request.read_mode == "strong")
+        RUNS["get_item"] += 1
+        return
+    compare(r, first, remote, note)
+    RUNS[f"{r['kind']} on {'the table' if r['target'] == 'table' else r['target'][:3].upper()}"
+         + (" with Limit" if limit else "")] += 1
+
+
+@pytest.fixture(scope="module")
+def dynalite():
+    import boto3
+    from botocore.config import Config
+
+    server = Dynalite().start()
+    client = boto3.session.Session(aws_access_key_id="x", aws_secret_access_key="x", region_name="us-east-1").client(
+        "dynamodb", endpoint_url=server.url, config=Config(retries={"max_attempts": 1}, proxies={}))
+    yield client
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def embedded(dynamo_endpoint):
+    """blue_nb's client on the session's embedded endpoint (moto_server), with a table prefix of its own."""
+    from blue_nb.dynamo import Endpoint
+
+    return Endpoint.embedded(dynamo_endpoint).client(table_prefix="differential_", retries=0)
+
+
+@pytest.fixture(scope="module")
+def stores():
+    with open_store("sqlite") as s, open_store("duckdb") as d:
+        yield [s, d]
+
+
+COUNTER = iter(range(10**9))
+
+
+def create(client, d: dict, n: int) -> None:
+    from blue_nb.patterns.create_table import create_table_request
+
+    kw = create_table_request(spec_from_dict(spec_dict(d, n)))
+    client.create_table(**kw)
+    for _ in range(500):                                # dynalite makes it active on its next tick
+        if client.describe_table(TableName=kw["TableName"])["Table"]["TableStatus"] == "ACTIVE":
+            return
+        time.sleep(0.002)
+    raise AssertionError(f"table {kw['TableName']} did not become active")
+
+
+def write(client, n: int, d: dict, items: list[dict]) -> tuple[list[tuple], list[tuple]]:
+    """Put every item on dynalite as written (numbers as their texts), one call each (a later item with the
+    same key replaces the earlier, as in DynamoDB). Returns every item as blue_nb reads it, and the items a
+    load keeps: the last of each key."""
+    key_types = {"p": d["pk"], "s": d["sk"], "gp": (d["gsi"] or {}).get("pk"), "gs": (d["gsi"] or {}).get("sk"),
+                 "ls": (d["lsi"] or {}).get("sk")}
+    every, last = [], {}
+    for i, item in enumerate(items):
+        client.put_item(TableName=f"diff_{n}",
+                        Item={k: wire_of(v, key_types[k]) if k in key_types else {"S": v} for k, v in item.items()})
+        entry = ("Row", {k: typed(v, key_types[k]) if k in key_types else v for k, v in item.items()}, f"item {i + 1}")
+        key = (wire_text({"k": entry[1]["p"]}), wire_text({"k": entry[1]["s"]}))
+        every.append(entry)
+        last.pop(key, None)
+        last[key] = entry
+    return every, list(last.values())
+
+
+@settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None, phases=[Phase.generate],
+          suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_blue_nb_answers_as_dynamodb_does(dynalite, embedded, stores, data):
+    d = data.draw(designs())
+    items = data.draw(items_of(d))
+    n = next(COUNTER)
+    create(dynalite, d, n)
+    spec = spec_from_dict(spec_dict(d, n))
+    every, loaded = write(dynalite, n, d, items)
+    if len(loaded) < len(every):                       # numbers equal by value are one key: the load names both rows
+        with pytest.raises(SourceError, match="two source rows make the same item key"):
+            load_items(stores, spec, every, progress=False)
+        RUNS["load refused: one key written two ways"] += 1
+    load_items(stores, spec, loaded, progress=False)
+    on_moto = n % EMBEDDED_EVERY == 0
+    if on_moto:
+        embedded.create_table(spec)
+        embedded.write_items(spec.table_name, [i for _, i, _ in loaded], progress=False)
+    note: Counter = Counter()
+    for _ in range(REQUESTS):
+        r = data.draw(requests(d, items))
+        run_request(r, d, n, stores, dynalite, note, embedded if on_moto else None)
+    RUNS.update(note)
+    for s in stores:
+        s.execute(f'DROP TABLE "diff_{n}"')
+        s.execute(f'DROP TABLE "diff_{n}__items"')
+    dynalite.delete_table(TableName=f"diff_{n}")
+    if on_moto:
+        embedded.delete_table(spec.table_name, wait=False)
+
+
+def test_the_runs_reach_every_class():
+    """Runs after the property test (in this file's order): at least 1,500 runs, every class among them."""
+    if not RUNS:
+        pytest.skip("counts the runs of test_blue_nb_answers_as_dynamodb_does, which did not run here")
+    runs = sum(v for k, v in RUNS.items() if not k.startswith(SUBCLASSES))
+    print(f"\ndifferential runs: {runs:,} (each on SQLite, DuckDB and dynalite)\n"
+          + "\n".join(f"  {v:6,}  {k}" for k, v in sorted(RUNS.items())))
+    assert runs >= 1500, RUNS
+    for cls in ("get_item", "refused when the spec is read", "refused when bound", "scan on the table",
+                "query on the table with Limit", "query on GSI", "query on LSI", "load refused: one key written two ways",
+                "order open: compared as a set", "a page cut at 1 MB", "embedded endpoint"):
+        assert RUNS[cls] > 0, (cls, RUNS)
+
+
+#: counts of what happened within runs (not runs themselves)
+SUBCLASSES = ("DYNALITE", "order open", "load refused", "embedded", "a page cut")
