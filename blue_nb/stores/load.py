@@ -77,7 +77,8 @@ class LoadInterrupted(KeyboardInterrupt):
 
 
 def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple | StagedRows], *, mode: str = "replace",
-               total: int | None = None, progress: bool = True, created: str | None = None) -> LoadResults:
+               total: int | None = None, progress: bool = True, created: str | None = None,
+               load_id: str | None = None) -> LoadResults:
     """Load ``(entity, item)`` or ``(entity, item, where)`` tuples into one or more stores in one pass;
     a source that built the rows of its items itself gives :class:`~blue_nb.layout.StagedRows`
     among them (made with the same ``created``: the time of the load, by default now).
@@ -89,6 +90,8 @@ def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple | StagedRo
     already in the table replaces it. Two items of one load with the same key are a
     :class:`~blue_nb.errors.SourceError` naming both source rows, whatever the mode. The results
     (one per store, in the order given) say what the load replaced and how long it took.
+    ``load_id`` names the load in the journals (default: a new one), so that a caller can later ask the
+    commit store whether it committed (:func:`blue_nb.stores.journal.decide`).
     """
     if mode not in ("replace", "upsert"):
         raise StoreError(f"unknown load mode {mode!r}", hint="use 'replace' or 'upsert'")
@@ -96,7 +99,7 @@ def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple | StagedRo
         return LoadResults()
     started = time.perf_counter()
     layout = TableLayout.of(spec)
-    load_id = uuid.uuid4().hex
+    load_id = load_id or uuid.uuid4().hex
     first = next((s for s in stores if not s.in_memory), stores[0])       # the commit store
     order = [first, *[s for s in stores if s is not first]]
     results = {id(s): LoadResult(layout.table, load_id=load_id, mode=mode, store=s.kind, path=str(s.path))
