@@ -1,6 +1,7 @@
 """The kill test: a load of 20,000 items into SQLite and DuckDB, killed (SIGKILL) or interrupted
 (SIGINT) at several moments - while staging, before the commit point, inside the commit, between
-the two stores' switches, inside the second switch. After each: both stores open (recovery runs),
+the two stores' switches, inside the second switch, after the load returned (before the command
+printed). After each: both stores open (recovery runs),
 agree item for item, and hold one whole version - the old one or the new one, each equal to a
 clean load of it; SIGINT's message says which; and the next load succeeds.
 
@@ -39,6 +40,8 @@ SCENARIOS = [
     ("switched", signal.SIGINT, "new", ("interrupted after the switch", "new items are in SQLite",
                                         "DuckDB", "finishes the switch when next opened")),
     ("finishing", signal.SIGKILL, "new", ()),
+    ("loaded", signal.SIGINT, "new", ("interrupted after the load completed", "the new items are in sqlite",
+                                      "duckdb")),
 ]
 IDS = [f"{phase}-{sig.name}" for phase, sig, _, _ in SCENARIOS]
 

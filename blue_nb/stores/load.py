@@ -124,15 +124,25 @@ def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple | StagedRo
             raise
         finally:
             bar.close()
-        _switch(order, layout.table, load_id)
-    out = LoadResults()
-    for store in stores:
-        r = results[id(store)]
-        r.items_written, r.per_entity = written, dict(per_entity)
-        # replace: every item that was there; upsert: those written again under their key
-        r.replaced = r.items_before if mode == "replace" else written - (r.items_after - r.items_before)
-        r.seconds = time.perf_counter() - started
-        out.append(r)
+        try:
+            _switch(order, layout.table, load_id)
+        except KeyboardInterrupt as e:   # one that landed outside the switch's own handlers
+            if isinstance(e, LoadInterrupted) or not _committed(order[0], load_id):
+                raise
+            raise LoadInterrupted(f"interrupted after the switch: {_after_commit(order[:1], order[1:])}",
+                                  committed=True) from e
+    try:
+        out = LoadResults()
+        for store in stores:
+            r = results[id(store)]
+            r.items_written, r.per_entity = written, dict(per_entity)
+            # replace: every item that was there; upsert: those written again under their key
+            r.replaced = r.items_before if mode == "replace" else written - (r.items_after - r.items_before)
+            r.seconds = time.perf_counter() - started
+            out.append(r)
+    except KeyboardInterrupt as e:
+        raise LoadInterrupted(f"interrupted after the load completed: {_after_commit(order, [])}",
+                              committed=True) from e
     return out
 
 
