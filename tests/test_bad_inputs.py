@@ -14,12 +14,13 @@ from click.testing import CliRunner
 
 from blue_nb.cli import cli
 from blue_nb.stores import open_store
-from tests.bad_inputs import cli_cases, data_cases, export_cases, import_cases, load_cases, size_cases, spec_cases
+from tests.bad_inputs import (cli_cases, data_cases, export_cases, import_cases, load_cases, size_cases, spec_cases,
+                              workbench_cases)
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / "data" / "examples" / "library"
 CASES = [*spec_cases.CASES, *data_cases.CASES, *size_cases.CASES, *cli_cases.CASES, *load_cases.CASES,
-         *export_cases.CASES, *import_cases.CASES]
+         *export_cases.CASES, *import_cases.CASES, *workbench_cases.CASES]
 TABLE = "blue_library"
 
 
