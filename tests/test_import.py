@@ -207,6 +207,18 @@ def test_incremental_exports_apply_inserts_updates_and_deletes_in_order(tmp_path
     assert load_spec(r.spec_path).inferred["table.partition_key"].startswith("from the Keys of the incremental")
 
 
+def test_an_update_of_a_key_that_was_never_put_is_a_gap_not_an_insert(tmp_path):
+    items = shop_items(2, 1)
+    write_export(tmp_path / "exp", "01767225600000-full0001", [full_lines(items)])
+    ghost = order(7, 7)
+    write_export(tmp_path / "exp", "01767300000000-incr0001", [[
+        change(1_000_000, {"pk": ghost["pk"], "sk": ghost["sk"]}, new=dict(ghost, status="x"), old=ghost)]],
+        incremental=("2026-01-01T00:05:00Z", "2026-01-02T00:00:00Z"))
+    [r] = import_data(tmp_path / "exp", "s3-export", tmp_path / "out", progress=False)
+    assert (r.inserted, r.updated, r.items) == (0, 0, len(items) + 1)
+    assert any("1 updates of keys that were not there" in n and "the history has a gap" in n for n in r.notes), r.notes
+
+
 def test_write_timestamps_in_both_shapes_order_records_within_an_export(tmp_path):
     write_export(tmp_path, "01767300000000-incr0001", [[
         change(20, {"pk": "A#1", "sk": "X"}, new={"pk": "A#1", "sk": "X", "v": "late"}, bare_ts=True),

@@ -267,6 +267,10 @@ def _draft(raw: RawStore, table: TableSource, applied: Applied, out: OutFolder, 
         notes.append("the source holds no items: the draft has the table's keys and indexes, and no entities")
     if applied.absent_deletes:
         notes.append(f"{applied.absent_deletes:,} deletes of keys that were not there (already gone)")
+    if applied.absent_updates:
+        notes.append(f"{applied.absent_updates:,} updates of keys that were not there (their record has an OldImage): "
+                     "the history has a gap - an export before them is missing - so the items may not be the "
+                     "table's; their new images are kept, not counted as inserts")
     return ImportResult(table.domain, spec_path, spec, rows_dir, sum(counts.values()),
                         {e: counts[e] for e in spec.entities if counts.get(e)}, applied.inserted, applied.updated,
                         applied.deleted, maker.unmatched, sum(maker.lost.values()), notes=notes)
