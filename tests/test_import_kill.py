@@ -175,3 +175,51 @@ def test_two_imports_into_one_folder_the_second_is_refused_at_once(world, tmp_pa
         first.kill()
         first.wait()
     assert state(tmp_path / "f") == world["old"]
+
+
+def blue_file(path: Path, n: int, tag: str) -> Path:
+    """Blue's SQLite file with two tables (blue_shop, blue_audit) of ``n`` rows each."""
+    import sqlite3
+
+    con = sqlite3.connect(path)
+    for table in ("blue_shop", "blue_audit"):
+        con.execute(f"CREATE TABLE {table} (pk TEXT, sk TEXT, data JSON, created_at TEXT)")
+        con.executemany(f"INSERT INTO {table} VALUES (?, ?, ?, '')",
+                        [(f"K#{i:05d}", f"{tag}#{i % 7}", f'{{"n": {i}}}') for i in range(n)])
+    con.commit()
+    con.close()
+    return path
+
+
+def two_tables(folder: Path) -> tuple:
+    out, found = folder / "out", []
+    for domain in ("shop", "audit"):
+        files = tuple(sorted(hashlib.sha256(p.read_bytes()).hexdigest()
+                             for p in [out / f"{domain}.yaml", *sorted((out / domain).rglob("*"))] if p.is_file()))
+        with open_store("sqlite", folder / "a.sqlite") as s:
+            found.append((files, tuple(s.execute(f'SELECT pk, sk, data FROM "blue_{domain}" ORDER BY pk, sk'))))
+    return tuple(found)
+
+
+@pytest.mark.parametrize("phase, version", [("committing", "old"), ("switched", "new")])
+def test_a_two_table_import_killed_at_its_commit_leaves_both_tables_at_one_version(tmp_path, phase, version):
+    args = lambda src, f: ["import", str(src), "--from", "sqlite", "--out", str(f / "out"), "--sqlite",  # noqa: E731
+                           str(f / "a.sqlite"), "--duckdb", str(f / "b.duckdb"), "--no-progress"]
+    old, new = blue_file(tmp_path / "old.sqlite", 300, "OLD"), blue_file(tmp_path / "new.sqlite", 6_000, "NEW")
+    for name, src in (("base", old), ("clean", new)):
+        if name == "clean":
+            shutil.copytree(tmp_path / "base", tmp_path / "clean")
+        p = run(*args(src, tmp_path / name))
+        assert p.communicate(timeout=240)[0] is not None and p.returncode == 0
+    want = two_tables(tmp_path / ("base" if version == "old" else "clean"))
+    assert want != two_tables(tmp_path / ("clean" if version == "old" else "base"))
+    shutil.copytree(tmp_path / "base", tmp_path / "k")
+    p = run(*args(new, tmp_path / "k"), phase=phase)
+    for line in p.stderr:
+        if line.strip() == f"blue-nb-test-pause {phase}":
+            break
+    p.kill()
+    p.wait()
+    recover_out(tmp_path / "k" / "out")
+    open_store("duckdb", tmp_path / "k" / "b.duckdb").close()          # its recovery settles the other store
+    assert two_tables(tmp_path / "k") == want

@@ -12,9 +12,10 @@ the two). Per table:
 3. write ``<domain>.yaml`` and one JSON Lines file per entity in ``<domain>/``, each row proven to
    rebuild its item (items that fit no entity go to a catch-all entity, :mod:`.infer_rows`), aside in
    the out folder's staging folder (:mod:`.out_folder`): ``DIR`` is not touched yet;
-4. load the items into the stores given (all or nothing, :func:`blue_nb.stores.load_items`);
+4. load the items of every table into the stores given, at one commit point (all tables or none,
+   :func:`blue_nb.stores.load_tables`);
 5. check the draft and its items (:func:`blue_nb.rules.check_spec`); the findings are in the result;
-6. switch the files into ``DIR`` (:meth:`.out_folder.OutFolder.switch`), each table's with its load.
+6. switch the files into ``DIR`` (:meth:`.out_folder.OutFolder.switch`), as the load committed.
 
 Nothing is loaded before every table has been read, checked and written: a bad line, a manifest
 count that does not match or a repeated key stops the import with the stores and ``DIR`` untouched. A
@@ -35,7 +36,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from tqdm.auto import tqdm
 
-from blue_nb.errors import BlueNbError, SourceError
+from blue_nb.errors import SourceError
 from blue_nb.imports.infer import SpecInferrer
 from blue_nb.imports.infer_rows import RowMaker, RowWriter
 from blue_nb.imports.out_folder import OutFolder
@@ -45,7 +46,7 @@ from blue_nb.imports.workbench import WorkbenchModel, WorkbenchTable, read_workb
 from blue_nb.imports.workbench_rows import SpecRows
 from blue_nb.rules import Findings, check_spec
 from blue_nb.spec import Spec, dump_spec
-from blue_nb.stores import Store, load_items
+from blue_nb.stores import Store, load_tables
 
 __all__ = ["IMPORT_FORMATS", "WORKBENCH_EXTRA", "ImportInterrupted", "ImportResult", "StagedTable", "load_and_check",
            "staged_import"]
@@ -146,46 +147,44 @@ def staged_import(source: str | Path, fmt: str, folder: OutFolder, *, endpoint_u
 
 def load_and_check(staged: list[StagedTable], stores: list[Store], folder: OutFolder, *,
                    progress: bool = True) -> list[ImportResult]:
-    """Load each staged table's items into ``stores`` (all or nothing, :func:`blue_nb.stores.load_items`),
-    check its draft on them (:func:`blue_nb.rules.check_spec`), then switch the files into the out
-    folder, each table's with its load (:mod:`.out_folder`); the results.
+    """Load every staged table's items into ``stores`` at one commit point (all tables or none,
+    :func:`blue_nb.stores.load_tables`), check each draft on its items (:func:`blue_nb.rules.check_spec`),
+    then switch the files into the out folder with the load (:mod:`.out_folder`); the results.
 
-    Ctrl-C or an error while loading the second table of several leaves the first imported (its items,
-    spec and rows) and says so: :class:`ImportInterrupted` (a KeyboardInterrupt) for Ctrl-C."""
+    Ctrl-C says truly what the stores and the folder hold: :class:`ImportInterrupted`."""
     commit = next((s for s in stores if not s.in_memory), None)
     load_ids = [uuid.uuid4().hex if stores else None for _ in staged]
     promise = [([t.result.spec_path.name, t.result.rows_dir.name], lid, commit.ref if commit and lid else None)
                for t, lid in zip(staged, load_ids)]
-    done: list[str] = []
+    domains = ", ".join(t.result.domain for t in staged)
+    loaded = False
     try:
-        if stores:                       # before the loads: each table's files follow its load's commit
+        if stores:                       # before the load: the files follow its commit
             folder.promise(promise)
-        for table, load_id in zip(staged, load_ids):
-            result = table.result
-            if stores:
-                try:
-                    load_items(stores, result.spec, _in_spec_order(result.spec, table.items()), total=result.items,
-                               progress=progress, load_id=load_id)
-                except KeyboardInterrupt as e:
-                    raise ImportInterrupted(_interrupted(e, result, done, folder)) from e
-                except BlueNbError as e:
-                    if done:
-                        e.msg += (f" (the import of {', '.join(done)} was done before it: its items are in the "
-                                  f"stores and its spec and rows in {folder.path})")
-                    raise
-                result.stores = [f"{s.kind}:{s.path}" for s in stores]
-                done.append(result.domain)
-            result.findings = check_spec(result.spec, ((e, item) for e, item, _ in table.items()))
+            try:
+                load_tables(stores, [(t.result.spec, _in_spec_order(t.result.spec, t.items()), t.result.items, lid)
+                                     for t, lid in zip(staged, load_ids)], progress=progress)
+            except KeyboardInterrupt as e:
+                committed = bool(getattr(e, "committed", False))
+                said = getattr(e, "message", "") or "interrupted"
+                raise ImportInterrupted(f"{domains}: {said}; " + (
+                    f"its spec and rows are switched into {folder.path}" if committed
+                    else f"{folder.path} is as it was for {domains}")) from e
+            for t in staged:
+                t.result.stores = [f"{s.kind}:{s.path}" for s in stores]
+            loaded = True
+        for t in staged:
+            t.result.findings = check_spec(t.result.spec, ((e, item) for e, item, _ in t.items()))
         if not stores:                   # no load to follow: this is the commit point
             folder.promise(promise)
-            done = [t.result.domain for t in staged]
+            loaded = True
         folder.switch()
     except KeyboardInterrupt as e:
-        if isinstance(e, ImportInterrupted) or not done:
+        if isinstance(e, ImportInterrupted) or not loaded:
             raise
-        raise ImportInterrupted(f"interrupted: {', '.join(done)} imported (the items in the stores given, the spec "
-                                f"and rows switched into {folder.path}); the checks' findings were not printed: "
-                                f"run blue-nb validate on the spec") from e
+        raise ImportInterrupted(f"interrupted: {domains} imported (the items in the stores given, the spec and rows "
+                                f"switched into {folder.path}); the checks' findings were not printed: run blue-nb "
+                                "validate on the spec") from e
     except OSError as e:
         raise SourceError(f"cannot switch the import's files into the folder: {e.strerror or e}",
                           where=str(folder.path), hint="import again into this folder: it finishes the switch first",
@@ -199,20 +198,6 @@ class ImportInterrupted(KeyboardInterrupt):
     def __init__(self, message: str):
         super().__init__(message)
         self.message = message
-
-
-def _interrupted(e: KeyboardInterrupt, result: ImportResult, done: list[str], folder: OutFolder) -> str:
-    said = getattr(e, "message", "") or "interrupted"
-    committed = bool(getattr(e, "committed", False))
-    now = f"{result.domain}: {said}"
-    if committed:
-        now += f"; its spec and rows are switched into {folder.path}"
-    else:
-        now += f"; {folder.path} is as it was for {result.domain}"
-    if done:
-        now += (f"; {', '.join(done)} had been imported before it (items in the stores, spec and rows in "
-                f"{folder.path})")
-    return now
 
 
 def _in_spec_order(spec: Spec, items: Iterable[tuple[str, dict[str, Any], str]]) -> Iterator[tuple]:

@@ -20,10 +20,10 @@ from blue_nb.layout import TableLayout
 from blue_nb.stores.base import Store
 from blue_nb.stores import drivers
 from blue_nb.stores.journal import keep_checks, kept_checks, loaded_digest, loaded_spec, recover
-from blue_nb.stores.load import LoadInterrupted, LoadResult, LoadResults, load_items
+from blue_nb.stores.load import LoadInterrupted, LoadResult, LoadResults, load_items, load_tables
 
 __all__ = ["BACKENDS", "LoadInterrupted", "LoadResult", "LoadResults", "Store", "TableLayout", "load_items",
-           "keep_checks", "kept_checks", "loaded_digest", "loaded_spec", "open_store", "recover"]
+           "load_tables", "keep_checks", "kept_checks", "loaded_digest", "loaded_spec", "open_store", "recover"]
 
 
 def open_store(backend: str, path: str | Path = ":memory:", *, read_only: bool = False) -> Store:
