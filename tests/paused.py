@@ -25,6 +25,7 @@ When the run reaches the phase it writes ``blue-nb-test-pause PHASE`` to stderr 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -131,6 +132,26 @@ def install(phase: str) -> None:
         _wrap(OutFolder, "switch", before=lambda *_a, **_k: pause(phase))
     else:
         _install_writer(phase)
+
+
+def signal_at(p: "subprocess.Popen", phase: str, sig: int, timeout: float = 240) -> tuple[int, str]:
+    """For a test: read the paused command's stderr (a text pipe) until it reaches ``phase``, send it ``sig``
+    and wait for it to end; its exit status and everything it wrote to stderr."""
+    seen = []
+    try:
+        for line in p.stderr:
+            seen.append(line)
+            if line.strip() == f"{MARK} {phase}":
+                break
+        else:
+            raise AssertionError(f"the command ended before {phase}: {''.join(seen)}")
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=timeout)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return p.returncode, "".join(seen) + (err or "")
 
 
 def main() -> None:

@@ -24,6 +24,7 @@ import pytest
 from blue_nb.imports.out_folder import JOURNAL, LOCK, STAGING_PREFIX, recover_out
 from blue_nb.stores import open_store
 from tests.bad_inputs.import_cases import export
+from tests.paused import signal_at
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = "blue_shop"
@@ -104,22 +105,8 @@ def world(tmp_path_factory) -> dict:
 def kill_at(w: Path, phase: str, sig: signal.Signals) -> dict:
     folder = w / f"{phase}-{sig.name}"
     shutil.copytree(w / "base", folder)
-    p = run(*import_args(w / "new" / "exp", folder), phase=phase)
-    seen = []
-    try:
-        for line in p.stderr:
-            seen.append(line)
-            if line.strip() == f"blue-nb-test-pause {phase}":
-                break
-        else:
-            raise AssertionError(f"the import ended before {phase}: {''.join(seen)}")
-        p.send_signal(sig)
-        _, err = p.communicate(timeout=240)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    return {"folder": folder, "code": p.returncode, "stderr": "".join(seen) + err}
+    code, stderr = signal_at(run(*import_args(w / "new" / "exp", folder), phase=phase), phase, sig)
+    return {"folder": folder, "code": code, "stderr": stderr}
 
 
 @pytest.fixture(scope="module")

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from blue_nb.stores import open_store
+from tests.paused import signal_at
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "data" / "specs" / "dialogue.yaml"
@@ -113,23 +114,8 @@ def kill_at(w: Path, phase: str, sig: signal.Signals) -> dict:
     folder = w / f"{phase}-{sig.name}"
     shutil.copytree(w / "base", folder)
     start = time.monotonic()
-    p = cli(*load_args(w / "new", folder), paused_at=phase)
-    seen = []
-    try:
-        for line in p.stderr:
-            seen.append(line)
-            if line.strip() == f"blue-nb-test-pause {phase}":
-                break
-        else:
-            raise AssertionError(f"the load ended before {phase}: {''.join(seen)}")
-        p.send_signal(sig)
-        _, err = p.communicate(timeout=240)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    return {"folder": folder, "code": p.returncode, "stderr": "".join(seen) + err,
-            "seconds": time.monotonic() - start}
+    code, stderr = signal_at(cli(*load_args(w / "new", folder), paused_at=phase), phase, sig)
+    return {"folder": folder, "code": code, "stderr": stderr, "seconds": time.monotonic() - start}
 
 
 @pytest.fixture(scope="module")
