@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from blue_nb.app.workflows import open_stores
+from blue_nb.errors import SourceError
 from blue_nb.imports.out_folder import out_folder
 from blue_nb.imports.workflow import ImportResult, load_and_check, staged_import
 
@@ -35,6 +36,10 @@ def import_data(source: str | Path, fmt: str, out_dir: str | Path, *, sqlite: st
     table's load (:mod:`blue_nb.imports.out_folder`); one import per folder at a time; an import
     that fails or is interrupted leaves the folder and the stores as they were.
     """
+    for option, path in (("--sqlite", sqlite), ("--duckdb", duckdb)):
+        if path and fmt in ("sqlite", "workbench", "s3-export") and Path(path).resolve() == Path(source).resolve():
+            raise SourceError(f"{option} names the file being imported: the load would write over its own input",
+                              where=str(path), hint=f"give {option} another file")
     with out_folder(out_dir) as folder, \
             staged_import(source, fmt, folder, endpoint_url=endpoint_url, aws=aws, profile=profile, domain=domain,
                           key=key, segments=segments, progress=progress, client=client) as staged, \
