@@ -61,8 +61,8 @@ def wrap_error(e: Exception, where: str, endpoint: str) -> DynamoError:
                            cause=e)
     if isinstance(e, ReadTimeoutError):
         return DynamoError(f"{endpoint} did not answer in time: {e}", code="ReadTimeout", where=where,
-                           hint="the endpoint is overloaded or stuck: check that it answers, then run again (apply: "
-                                "with fewer --workers or a longer --deadline)", cause=e)
+                           hint="the endpoint is overloaded or stuck: check that it answers (apply: fewer --workers, or a "
+                                "longer --deadline)", cause=e)
     if isinstance(e, ParamValidationError):
         return DynamoError(f"invalid request: {e}", code="ParamValidationError", where=where,
                            hint="blue_nb built a request boto3 refuses: report it with the spec", cause=e)

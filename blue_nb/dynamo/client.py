@@ -277,8 +277,7 @@ class DynamoClient:
                 state = f"no item {of} is known to be written" if stats.pending else f"no item {of} is written"
             state += _unclear(stats.pending)
             raise DynamoError(f"{e.msg}; {state}", code=e.code, where=e.where, cause=e.cause or e,
-                              hint=(e.hint + "; " if e.hint and e.code not in THROTTLE_CODES else "")
-                              + RESUME_HINT) from e
+                              hint=(e.hint + "; " if e.hint else "") + RESUME_HINT) from e
         except KeyboardInterrupt as e:
             of = f" of {total:,}" if total is not None else ""
             raise WriteInterrupted(f"interrupted while writing: {stats.items:,} items{of} are known to be written "
