@@ -502,3 +502,15 @@ def test_live_table_import_uses_describe_table_and_scans_every_item(tmp_path, dy
     full = dynamo_client.name("blue_dialogue")
     [r2] = import_data(full, "dynamodb", tmp_path / "out2", endpoint_url=dynamo_endpoint.url, progress=False)
     assert r2.spec.table.name == full and r2.items == len(items)
+
+
+def test_a_second_import_replaces_the_first_whole_and_leaves_nothing_beside(tmp_path):
+    write_export(tmp_path / "one", "01767225600000-a1b2c3d4", [full_lines(shop_items(3, 2))])
+    write_export(tmp_path / "two", "01767225600000-b1b2c3d4", [full_lines(shop_items(2, 1))])
+    import_data(tmp_path / "one", "s3-export", tmp_path / "out", sqlite=tmp_path / "s.sqlite", progress=False)
+    (tmp_path / "out" / "shop" / "Stale.jsonl").write_text("{}\n")
+    (tmp_path / "out" / "notes.txt").write_text("mine\n")
+    [r] = import_data(tmp_path / "two", "s3-export", tmp_path / "out", sqlite=tmp_path / "s.sqlite", progress=False)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["notes.txt", "shop", "shop.yaml"]
+    assert "Stale.jsonl" not in {p.name for p in r.rows_dir.iterdir()}          # the rows folder is the new one
+    assert load_spec(r.spec_path) == r.spec and r.items == 4

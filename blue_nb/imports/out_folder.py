@@ -69,7 +69,9 @@ class OutFolder:
 
     def promise(self, tables: list[tuple[list[str], str | None, str | None]]) -> None:
         """Record the switch to come: per table, its names, and its load's (id, commit store) or None."""
-        self._entries = [{"names": names, "load_id": load_id, "commit_store": commit_store}
+        self._entries = [{"names": [n for n in names if (self.next / n).exists()],
+                          "gone": [n for n in names if not (self.next / n).exists()],   # old ones to take away
+                          "load_id": load_id, "commit_store": commit_store}
                          for names, load_id, commit_store in tables]
         shared = [n for n in os.listdir(self.next) if not any(n in e["names"] for e in self._entries)]
         if shared:                           # names of no one table (workbench-extra.json) go with the first
@@ -130,7 +132,7 @@ def _settle(out: Path, staging: Path, entries: list[dict]) -> list[str]:
     notes = []
     old = staging / "old"
     for entry in entries:
-        names = [n for n in entry["names"] if isinstance(n, str) and "/" not in n and n not in ("", ".", "..")]
+        names = _names(entry.get("names"))
         load_id, commit_store = entry.get("load_id"), entry.get("commit_store")
         committed = True if load_id is None else journal.decide(commit_store, load_id)
         if committed is None:
@@ -143,6 +145,12 @@ def _settle(out: Path, staging: Path, entries: list[dict]) -> list[str]:
                          "the files are those of before it")
             continue
         moved = False
+        for name in _names(entry.get("gone")):      # the import has none: an old one must not stay beside the new
+            target = out / name
+            if target.exists() or target.is_symlink():
+                old.mkdir(exist_ok=True)
+                target.rename(old / name)
+                moved = True
         for name in names:
             new = staging / "next" / name
             if not new.exists():            # switched in already (a switch interrupted after this name)
@@ -158,6 +166,12 @@ def _settle(out: Path, staging: Path, entries: list[dict]) -> list[str]:
     (out / JOURNAL).unlink(missing_ok=True)
     shutil.rmtree(staging, ignore_errors=True)
     return notes
+
+
+def _names(names: object) -> list[str]:
+    """The plain file names of a journal entry (anything else in a damaged journal is passed over)."""
+    return [n for n in names or [] if isinstance(n, str) and "/" not in n and n not in ("", ".", "..")] \
+        if isinstance(names, list) else []
 
 
 def _write_json(path: Path, data: dict) -> None:
