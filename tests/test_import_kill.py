@@ -14,6 +14,7 @@ import hashlib
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -166,8 +167,6 @@ def test_two_imports_into_one_folder_the_second_is_refused_at_once(world, tmp_pa
 
 def blue_file(path: Path, n: int, tag: str) -> Path:
     """Blue's SQLite file with two tables (blue_shop, blue_audit) of ``n`` rows each."""
-    import sqlite3
-
     con = sqlite3.connect(path)
     for table in ("blue_shop", "blue_audit"):
         con.execute(f"CREATE TABLE {table} (pk TEXT, sk TEXT, data JSON, created_at TEXT)")
@@ -190,14 +189,17 @@ def two_tables(folder: Path) -> tuple:
 
 @pytest.mark.parametrize("phase, version", [("committing", "old"), ("switched", "new")])
 def test_a_two_table_import_killed_at_its_commit_leaves_both_tables_at_one_version(tmp_path, phase, version):
-    args = lambda src, f: ["import", str(src), "--from", "sqlite", "--out", str(f / "out"), "--sqlite",  # noqa: E731
-                           str(f / "a.sqlite"), "--duckdb", str(f / "b.duckdb"), "--no-progress"]
+    def args(src: Path, f: Path) -> list[str]:
+        return ["import", str(src), "--from", "sqlite", "--out", str(f / "out"), "--sqlite", str(f / "a.sqlite"),
+                "--duckdb", str(f / "b.duckdb"), "--no-progress"]
+
     old, new = blue_file(tmp_path / "old.sqlite", 300, "OLD"), blue_file(tmp_path / "new.sqlite", 6_000, "NEW")
     for name, src in (("base", old), ("clean", new)):
         if name == "clean":
             shutil.copytree(tmp_path / "base", tmp_path / "clean")
         p = run(*args(src, tmp_path / name))
-        assert p.communicate(timeout=240)[0] is not None and p.returncode == 0
+        _, err = p.communicate(timeout=240)
+        assert p.returncode == 0, err
     want = two_tables(tmp_path / ("base" if version == "old" else "clean"))
     assert want != two_tables(tmp_path / ("clean" if version == "old" else "base"))
     shutil.copytree(tmp_path / "base", tmp_path / "k")
