@@ -191,10 +191,12 @@ def apply_spec(spec: Spec | str | Path, data_dir: str | Path, *, endpoint_url: s
         try:
             resumed = _create(client, spec, replace, deadline)
         except KeyboardInterrupt as e:
-            raise ApplyInterrupted(f"interrupted while creating the table {name} on {ep.label}: it may exist now, "
-                                   f"empty and tagged as loading; {RESUME_HINT}") from e
+            old = "the old table may be deleted already (--replace), and " if replace else ""
+            raise ApplyInterrupted(f"interrupted while creating the table {name} on {ep.label}: {old}the new one may "
+                                   "not exist yet, or exist empty and tagged as loading; run the same command again: "
+                                   "it creates the table, or resumes it") from e
         local = stores[0]
-        step = "had not begun writing: it is empty or holds an earlier apply's items"
+        step, then = "had not begun writing: it is empty or holds an earlier apply's items", RESUME_HINT
         try:
             built, digest = items_digest(local.iter_items(spec.table_name))
             report = client.write_items(spec.table_name, local.iter_items(spec.table_name), total=built,
@@ -202,15 +204,20 @@ def apply_spec(spec: Spec | str | Path, data_dir: str | Path, *, endpoint_url: s
             step = f"holds all {built:,} items written, not yet proven to have arrived"
             stored, stored_digest = items_digest(client.scan_items(spec.table_name, segments=segments,
                                                                    progress=False))
-            if stored == built and stored_digest == digest:
+            proven = stored == built and stored_digest == digest
+            if proven:
                 client.tag(spec.table_name, {STATE_TAG: "complete"})
+            step = (f"holds all {built:,} items, proven to be those built (tagged complete); the read patterns were "
+                    "being compared" if proven else
+                    f"holds {stored:,} items, NOT those built; the read patterns were being compared")
+            then = "run it again with --replace to compare them" if proven else RESUME_HINT
+            result = ApplyResult(name, ep.label, built, stored, digest, stored_digest, report, resumed,
+                                 left_out=left_out)
+            result.checks = compare_patterns(spec, stores, client, emulator=ep.emulator)
         except WriteInterrupted:
             raise
         except KeyboardInterrupt as e:
-            raise ApplyInterrupted(f"interrupted: the table {name} on {ep.label} {step}; {RESUME_HINT}") from e
-        result = ApplyResult(client.name(spec.table_name), ep.label, built, stored, digest, stored_digest,
-                             report, resumed, left_out=left_out)
-        result.checks = compare_patterns(spec, stores, client, emulator=ep.emulator)
+            raise ApplyInterrupted(f"interrupted: the table {name} on {ep.label} {step}; {then}") from e
         return result
 
 
