@@ -19,6 +19,7 @@ import http.client
 import json
 import random
 import threading
+import time
 import uuid
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -33,7 +34,7 @@ THROTTLE_TYPE = "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededE
 THROTTLE_MESSAGE = ("The level of configured provisioned throughput for the table was exceeded. "
                     "Consider increasing your provisioning level with the UpdateTable API.")
 JSON_TYPE = "application/x-amz-json-1.0"
-FAULT_KEYS = {"unprocessed", "throttle", "seed"}
+FAULT_KEYS = {"unprocessed", "throttle", "seed", "hang", "error500"}
 HOP_HEADERS = {"connection", "keep-alive", "transfer-encoding", "content-length", "host", "proxy-connection"}
 
 
@@ -48,6 +49,9 @@ class Faults:
         self.unprocessed = float(cfg.get("unprocessed", 0))
         if not (0 <= self.throttle <= 1 and 0 <= self.unprocessed <= 1):
             raise ValueError("throttle and unprocessed are probabilities between 0 and 1")
+        self.hang = float(cfg.get("hang", 0))
+        self.error500 = cfg.get("error500")
+        self.calls = 0
         self._rng = random.Random(cfg.get("seed", 0))
         self._lock = threading.Lock()
 
@@ -112,6 +116,15 @@ class FaultProxy:
             pairs = [(table, r) for table, reqs in request["RequestItems"].items() for r in reqs]
         except (ValueError, KeyError, AttributeError, TypeError):
             pairs = None                                  # malformed: let the server answer it
+        if self.faults.hang:
+            time.sleep(self.faults.hang)
+            return 504, [], b""
+        with self.faults._lock:
+            self.faults.calls += 1
+            failing = self.faults.error500 is not None and self.faults.calls > self.faults.error500
+        if failing:
+            return 500, [], json.dumps({"__type": "com.amazonaws.dynamodb.v20120810#InternalServerError",
+                                        "message": "Internal server error"}).encode()
         fault, keep = self.faults.decide(len(pairs)) if pairs else (None, [])
         if fault == "throttle":
             return 400, [], json.dumps({"__type": THROTTLE_TYPE, "message": THROTTLE_MESSAGE}).encode()

@@ -14,6 +14,10 @@ When the run reaches the phase it writes ``blue-nb-test-pause PHASE`` to stderr 
   swap, marked done there but not committed.
 * the DynamoDB writer: ``dynamo-writing`` after the first BatchWriteItem call is answered; every
   later BatchWriteItem call waits there too (so with several writer threads no more is written).
+* the command line's load: ``loaded`` after the load returned, as the command prints what it did.
+* the importer (:mod:`blue_nb.app.imports`): ``import-staged`` with every table's spec and rows written
+  aside, before the stores open; ``import-loaded`` after the stores' loads, before the files are
+  switched into ``--out`` (the loader's phases pause an import's loads too).
 
 :func:`install` does the same in a process of the test's own making (``python -c``).
 """
@@ -21,18 +25,23 @@ When the run reaches the phase it writes ``blue-nb-test-pause PHASE`` to stderr 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import threading
 import time
 from typing import Any, Callable
 
+from blue_nb.app import imports as app_imports
+from blue_nb.cli import data as cli_data
 from blue_nb.cli import main as blue_nb_main
 from blue_nb.dynamo import DynamoClient
+from blue_nb.imports.out_folder import OutFolder
 from blue_nb.stores import journal, stage
 
 MARK = "blue-nb-test-pause"
 LOADER_PHASES = ("staging", "staged", "committing", "switched", "finishing")
-PHASES = (*LOADER_PHASES, "dynamo-writing")
+IMPORT_PHASES = ("import-staged", "import-loaded")
+PHASES = (*LOADER_PHASES, "dynamo-writing", "loaded", *IMPORT_PHASES)
 
 
 def pause(phase: str | None) -> None:
@@ -115,8 +124,34 @@ def install(phase: str) -> None:
         raise SystemExit(f"unknown phase {phase!r}; one of {', '.join(PHASES)}")
     if phase in LOADER_PHASES:
         _install_loader(phase)
+    elif phase == "loaded":
+        _wrap(cli_data, "_say_loaded", before=lambda *_a, **_k: pause(phase))
+    elif phase == "import-staged":
+        _wrap(app_imports, "open_stores", before=lambda *_a, **_k: pause(phase))
+    elif phase == "import-loaded":
+        _wrap(OutFolder, "switch", before=lambda *_a, **_k: pause(phase))
     else:
         _install_writer(phase)
+
+
+def signal_at(p: "subprocess.Popen", phase: str, sig: int, timeout: float = 240) -> tuple[int, str]:
+    """For a test: read the paused command's stderr (a text pipe) until it reaches ``phase``, send it ``sig``
+    and wait for it to end; its exit status and everything it wrote to stderr."""
+    seen = []
+    try:
+        for line in p.stderr:
+            seen.append(line)
+            if line.strip() == f"{MARK} {phase}":
+                break
+        else:
+            raise AssertionError(f"the command ended before {phase}: {''.join(seen)}")
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=timeout)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return p.returncode, "".join(seen) + (err or "")
 
 
 def main() -> None:

@@ -18,6 +18,7 @@ import pytest
 from blue_nb.app.compare import MOTO_NO_TRAILING_PAGE, first_difference, parameter_cases
 from blue_nb.app.roundtrip import apply_spec, compare_patterns, items_digest, run_on_endpoint
 from blue_nb.dynamo import Endpoint, LocalDynamo
+from blue_nb.errors import DynamoError
 from blue_nb.patterns import Page, ReadResult, plan
 from blue_nb.spec import load_spec, loads_spec
 from blue_nb.stores import load_items, open_store
@@ -211,6 +212,53 @@ def test_throttling_and_unprocessed_items_still_store_every_item(dialogue_spec, 
         result = apply_spec(dialogue_spec, small_dialogue, endpoint=proxy.endpoint(), progress=False)
     assert result.write.unprocessed_retries > 0 and result.write.throttle_retries > 0
     assert result.items_match and result.items_stored == result.items_built and result.ok
+
+
+@pytest.mark.parametrize("faults, code, words", [
+    ({"throttle": 1.0}, "Stalled", ["no item written to", "for 6 s: every call was answered with "
+                                    "ProvisionedThroughputExceededException", "no item of 300 is written"]),
+    ({"hang": 60}, "ReadTimeout", ["did not answer in time", "no item of 300 is known to be written (and up to 25 more"]),
+    ({"error500": 2}, "InternalServerError", ["InternalServerError", "the table is partly written: 50 items of 300 "
+                                                                     "are in it, 250 are not"]),
+], ids=["always-throttled", "never-answers", "error-500"])
+def test_an_endpoint_that_stalls_fails_within_the_deadline_saying_what_is_written(dialogue_spec, small_dialogue,
+                                                                                  faults, code, words):
+    with LocalDynamo() as local, FaultProxy(local.url, faults) as proxy:
+        start = time.monotonic()
+        with pytest.raises(DynamoError) as e:
+            apply_spec(dialogue_spec, small_dialogue, endpoint=proxy.endpoint(), progress=False, deadline=6)
+        took = time.monotonic() - start
+        written = proxy.endpoint().client().count_items("blue_dialogue")
+    assert took < 30, f"{took:.0f} s"
+    assert e.value.code == code
+    for w in words:
+        assert w in str(e.value), str(e.value)
+    assert "run the same command again: it resumes where this stopped" in e.value.hint
+    assert written == (50 if code == "InternalServerError" else 0)
+
+
+def test_ctrl_c_while_writing_says_how_many_items_are_written_and_how_to_resume(dynamo_endpoint, small_dialogue):
+    p = prefix()
+    args = ["apply", str(SPECS / "dialogue.yaml"), "--data", str(small_dialogue), "--endpoint-url",
+            dynamo_endpoint.url, "--table-prefix", p, "--no-progress"]
+    proc = subprocess.Popen([sys.executable, "-m", "tests.paused", "dynamo-writing", *args], stderr=subprocess.PIPE,
+                            text=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+    try:
+        line = ""
+        while "blue-nb-test-pause" not in line:
+            line = proc.stderr.readline()
+            assert line, "the apply ended before it wrote"
+        proc.send_signal(signal.SIGINT)
+        err = proc.stderr.read()
+    finally:
+        proc.wait(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in err
+    written = Endpoint.embedded(dynamo_endpoint).client(table_prefix=p).count_items("blue_dialogue")
+    assert written == 25
+    # the call was answered, but its answer not yet counted: the message stays true
+    assert f"interrupted while writing: 0 items of 300 are known to be written to {p}blue_dialogue" in err, err
+    assert "(and up to 25 more, sent in calls that got no clear answer, may be in it)" in err
+    assert "nothing was changed" not in err and "run the same command again" in err
 
 
 def test_an_interrupted_apply_resumes_to_completion(dynamo_endpoint, small_dialogue):

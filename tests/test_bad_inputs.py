@@ -14,12 +14,21 @@ from click.testing import CliRunner
 
 from blue_nb.cli import cli
 from blue_nb.stores import open_store
-from tests.bad_inputs import cli_cases, data_cases, load_cases, size_cases, spec_cases
+from tests.bad_inputs import (cli_cases, data_cases, export_cases, import_cases, load_cases, size_cases, spec_cases,
+                              number_cases, workbench_cases)
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / "data" / "examples" / "library"
-CASES = [*spec_cases.CASES, *data_cases.CASES, *size_cases.CASES, *cli_cases.CASES, *load_cases.CASES]
+CASES = [*spec_cases.CASES, *data_cases.CASES, *size_cases.CASES, *cli_cases.CASES, *load_cases.CASES,
+         *export_cases.CASES, *import_cases.CASES, *workbench_cases.CASES,
+         *number_cases.CASES]
 TABLE = "blue_library"
+
+
+def files(folder: Path) -> dict[str, str]:
+    """Every file of the folder but the stores (and their lock files): its path -> a hash of its bytes."""
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "folder"
+            for p in sorted(folder.rglob("*")) if not p.name.startswith(("store.sqlite", "store.duckdb"))}
 
 
 def digest(folder: Path) -> dict[str, str]:
@@ -62,11 +71,11 @@ def test_bad_input_is_refused_with_a_located_message(case, template, tmp_path):
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
-    before = digest(folder)
+    before, files_before = digest(folder), files(folder)
     args = [a.replace("{dir}", str(folder)) for a in case.args]
     stdin = case.stdin.replace("{dir}", str(folder)) if isinstance(case.stdin, str) else case.stdin
     result = CliRunner().invoke(cli, args, input=stdin)
-    message = result.stderr + (result.stdout if case.exit_code == 1 else "")   # exit 1: a check's report
+    message = result.stderr + (result.stdout if case.exit_code != 2 else "")   # exit 0 or 1: the output too
     assert result.exit_code == case.exit_code, (
         f"exit {result.exit_code}, wanted {case.exit_code}\nstdout: {result.stdout[-2000:]}\nstderr: {message[-2000:]}"
         + (f"\nexception: {result.exception!r}" if result.exception and not isinstance(result.exception, SystemExit)
@@ -77,3 +86,5 @@ def test_bad_input_is_refused_with_a_located_message(case, template, tmp_path):
     assert not missing, f"the message lacks {missing}:\n{message}"
     if case.stores_unchanged:
         assert digest(folder) == before, "a refused input changed a store"
+    if case.files_unchanged:
+        assert files(folder) == files_before, "a refused input wrote, changed or left a file"

@@ -205,7 +205,7 @@ def test_aws_without_region_or_credentials_says_what_to_give(clean_env):
     with pytest.raises(DynamoError) as e:
         with resolve_endpoint(aws=True):
             pass
-    assert e.value.code == "NoRegion" and "--region" in e.value.hint
+    assert e.value.code == "NoRegion" and "AWS_REGION" in e.value.hint and "--region" not in e.value.hint
     with resolve_endpoint(aws=True, region="us-east-1") as ep:
         with pytest.raises(DynamoError) as e:
             ep.client().table_exists("blue_rows")            # botocore finds no credentials before sending
@@ -407,7 +407,8 @@ def test_faults_beyond_max_attempts_say_how_many_items_are_not_written(faulty):
         client.write_items(TABLE, items, total=600, max_attempts=1, progress=False)
     assert e.value.code in ("ProvisionedThroughputExceededException", "UnprocessedItems")
     stored = client.count_items(TABLE)
-    assert f"in all {600 - stored:,} items of 600 are not written ({stored:,} written)" in e.value.msg
+    assert (f"the table is partly written: {stored:,} items of 600 are in it, {600 - stored:,} are not"
+            in e.value.msg) and "it resumes where this stopped" in e.value.hint
     assert "puts are idempotent" in e.value.hint
 
 

@@ -24,6 +24,7 @@ import yaml
 from click.testing import CliRunner
 
 from blue_nb import __version__
+from blue_nb.app import exports as app_exports
 from blue_nb.app.exports import export_spec, sample_items_by_entity
 from blue_nb.app.workflows import source_files
 from blue_nb.cli import cli
@@ -351,3 +352,21 @@ def test_with_data_the_items_are_checked_the_model_gets_samples_and_the_template
     assert props["ProvisionedThroughput"]["ReadCapacityUnits"] > 1
     out = subprocess.run([str(CFN_LINT), str(tmp_path / "t.yaml")], capture_output=True, text=True, timeout=300)
     assert (out.returncode, out.stdout) == (0, "")
+
+
+def test_a_file_already_there_is_replaced_only_with_force_and_a_failed_write_leaves_it(tmp_path, monkeypatch):
+    out = tmp_path / "t.json"
+    out.write_text("old\n")
+    r = run("export", SPECS["document"], "--format", "create-table", "-o", out, "--now", NOW)
+    assert r.exit_code == 2 and "is already there; nothing was written" in r.stderr and "--force" in r.stderr
+    assert out.read_text() == "old\n"
+    def full(*_a, **_k):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(app_exports.os, "replace", full)
+    r = run("export", SPECS["document"], "--format", "create-table", "-o", out, "--force", "--now", NOW)
+    assert r.exit_code == 2 and "cannot write the export: No space left on device" in r.stderr
+    assert out.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]
+    monkeypatch.undo()
+    r = run("export", SPECS["document"], "--format", "create-table", "-o", out, "--force", "--now", NOW)
+    assert r.exit_code == 0 and out.read_text(encoding="utf-8") == export(spec_of("document"), "create-table", now=NOW)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json"] and out.stat().st_mode & 0o777 != 0o600

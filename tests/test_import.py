@@ -7,7 +7,9 @@ real SQLite and DuckDB files; the live table is on the session's moto_server."""
 
 from __future__ import annotations
 
+import base64
 import gzip
+import hashlib
 import json
 import sqlite3
 from decimal import Decimal
@@ -50,14 +52,15 @@ def write_export(root: Path, export_id: str, files: list[list[str]], *, table: s
                else f"prefix/AWSDynamoDB/{export_id}/data/f{n}.json.gz")
         _gz(root / key.removeprefix("prefix/"), lines)
         count = counts[n] if counts else len(lines)
-        entries.append({"itemCount": count, "md5Checksum": "0" * 24, "etag": "e", "dataFileS3Key": key})
+        md5 = base64.b64encode(hashlib.md5((root / key.removeprefix("prefix/")).read_bytes()).digest()).decode()
+        entries.append({"itemCount": count, "md5Checksum": md5, "etag": "e", "dataFileS3Key": key})
     (folder / "manifest-files.json").write_text("".join(json.dumps(e) + "\n" for e in entries))
     summary = {"version": "2023-08-01" if incremental else "2020-06-30",
                "exportArn": ARN.format(table=table) + f"/export/{export_id}", "startTime": "2026-01-01T00:00:00.000Z",
                "endTime": "2026-01-01T00:05:00.000Z", "tableArn": ARN.format(table=table), "tableId": "t-1",
                "s3Bucket": "bucket", "s3Prefix": "prefix", "s3SseAlgorithm": "AES256", "s3SseKmsKeyId": None,
                "manifestFilesS3Key": f"prefix/AWSDynamoDB/{export_id}/manifest-files.json", "billedSizeBytes": 0,
-               "itemCount": sum(len(f) for f in files), "outputFormat": "DYNAMODB_JSON"}
+               "itemCount": sum(counts) if counts else sum(len(f) for f in files), "outputFormat": "DYNAMODB_JSON"}
     if incremental:
         summary.update(exportFromTime=incremental[0], exportToTime=incremental[1], outputView="NEW_AND_OLD_IMAGES",
                        exportType="INCREMENTAL_EXPORT")
@@ -204,6 +207,18 @@ def test_incremental_exports_apply_inserts_updates_and_deletes_in_order(tmp_path
     assert load_spec(r.spec_path).inferred["table.partition_key"].startswith("from the Keys of the incremental")
 
 
+def test_an_update_of_a_key_that_was_never_put_is_a_gap_not_an_insert(tmp_path):
+    items = shop_items(2, 1)
+    write_export(tmp_path / "exp", "01767225600000-full0001", [full_lines(items)])
+    ghost = order(7, 7)
+    write_export(tmp_path / "exp", "01767300000000-incr0001", [[
+        change(1_000_000, {"pk": ghost["pk"], "sk": ghost["sk"]}, new=dict(ghost, status="x"), old=ghost)]],
+        incremental=("2026-01-01T00:05:00Z", "2026-01-02T00:00:00Z"))
+    [r] = import_data(tmp_path / "exp", "s3-export", tmp_path / "out", progress=False)
+    assert (r.inserted, r.updated, r.items) == (0, 0, len(items) + 1)
+    assert any("1 updates of keys that were not there" in n and "the history has a gap" in n for n in r.notes), r.notes
+
+
 def test_write_timestamps_in_both_shapes_order_records_within_an_export(tmp_path):
     write_export(tmp_path, "01767300000000-incr0001", [[
         change(20, {"pk": "A#1", "sk": "X"}, new={"pk": "A#1", "sk": "X", "v": "late"}, bare_ts=True),
@@ -233,6 +248,43 @@ def test_manifest_item_count_mismatch_names_the_file_and_loads_nothing(tmp_path)
     assert digest(tmp_path / "s.sqlite", load_spec(tmp_path / "out" / "shop.yaml")) == before
 
 
+def _drop_md5(folder: Path) -> None:
+    manifest = folder / "manifest-files.json"
+    entries = [json.loads(line) for line in manifest.read_text().splitlines()]
+    manifest.write_text("".join(json.dumps({k: v for k, v in e.items() if k != "md5Checksum"}) + "\n"
+                                for e in entries))
+
+
+@pytest.mark.parametrize("damage, message, where", [
+    ("edited", "f0.json.gz does not have the md5Checksum manifest-files.json gives it", "data/f0.json.gz"),
+    ("unlisted", "1 data file(s) of the export are not in manifest-files.json (f2.json.gz)", "data/f2.json.gz"),
+    ("summary", "manifest-summary.json says itemCount 6, but manifest-files.json lists 4 items in 2 files",
+     "manifest-summary.json"),
+])
+def test_the_manifests_are_checked_against_the_files_before_anything_is_read(tmp_path, damage, message, where):
+    before = _loaded(tmp_path)
+    items = shop_items(3, 1)
+    folder = write_export(tmp_path / "bad", "01767225600000-a1b2c3d4", [full_lines(items[:2]), full_lines(items[2:4]),
+                                                                       full_lines(items[4:])])
+    manifest = folder / "manifest-files.json"
+    lines = manifest.read_text().splitlines()
+    if damage == "edited":                   # one value changed, the line count kept
+        _gz(folder / "data" / "f0.json.gz", [full_lines(items[:2])[0].replace("USER#u0", "USER#u9"),
+                                             full_lines(items[:2])[1]])
+    elif damage == "unlisted":               # the list names 2 of the 3 files, and the summary agrees with it
+        manifest.write_text("\n".join(lines[:2]) + "\n")
+        summary = json.loads((folder / "manifest-summary.json").read_text())
+        (folder / "manifest-summary.json").write_text(json.dumps({**summary, "itemCount": 4}))
+    else:
+        manifest.write_text("\n".join(lines[:2]) + "\n")
+        (folder / "data" / "f2.json.gz").unlink()
+    with pytest.raises(SourceError) as e:
+        import_data(tmp_path / "bad", "s3-export", tmp_path / "out2", sqlite=tmp_path / "s.sqlite", progress=False)
+    assert message in e.value.msg and e.value.where == str(folder / where)
+    assert digest(tmp_path / "s.sqlite", load_spec(tmp_path / "out" / "shop.yaml")) == before
+    assert not (tmp_path / "out2" / "shop.yaml").exists()
+
+
 @pytest.mark.parametrize("damage, message", [
     ("json", "invalid JSON"),
     ("number", "not a valid DynamoDB number"),
@@ -250,6 +302,7 @@ def test_a_bad_line_names_file_and_line_and_loads_nothing(tmp_path, damage, mess
     if damage == "gzip":                     # cut the stream: the lines after the cut cannot be read
         raw = data.read_bytes()
         data.write_bytes(raw[: len(raw) // 2])
+        _drop_md5(folder)                    # (a manifest without checksums: the md5 would tell first)
     with pytest.raises(SourceError) as e:
         import_data(tmp_path / "bad", "s3-export", tmp_path / "out2", sqlite=tmp_path / "s.sqlite", progress=False)
     assert message in e.value.msg
@@ -449,3 +502,15 @@ def test_live_table_import_uses_describe_table_and_scans_every_item(tmp_path, dy
     full = dynamo_client.name("blue_dialogue")
     [r2] = import_data(full, "dynamodb", tmp_path / "out2", endpoint_url=dynamo_endpoint.url, progress=False)
     assert r2.spec.table.name == full and r2.items == len(items)
+
+
+def test_a_second_import_replaces_the_first_whole_and_leaves_nothing_beside(tmp_path):
+    write_export(tmp_path / "one", "01767225600000-a1b2c3d4", [full_lines(shop_items(3, 2))])
+    write_export(tmp_path / "two", "01767225600000-b1b2c3d4", [full_lines(shop_items(2, 1))])
+    import_data(tmp_path / "one", "s3-export", tmp_path / "out", sqlite=tmp_path / "s.sqlite", progress=False)
+    (tmp_path / "out" / "shop" / "Stale.jsonl").write_text("{}\n")
+    (tmp_path / "out" / "notes.txt").write_text("mine\n")
+    [r] = import_data(tmp_path / "two", "s3-export", tmp_path / "out", sqlite=tmp_path / "s.sqlite", progress=False)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["notes.txt", "shop", "shop.yaml"]
+    assert "Stale.jsonl" not in {p.name for p in r.rows_dir.iterdir()}          # the rows folder is the new one
+    assert load_spec(r.spec_path) == r.spec and r.items == 4

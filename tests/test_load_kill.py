@@ -1,6 +1,7 @@
 """The kill test: a load of 20,000 items into SQLite and DuckDB, killed (SIGKILL) or interrupted
 (SIGINT) at several moments - while staging, before the commit point, inside the commit, between
-the two stores' switches, inside the second switch. After each: both stores open (recovery runs),
+the two stores' switches, inside the second switch, after the load returned (before the command
+printed). After each: both stores open (recovery runs),
 agree item for item, and hold one whole version - the old one or the new one, each equal to a
 clean load of it; SIGINT's message says which; and the next load succeeds.
 
@@ -24,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from blue_nb.stores import open_store
+from tests.paused import signal_at
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "data" / "specs" / "dialogue.yaml"
@@ -39,6 +41,8 @@ SCENARIOS = [
     ("switched", signal.SIGINT, "new", ("interrupted after the switch", "new items are in SQLite",
                                         "DuckDB", "finishes the switch when next opened")),
     ("finishing", signal.SIGKILL, "new", ()),
+    ("loaded", signal.SIGINT, "new", ("interrupted after the load completed", "the new items are in sqlite",
+                                      "duckdb")),
 ]
 IDS = [f"{phase}-{sig.name}" for phase, sig, _, _ in SCENARIOS]
 
@@ -110,23 +114,8 @@ def kill_at(w: Path, phase: str, sig: signal.Signals) -> dict:
     folder = w / f"{phase}-{sig.name}"
     shutil.copytree(w / "base", folder)
     start = time.monotonic()
-    p = cli(*load_args(w / "new", folder), paused_at=phase)
-    seen = []
-    try:
-        for line in p.stderr:
-            seen.append(line)
-            if line.strip() == f"blue-nb-test-pause {phase}":
-                break
-        else:
-            raise AssertionError(f"the load ended before {phase}: {''.join(seen)}")
-        p.send_signal(sig)
-        _, err = p.communicate(timeout=240)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    return {"folder": folder, "code": p.returncode, "stderr": "".join(seen) + err,
-            "seconds": time.monotonic() - start}
+    code, stderr = signal_at(cli(*load_args(w / "new", folder), paused_at=phase), phase, sig)
+    return {"folder": folder, "code": code, "stderr": stderr, "seconds": time.monotonic() - start}
 
 
 @pytest.fixture(scope="module")

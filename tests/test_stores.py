@@ -462,3 +462,37 @@ def test_a_sqlite_file_is_not_read_as_a_duckdb_store(tmp_path):
     with pytest.raises(StoreError, match="not a valid DuckDB database file") as e:
         open_store("duckdb", path)
     assert "extension" not in str(e.value) and str(path) in str(e.value)
+
+
+class _InterruptedConnection:
+    """A DuckDB connection whose statements end as DuckDB ends one that Ctrl-C stopped while it scanned a
+    registered Arrow chunk: ``RuntimeError: Query interrupted`` (seen in a load's staging)."""
+
+    def __init__(self, real):
+        self.real = real
+
+    def execute(self, *_a, **_k):
+        raise RuntimeError("Query interrupted")
+
+    def register(self, *_a, **_k):
+        return None
+
+    unregister = register
+
+    def cursor(self):
+        return self
+
+
+def test_duckdb_query_interrupted_is_an_interrupt_not_an_error():
+    with open_store("duckdb") as store:
+        store.execute("CREATE TABLE t (a TEXT)")
+        real = store.con
+        store.con = _InterruptedConnection(real)
+        try:
+            for act in (lambda: store.execute("SELECT 1"), lambda: store.insert_rows("t", ["a"], [("x",)]),
+                        lambda: list(store.rows("SELECT 1", [], 10))):
+                with pytest.raises(KeyboardInterrupt):
+                    act()
+        finally:
+            store.con = real
+        assert store.execute("SELECT count(*) FROM t") == [(0,)]

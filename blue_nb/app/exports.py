@@ -19,6 +19,9 @@ Layer 3.
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import islice
@@ -143,7 +146,7 @@ def export_spec(spec: Spec | str | Path, fmt: str, *, data_dir: str | Path | Non
                 duckdb: str | Path | None = None, force: bool = False,
                 out: str | Path | None = None, now: datetime | str | None = None,
                 against: Spec | str | Path | None = None, prices: Any = None,
-                checked: tuple[Findings, ReviewData | None] | None = None) -> ExportResult:
+                checked: tuple[Findings, ReviewData | None] | None = None, overwrite: bool = True) -> ExportResult:
     """Check ``spec`` and export it as ``fmt`` (a name of :data:`blue_nb.export.FORMATS`).
 
     ``data_dir``: rows to check the items too, and to give the format sample items or modelled peaks
@@ -155,7 +158,13 @@ def export_spec(spec: Spec | str | Path, fmt: str, *, data_dir: str | Path | Non
     by the review reports (``report-html``, ``report-md``), which show the errors; they take
     ``against`` (the previous spec: what changed) and ``prices`` (a price file for the cost section).
     ``checked``: ``(findings, review data)`` already computed for this spec and data (``export_all``
-    checks once for every format); the review data may be None for a document format."""
+    checks once for every format); the review data may be None for a document format.
+
+    The export never writes over its own inputs (the spec, ``against``, ``prices``, the DuckDB file, a
+    source file under ``data_dir``): such an ``out`` is refused before any work. An existing file
+    is replaced only with ``overwrite`` (the CLI passes ``--force``). The file (and a report-md's
+    pictures folder) is written aside and renamed into place, so a failed export leaves nothing
+    behind and the file that was there stays as it was."""
     if fmt not in FORMATS:
         raise BlueNbError(f"unknown export format {fmt!r}", where="--format", hint="use one of: " + ", ".join(FORMATS))
     if fmt not in REPORTS and (against is not None or prices is not None):
@@ -163,9 +172,10 @@ def export_spec(spec: Spec | str | Path, fmt: str, *, data_dir: str | Path | Non
                           hint="use --format report-html or report-md, or leave them out")
     spec = as_spec(spec)
     when = export_time(now)                                   # a bad --now fails before any work
+    target = _target(out, fmt, overwrite, _inputs(spec, data_dir, duckdb, against, prices))
     if fmt in REPORTS:
         review = checked if checked is not None and checked[1] is not None else None
-        return _report(spec, fmt, out, when, review or review_data(spec, data_dir, duckdb=duckdb, against=against,
+        return _report(spec, fmt, target, when, review or review_data(spec, data_dir, duckdb=duckdb, against=against,
                                                                    prices=prices))
     with_data = data_dir is not None or duckdb is not None
     findings = checked[0] if checked is not None else validate(spec, data_dir, duckdb=duckdb)
@@ -182,7 +192,7 @@ def export_spec(spec: Spec | str | Path, fmt: str, *, data_dir: str | Path | Non
     if provisioned and not capacity:
         capacity = "the spec's read_capacity / write_capacity"
     text = export(spec, fmt, findings=findings, data=data, force=force, now=when)
-    path = _write(text, out)
+    path = _write(text, target)
     n = sum(len(v) for v in data.values()) if fmt == "workbench" and data else 0
     return ExportResult(fmt, text, path, findings, spec.source_path or spec.domain, n, capacity, notes)
 
@@ -197,9 +207,10 @@ FILE_NAMES = {"spec-yaml": "{domain}.spec.yaml", "spec-json": "{domain}.spec.jso
 def export_all(spec: Spec | str | Path, out_dir: str | Path, *, data_dir: str | Path | None = None,
                duckdb: str | Path | None = None, formats: list[str] | None = None,
                against: Spec | str | Path | None = None, force: bool = False,
-               now: datetime | str | None = None) -> dict[str, ExportResult]:
+               now: datetime | str | None = None, overwrite: bool = True) -> dict[str, ExportResult]:
     """Export ``spec`` in every format (or ``formats``) to ``out_dir``, named as :data:`FILE_NAMES`;
-    ``against`` goes to the review reports. Format -> its :class:`ExportResult`."""
+    ``against`` goes to the review reports; ``overwrite``: replace files already there (as
+    :func:`export_spec`). Format -> its :class:`ExportResult`."""
     spec = as_spec(spec)
     out = Path(out_dir)
     chosen = list(FORMATS) if formats is None else list(formats)
@@ -211,37 +222,111 @@ def export_all(spec: Spec | str | Path, out_dir: str | Path, *, data_dir: str | 
     else:
         checked = (validate(spec, data_dir, duckdb=duckdb), None)
     return {fmt: export_spec(spec, fmt, data_dir=data_dir, duckdb=duckdb, force=force, now=now, checked=checked,
+                             overwrite=overwrite,
                              out=out / FILE_NAMES.get(fmt, "{domain}." + fmt + FORMATS[fmt].suffix).format(
                                  domain=spec.domain),
                              against=against if fmt in REPORTS else None)
             for fmt in chosen}
 
 
-def _report(spec: Spec, fmt: str, out: str | Path | None, when: datetime,
+def _report(spec: Spec, fmt: str, out: Path | None, when: datetime,
             review: tuple[Findings, ReviewData]) -> ExportResult:
     findings, data = review
-    pictures = Path(out).with_name(Path(out).stem + "_files") if out not in (None, "-") else None
+    pictures = _pictures_folder(out)
     if fmt == "report-md" and pictures is not None and data.figures:
         data = replace(data, figure_dir=pictures.name)
     text = export(spec, fmt, findings=findings, data=data, now=when)
-    path = _write(text, out)
-    files = _pictures(data, pictures) if fmt == "report-md" and data.figure_dir else []
-    return ExportResult(fmt, text, path, findings, spec.source_path or spec.domain, files=files)
+    if fmt == "report-md" and data.figure_dir:
+        files = _write_with_pictures(text, out, data, pictures)
+    else:
+        files = []
+        _write(text, out)
+    return ExportResult(fmt, text, out, findings, spec.source_path or spec.domain, files=files)
 
 
-def _pictures(data: ReviewData, folder: Path) -> list[Path]:
-    """The report's PNGs, written to ``folder`` (the Markdown links to them there)."""
+def _pictures_folder(out: Path | None) -> Path | None:
+    return out.with_name(out.stem + "_files") if out is not None else None
+
+
+def _inputs(spec: Spec, data_dir: str | Path | None, duckdb: str | Path | None, against: Any,
+            prices: Any) -> dict[Path, str]:
+    """The files an export reads: resolved path -> what it is (an export must not write over them)."""
+    found: dict[Path, str] = {}
+    named = [(spec.source_path, "the spec being exported"), (duckdb, "the DuckDB file read (--duckdb)"),
+             (against.source_path if isinstance(against, Spec) else against, "the previous spec (--against)"),
+             (prices if isinstance(prices, (str, Path)) else None, "the price file (--prices)")]
+    for path, what in named:
+        if path is not None:
+            found.setdefault(Path(path).resolve(), what)
+    if data_dir is not None and Path(data_dir).is_dir():
+        for name, entity in spec.entities.items():
+            for f in Path(data_dir).glob(f"{entity.source or name}.*"):
+                found.setdefault(f.resolve(), f"a source file of the rows (--data), {name}'s")
+    return found
+
+
+def _target(out: str | Path | None, fmt: str, overwrite: bool, inputs: dict[Path, str]) -> Path | None:
+    """The file to write (None: stdout), refused before any work when it is one of the export's own
+    inputs, a folder, or (without ``overwrite``) a file already there."""
+    if out is None or str(out) == "-":
+        return None
+    path = Path(out)
+    written = [path] + ([_pictures_folder(path)] if fmt == "report-md" else [])
+    for w in written:
+        hit = inputs.get(w.resolve())
+        inside = [what for p, what in inputs.items() if w != path and w.resolve() in p.parents]
+        if hit or inside:
+            raise SourceError(f"-o would write over {hit or inside[0]}: an export never overwrites its own inputs",
+                              where=str(w), hint="give another file to -o")
+    if path.is_dir():
+        raise SourceError("-o names a folder, not a file", where=str(path), hint="give the file to write")
+    pictures = written[1] if len(written) > 1 else None
+    if pictures is not None and pictures.exists() and not pictures.is_dir():
+        raise SourceError("the report's pictures folder is a file: the Markdown would link to nothing",
+                          where=str(pictures), hint=f"move that file away, or give -o another name")
+    if not overwrite:
+        there = [w for w in written if w.exists()]
+        if there:
+            raise SourceError(f"{'the file' if there[0] == path else 'the pictures folder'} is already there; "
+                              "nothing was written", where=str(there[0]),
+                              hint="add --force to replace it, or give -o another name")
+    return path
+
+
+def _write_with_pictures(text: str, out: Path, data: ReviewData, folder: Path) -> list[Path]:
+    """The report's PNGs in ``folder`` (the Markdown links to them there) and the Markdown itself, both
+    written aside and renamed in: a picture the design no longer has does not stay, and a failure
+    leaves what was there."""
+    made = _parents(out)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        for old in folder.glob("*.png"):
-            old.unlink()                                   # a picture the design no longer has must not stay
-        paths = [folder / f"{f.name}.png" for f in data.figures]
-        for f, path in zip(data.figures, paths):
-            path.write_bytes(f.png)
+        new = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+        new.chmod(0o777 & ~_umask())
     except OSError as e:
-        raise SourceError(f"cannot write the report's pictures: {e.strerror or e}", where=str(folder),
-                          cause=e) from e
-    return paths
+        _remove_dirs(made)
+        raise SourceError(f"cannot write the report's pictures: {e.strerror or e}", where=str(folder), cause=e) from e
+    old = folder.with_name(f".{folder.name}.old-{os.getpid()}")
+    tmp = None
+    try:
+        for f in data.figures:
+            (new / f"{f.name}.png").write_bytes(f.png)
+        tmp = _aside(text, out)
+        if folder.exists():
+            folder.rename(old)
+        new.rename(folder)
+        os.replace(tmp, out)
+    except BaseException as e:
+        shutil.rmtree(new, ignore_errors=True)
+        if tmp is not None and tmp.exists():
+            tmp.unlink()
+        if old.exists() and not folder.exists():
+            old.rename(folder)
+        _remove_dirs(made)
+        if isinstance(e, OSError):
+            raise SourceError(f"cannot write the report and its pictures: {e.strerror or e}", where=str(folder),
+                              cause=e) from e
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+    return [folder / f"{f.name}.png" for f in data.figures]
 
 
 def _peaks(spec: Spec, data_dir: str | Path | None, duckdb: str | Path | None,
@@ -270,15 +355,59 @@ def _without_table_capacity(findings: Findings, notes: list[str]) -> Findings:
     return Findings(kept, spec=findings.spec, items_checked=findings.items_checked, rule_order=list(RULES))
 
 
-def _write(text: str, out: str | Path | None) -> Path | None:
-    if out is None or str(out) == "-":
+def _write(text: str, path: Path | None) -> Path | None:
+    """Write ``text`` to ``path`` aside and rename it in (None: nothing written)."""
+    if path is None:
         return None
-    path = Path(out)
-    if path.is_dir():
-        raise SourceError("-o names a folder, not a file", where=str(path), hint="give the file to write")
+    made = _parents(path)
+    tmp = None
+    try:
+        tmp = _aside(text, path)
+        os.replace(tmp, path)
+    except BaseException as e:
+        if tmp is not None and tmp.exists():
+            tmp.unlink()
+        _remove_dirs(made)
+        if isinstance(e, OSError):
+            raise SourceError(f"cannot write the export: {e.strerror or e}", where=str(path), cause=e) from e
+        raise
+    return path
+
+
+def _parents(path: Path) -> list[Path]:
+    """Create the missing parent folders of ``path``; those created, deepest first."""
+    made = [p for p in path.parents if not p.exists()]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
     except OSError as e:
-        raise SourceError(f"cannot write the export: {e.strerror or e}", where=str(path), cause=e) from e
-    return path
+        _remove_dirs(made)
+        raise SourceError(f"cannot create the folder to write to: {e.strerror or e}", where=str(path.parent),
+                          cause=e) from e
+    return made
+
+
+def _remove_dirs(made: list[Path]) -> None:
+    for p in made:
+        try:
+            p.rmdir()
+        except OSError:
+            pass
+
+
+def _aside(text: str, path: Path) -> Path:
+    """``text`` written to a new file beside ``path`` (removed again if the write fails)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.chmod(tmp, 0o666 & ~_umask())               # as a file opened for writing would be
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return Path(tmp)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from blue_nb import plots
+from blue_nb.app.files import files_aside
 from blue_nb.app.workflows import as_spec, data_store, load_checked, with_heat_findings
 from blue_nb.heat import DEFAULT_SECONDS, DEFAULT_SEED, HeatReport, partition_heat
 from blue_nb.plots.base import DPI
@@ -51,23 +52,27 @@ def _with_table(sizes: pd.DataFrame, entries: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"index": index, "size": size})
 
 
-def write_heat_report(report: HeatReport, out_dir: str | Path, *, figures: bool = True) -> dict[str, Any]:
+def write_heat_report(report: HeatReport, out_dir: str | Path, *, figures: bool = True,
+                      finish: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Write ``summary.json``, ``partitions.csv``, ``hot_items.csv``, ``patterns.csv`` and the PNGs
-    to ``out_dir``; returns the summary with the list of ``files`` written."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    to ``out_dir`` (all written aside and moved in at the end: a failure leaves the folder as it was);
+    ``finish`` may add to the summary before it is written. Returns the summary with the list of
+    ``files`` written."""
     files = []
-    for name, df in (("partitions", report.partitions), ("hot_items", report.hot_items),
-                     ("patterns", report.patterns)):
-        df.to_csv(out / f"{name}.csv", index=False)
-        files.append(f"{name}.csv")
-    if figures:
-        for name, draw in heat_figures(report).items():
-            (out / f"{name}.png").write_bytes(draw().png(DPI))
-            files.append(f"{name}.png")
-    summary = report.summary()
-    summary["files"] = ["summary.json", *files]
-    (out / "summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    with files_aside(out_dir) as out:
+        for name, df in (("partitions", report.partitions), ("hot_items", report.hot_items),
+                         ("patterns", report.patterns)):
+            df.to_csv(out / f"{name}.csv", index=False)
+            files.append(f"{name}.csv")
+        if figures:
+            for name, draw in heat_figures(report).items():
+                (out / f"{name}.png").write_bytes(draw().png(DPI))
+                files.append(f"{name}.png")
+        summary = report.summary()
+        summary["files"] = ["summary.json", *files]
+        if finish is not None:
+            finish(summary)
+        (out / "summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     return summary
 
 
@@ -90,11 +95,9 @@ def heat_report(spec: Spec | str | Path, data_dir: str | Path | None, out_dir: s
         loaded = time.perf_counter()
         report = partition_heat(spec, store, log=log, seconds=seconds, seed=seed)
         computed = time.perf_counter()
-    summary = write_heat_report(report, out_dir, figures=figures)
-    written = time.perf_counter()
-    summary["validate_counts"] = with_heat_findings(checked, list(report.findings)).counts
-    summary["timings"] = {"load_and_checks_s": round(loaded - t0, 3), "heat_s": round(computed - loaded, 3),
-                          "write_s": round(written - computed, 3)}
-    (Path(out_dir) / "summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n",
-                                                encoding="utf-8")
-    return summary
+    def finish(summary: dict[str, Any]) -> None:
+        summary["validate_counts"] = with_heat_findings(checked, list(report.findings)).counts
+        summary["timings"] = {"load_and_checks_s": round(loaded - t0, 3), "heat_s": round(computed - loaded, 3),
+                              "write_s": round(time.perf_counter() - computed, 3)}
+
+    return write_heat_report(report, out_dir, figures=figures, finish=finish)

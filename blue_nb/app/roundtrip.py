@@ -24,7 +24,8 @@ from typing import Any
 from blue_nb.app.text import table_lines
 from blue_nb.app.compare import Case, canonical, first_difference, parameter_cases
 from blue_nb.app.workflows import as_spec, located_items, source_files
-from blue_nb.dynamo import MOTO_ITEM_LIMIT, BatchWriteReport, DynamoClient, Endpoint, LocalDynamo, resolve_endpoint
+from blue_nb.dynamo import (MOTO_ITEM_LIMIT, RESUME_HINT, BatchWriteReport, DynamoClient, Endpoint, LocalDynamo,
+                            WriteInterrupted, resolve_endpoint)
 from blue_nb.errors import DynamoError, QueryError
 from blue_nb.patterns import ReadResult, plan
 from blue_nb.spec import Spec, dumps_spec
@@ -32,10 +33,11 @@ from blue_nb.sizing import MAX_ITEM_BYTES, item_size
 from blue_nb.sources.files import count_rows
 from blue_nb.stores import Store, load_items, open_store
 
-__all__ = ["ApplyResult", "PatternCheck", "apply_spec", "close_endpoint", "items_digest", "open_endpoint",
+__all__ = ["DEADLINE", "ApplyInterrupted", "ApplyResult", "PatternCheck", "apply_spec", "close_endpoint", "items_digest", "open_endpoint",
            "run_on_endpoint"]
 
 STATE_TAG, SPEC_TAG = "blue-nb:state", "blue-nb:spec-sha256"
+DEADLINE = 120.0                    # seconds an endpoint may go without moving the apply forward
 ENDPOINT_ENV = "AWS_ENDPOINT_URL_DYNAMODB"
 
 
@@ -159,34 +161,63 @@ def spec_digest(spec: Spec) -> str:
 def apply_spec(spec: Spec | str | Path, data_dir: str | Path, *, endpoint_url: str | None = None,
                aws: bool = False, profile: str | None = None, endpoint: Endpoint | None = None,
                table_prefix: str = "", replace: bool = False, workers: int = 1, segments: int = 4,
-               progress: bool = True) -> ApplyResult:
+               progress: bool = True, deadline: float = DEADLINE) -> ApplyResult:
     """Create the table on an endpoint, write the items, prove they arrived, and compare every read pattern.
 
     ``endpoint`` (an open :class:`~blue_nb.dynamo.Endpoint`) wins; else ``endpoint_url``, the environment's
     ``AWS_ENDPOINT_URL_DYNAMODB``, ``aws=True`` (with ``profile``), or the embedded moto_server, started
     for this call and stopped after it.
+
+    ``deadline``: the seconds the endpoint may go without moving the apply forward - one call unanswered
+    (its read timeout and botocore's retries fit in it), the table not yet active, or no item written
+    because every call is throttled - before the apply gives up, saying how many items are written and
+    that running it again resumes. Ctrl-C says the same.
     """
     spec = as_spec(spec)
+    if not deadline > 0:
+        raise DynamoError(f"the deadline must be a number of seconds above 0, not {deadline!r}", code="UsageError",
+                          where="--deadline", hint="e.g. --deadline 120")
     with ExitStack() as stack:
         ep = endpoint or stack.enter_context(resolve_endpoint(endpoint_url, aws=aws, profile=profile))
-        client = ep.client(table_prefix=table_prefix)
+        # one call, with botocore's two retries, answers or fails within the deadline
+        client = ep.client(table_prefix=table_prefix, retries=2, connect_timeout=min(5.0, deadline / 4),
+                           read_timeout=min(60.0, deadline / 4))
         stores = [stack.enter_context(open_store("sqlite")), stack.enter_context(open_store("duckdb"))]
         left_out: list[str] = []
         files = source_files(spec, data_dir)
         load_items(stores, spec, _storable(located_items(spec, data_dir), spec, ep.emulator, left_out),
                    total=sum(count_rows(f) for f in files.values()), progress=progress)
-        resumed = _create(client, spec, replace)
+        name = client.name(spec.table_name)
+        try:
+            resumed = _create(client, spec, replace, deadline)
+        except KeyboardInterrupt as e:
+            old = "the old table may be deleted already (--replace), and " if replace else ""
+            raise ApplyInterrupted(f"interrupted while creating the table {name} on {ep.label}: {old}the new one may "
+                                   "not exist yet, or exist empty and tagged as loading; run the same command again: "
+                                   "it creates the table, or resumes it") from e
         local = stores[0]
-        built, digest = items_digest(local.iter_items(spec.table_name))
-        report = client.write_items(spec.table_name, local.iter_items(spec.table_name), total=built,
-                                    workers=workers, progress=progress)
-        stored, stored_digest = items_digest(client.scan_items(spec.table_name, segments=segments,
-                                                               progress=False))
-        if stored == built and stored_digest == digest:
-            client.tag(spec.table_name, {STATE_TAG: "complete"})
-        result = ApplyResult(client.name(spec.table_name), ep.label, built, stored, digest, stored_digest,
-                             report, resumed, left_out=left_out)
-        result.checks = compare_patterns(spec, stores, client, emulator=ep.emulator)
+        step, then = "had not begun writing: it is empty or holds an earlier apply's items", RESUME_HINT
+        try:
+            built, digest = items_digest(local.iter_items(spec.table_name))
+            report = client.write_items(spec.table_name, local.iter_items(spec.table_name), total=built,
+                                        workers=workers, progress=progress, stall=deadline)
+            step = f"holds all {built:,} items written, not yet proven to have arrived"
+            stored, stored_digest = items_digest(client.scan_items(spec.table_name, segments=segments,
+                                                                   progress=False))
+            proven = stored == built and stored_digest == digest
+            if proven:
+                client.tag(spec.table_name, {STATE_TAG: "complete"})
+            step = (f"holds all {built:,} items, proven to be those built (tagged complete); the read patterns were "
+                    "being compared" if proven else
+                    f"holds {stored:,} items, NOT those built; the read patterns were being compared")
+            then = "run it again with --replace to compare them" if proven else RESUME_HINT
+            result = ApplyResult(name, ep.label, built, stored, digest, stored_digest, report, resumed,
+                                 left_out=left_out)
+            result.checks = compare_patterns(spec, stores, client, emulator=ep.emulator)
+        except WriteInterrupted:
+            raise
+        except KeyboardInterrupt as e:
+            raise ApplyInterrupted(f"interrupted: the table {name} on {ep.label} {step}; {then}") from e
         return result
 
 
@@ -207,7 +238,15 @@ def _storable(located, spec: Spec, emulator: str | None, left_out: list[str]):
             yield entity, item, where
 
 
-def _create(client: DynamoClient, spec: Spec, replace: bool) -> bool:
+class ApplyInterrupted(KeyboardInterrupt):
+    """Ctrl-C during an apply once the endpoint was changed: ``message`` says what is there and how to resume."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def _create(client: DynamoClient, spec: Spec, replace: bool, deadline: float = DEADLINE) -> bool:
     """Create the table; True when an interrupted apply of this same spec is resumed instead."""
     tags = {STATE_TAG: "loading", SPEC_TAG: spec_digest(spec)}
     if not replace and client.table_exists(spec.table_name):
@@ -217,7 +256,7 @@ def _create(client: DynamoClient, spec: Spec, replace: bool) -> bool:
         raise DynamoError(f"table {client.name(spec.table_name)!r} already exists", code="TableExists",
                           where=client.name(spec.table_name),
                           hint="give --replace to delete and recreate it, or --table-prefix to use another name")
-    client.create_table(spec, replace=replace, tags=tags)
+    client.create_table(spec, replace=replace, tags=tags, timeout=deadline)
     return False
 
 

@@ -25,8 +25,8 @@ from blue_nb.sources.files import count_rows, find_source, iter_rows
 from blue_nb.spec import Spec, dumps_spec, load_spec
 from blue_nb.layout import item_shape_digest
 from blue_nb.layout import StagedRows, load_time
-from blue_nb.stores import (LoadResults, Store, TableLayout, keep_checks, kept_checks, load_items, loaded_spec,
-                            open_store, require_key_format)
+from blue_nb.stores import (LoadInterrupted, LoadResults, Store, TableLayout, keep_checks, kept_checks, load_items,
+                            loaded_spec, open_store, require_key_format)
 
 _CHECK_CHUNK = 10_000      # loaded items fed to the design checks at a time (check_loaded)
 
@@ -124,11 +124,19 @@ def load_data(spec: Spec | str | Path, data_dir: str | Path, *, stores: list[Sto
         raise SourceError("no store to load into", hint="give --sqlite FILE and/or --duckdb FILE")
     created = load_time()
     try:
-        return load_items(targets, spec, staged_items(spec, data_dir, created), mode=mode, total=total,
-                          progress=progress, created=created)
-    finally:
+        results = load_items(targets, spec, staged_items(spec, data_dir, created), mode=mode, total=total,
+                             progress=progress, created=created)
+    except BaseException:
         for s in opened:
             s.close()
+        raise
+    try:
+        for s in opened:
+            s.close()
+    except KeyboardInterrupt as e:          # the load is done: the message must not say that nothing changed
+        raise LoadInterrupted("interrupted after the load completed: the new items are in "
+                              + " and ".join(f"{s.kind} {s.path}" for s in targets), committed=True) from e
+    return results
 
 
 def entity_summary(store: Store, spec: Spec | str | Path):

@@ -56,6 +56,15 @@ def load(spec, data_dir, sqlite, duckdb, mode, progress, fmt):
         raise CliError("nothing to load into: give --sqlite FILE and/or --duckdb FILE")
     results = load_data(spec, data_dir, sqlite=sqlite, duckdb=duckdb, mode=mode, progress=progress)
     targets = [t for t in (("sqlite", sqlite), ("duckdb", duckdb)) if t[1]]
+    try:
+        _say_loaded(targets, results, fmt)
+    except KeyboardInterrupt:               # the load is done: say so, not that nothing changed
+        where = " and ".join(f"{b} {p}" for b, p in targets)
+        click.echo(f"interrupted after the load completed: the new items are in {where}", err=True)
+        sys.exit(130)
+
+
+def _say_loaded(targets, results, fmt) -> None:
     for (backend, path), r in zip(targets, results):
         for note in r.notes:                # a folder created, an interrupted load settled
             click.echo(f"{backend} {path}: {note}", err=True)

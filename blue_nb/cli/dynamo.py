@@ -25,10 +25,13 @@ __all__ = ["apply", "import_"]
 @endpoint_options
 @click.option("--replace", is_flag=True, help="delete and recreate the table if it exists")
 @click.option("--workers", type=click.IntRange(1, 32), default=1, show_default=True, help="parallel batch writers")
+@click.option("--deadline", type=click.FloatRange(min=1, max=86_400), default=120, show_default=True,
+              help="seconds the endpoint may go without moving the apply forward (no answer, the table not "
+                   "active, every write throttled) before it gives up, saying what is written and how to resume")
 @click.option("--progress/--no-progress", default=True, help="show a progress bar")
 @format_option
 @handles_errors
-def apply(spec, data_dir, endpoint_url, aws, profile, table_prefix, replace, workers, progress, fmt):
+def apply(spec, data_dir, endpoint_url, aws, profile, table_prefix, replace, workers, deadline, progress, fmt):
     """Create SPEC's table on a DynamoDB endpoint, write the items from --data, and compare every read
     pattern with SQLite and DuckDB.
 
@@ -39,7 +42,8 @@ def apply(spec, data_dir, endpoint_url, aws, profile, table_prefix, replace, wor
 
     endpoint_usage(endpoint_url, aws, profile)
     result = apply_spec(spec, data_dir, endpoint_url=endpoint_url, aws=aws, profile=profile,
-                        table_prefix=table_prefix, replace=replace, workers=workers, progress=progress)
+                        table_prefix=table_prefix, replace=replace, workers=workers, progress=progress,
+                        deadline=deadline)
     if fmt == "json":
         echo_json(result.to_json())
     else:

@@ -19,7 +19,8 @@ __all__ = ["export"]
               help="rows to check the items too; workbench: sample items per facet; cloudformation of a "
                    "PROVISIONED table: the modelled peaks as throughput")
 @loaded_option
-@click.option("--force", is_flag=True, help="export a spec with errors; the file says it is NOT validated")
+@click.option("--force", is_flag=True, help="replace a file already at -o; export a spec with errors (the file says "
+                                           "it is NOT validated)")
 @click.option("-o", "--out", "out", required=True, help="the file to write, or - for stdout")
 @click.option("--now", help="the export time written into the file (ISO 8601, UTC), for reproducible files")
 @click.option("--against", "against", type=click.Path(dir_okay=False),
@@ -31,7 +32,8 @@ __all__ = ["export"]
 def export(spec, export_format, data_dir, duckdb, force, out, now, against, prices):
     """Export SPEC as --format FMT to the file -o PATH (- for stdout).
 
-    The spec is checked first (with --data or --duckdb, its items too); a spec with errors is refused with exit
+    -o never names one of the export's own inputs (the spec, --against, --prices, --duckdb, a file
+    under --data), and a file already there is replaced only with --force. The spec is checked first (with --data or --duckdb, its items too); a spec with errors is refused with exit
     status 2 unless --force, and then the file itself says it is NOT validated. The review reports
     (report-html, report-md) are made for a spec with errors too and show them; with data they
     add the heat, the pictures and the monthly cost (report-md writes its pictures to PATH_files/).
@@ -39,7 +41,7 @@ def export(spec, export_format, data_dir, duckdb, force, out, now, against, pric
     from blue_nb.app.exports import export_spec  # deferred: keep `blue-nb --help` fast
 
     result = export_spec(spec, export_format, data_dir=data_dir, duckdb=duckdb, force=force, out=out, now=now,
-                         against=against, prices=prices)
+                         against=against, prices=prices, overwrite=force)
     if result.path is None:
         click.echo(result.text, nl=False)
     to_stderr = result.path is None                      # stdout carries the document

@@ -50,7 +50,8 @@ def wrap_error(e: Exception, where: str, endpoint: str) -> DynamoError:
                            hint=CREDENTIALS_HINT, cause=e)
     if isinstance(e, NoRegionError):
         return DynamoError("no AWS region configured", code="NoRegion", where=where,
-                           hint="give --region, or set AWS_REGION / a region in the profile", cause=e)
+                           hint="set AWS_REGION (or AWS_DEFAULT_REGION), or a region in the profile given with "
+                                "--profile (aws configure set region us-east-1)", cause=e)
     if isinstance(e, ProfileNotFound):
         return DynamoError(str(e), code="ProfileNotFound", where=where,
                            hint="name a profile of ~/.aws/config (aws configure list-profiles)", cause=e)
@@ -60,7 +61,8 @@ def wrap_error(e: Exception, where: str, endpoint: str) -> DynamoError:
                            cause=e)
     if isinstance(e, ReadTimeoutError):
         return DynamoError(f"{endpoint} did not answer in time: {e}", code="ReadTimeout", where=where,
-                           hint="the endpoint is overloaded or stuck: run again, or with fewer --workers", cause=e)
+                           hint="the endpoint is overloaded or stuck: check that it answers (apply: fewer --workers, or a "
+                                "longer --deadline)", cause=e)
     if isinstance(e, ParamValidationError):
         return DynamoError(f"invalid request: {e}", code="ParamValidationError", where=where,
                            hint="blue_nb built a request boto3 refuses: report it with the spec", cause=e)

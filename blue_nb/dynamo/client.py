@@ -55,9 +55,14 @@ from blue_nb.patterns import Page, Plan, ReadResult, create_table_request
 from blue_nb.sizing import MAX_ITEM_BYTES, item_size, query_read_units, read_units
 from blue_nb.spec import Spec
 
-__all__ = ["BatchWriteReport", "DynamoClient", "DynamoPage"]
+__all__ = ["RESUME_HINT", "STALLED", "BatchWriteReport", "DynamoClient", "DynamoPage", "WriteInterrupted"]
 
 TABLE_NAME_RE = re.compile(r"[A-Za-z0-9_.\-]{3,255}")
+STALLED = "Stalled"                 # the code of a write that wrote nothing for its stall time
+RESUME_HINT = "run the same command again: it resumes where this stopped (puts are idempotent)"
+_NOT_WRITING = frozenset({"ResourceNotFoundException", "ValidationException", "AccessDeniedException",
+                          "UnrecognizedClientException", "InvalidSignatureException", "ExpiredTokenException",
+                          "NoCredentials", "NoRegion", "ProfileNotFound", "InvalidTableName", "ItemTooLarge"})
 WAIT_TIMEOUT = 600.0
 MISSING = "ResourceNotFoundException"
 
@@ -234,10 +239,15 @@ class DynamoClient:
 
     # -- writes ---------------------------------------------------------------------------------------
     def write_items(self, table: str, items: Iterable[Mapping[str, Any]], *, total: int | None = None,
-                    workers: int = 1, progress: bool = True, max_attempts: int = 12) -> BatchWriteReport:
-        """Put every item into ``table`` (named without the prefix) with BatchWriteItem (see the module)."""
+                    workers: int = 1, progress: bool = True, max_attempts: int = 12,
+                    stall: float | None = None) -> BatchWriteReport:
+        """Put every item into ``table`` (named without the prefix) with BatchWriteItem (see the module).
+
+        ``stall``: seconds the endpoint may go without writing an item (every call throttled, refused or
+        unanswered) before the write gives up. Any failure, and Ctrl-C (:class:`WriteInterrupted`), says
+        how many items are written and that writing again resumes."""
         start = time.monotonic()
-        stats = _Stats()
+        stats = _Stats(stall)
         chunks = batches(items, self.key_attributes(table), self.name(table))
         bar = tqdm(total=total, desc=f"writing {self.name(table)}", unit="item", unit_scale=True, mininterval=0.5,
                    disable=not progress)
@@ -257,12 +267,22 @@ class DynamoClient:
             else:
                 self._send_parallel(table, counted(), stats, workers, max_attempts, bar)
         except DynamoError as e:
-            if e.code not in THROTTLE_CODES and e.code != "UnprocessedItems":
-                raise
+            if e.code in _NOT_WRITING and stats.items == 0:
+                raise                          # refused before any item: the hint says how to fix it
             of = f"of {total:,}" if total is not None else f"of the {seen:,} read so far"
             left = (total if total is not None else seen) - stats.items
-            raise DynamoError(f"{e.msg}; in all {left:,} items {of} are not written ({stats.items:,} written)",
-                              code=e.code, where=e.where, hint=e.hint, cause=e.cause or e) from e
+            if stats.items:
+                state = f"the table is partly written: {stats.items:,} items {of} are in it, {left:,} are not"
+            else:
+                state = f"no item {of} is known to be written" if stats.pending else f"no item {of} is written"
+            state += _unclear(stats.pending)
+            raise DynamoError(f"{e.msg}; {state}", code=e.code, where=e.where, cause=e.cause or e,
+                              hint=(e.hint + "; " if e.hint else "") + RESUME_HINT) from e
+        except KeyboardInterrupt as e:
+            of = f" of {total:,}" if total is not None else ""
+            raise WriteInterrupted(f"interrupted while writing: {stats.items:,} items{of} are known to be written "
+                                   f"to {self.name(table)} on {self.label}{_unclear(stats.pending)}; {RESUME_HINT}",
+                                   stats.items) from e
         finally:
             bar.close()
         return BatchWriteReport(stats.items, stats.calls, stats.unprocessed, stats.throttled,
@@ -273,10 +293,13 @@ class DynamoClient:
         requests = [{"PutRequest": {"Item": boto_item(p.wire)}} for p in batch]
         full = self.name(table)
         for attempt in range(1, max_attempts + 1):
+            stats.add(pending=len(requests))           # sent: written or not, until the answer says
             try:
                 resp = self.call("batch_write_item", RequestItems={table: requests})
             except DynamoError as e:
-                stats.add(calls=1, throttled=_retries_of(getattr(e.cause, "response", None)))
+                refused = e.code in THROTTLE_CODES or e.code in _NOT_WRITING     # else: no clear answer
+                stats.add(calls=1, throttled=_retries_of(getattr(e.cause, "response", None)),
+                          pending=-len(requests) if refused else 0)
                 if "maximum allowed size" in e.msg and all(p.size <= MAX_ITEM_BYTES for p in batch):
                     raise self._item_limit_error(batch, e) from e
                 if e.code not in THROTTLE_CODES:
@@ -284,17 +307,17 @@ class DynamoClient:
                 if attempt == max_attempts:
                     raise _give_up(full, len(requests), e.code, max_attempts, e.code, e) from e
                 stats.add(throttled=1)
-                time.sleep(backoff(attempt))
+                stats.wait(backoff(attempt), full, e.code)
                 continue
             left = (resp.get("UnprocessedItems") or {}).get(full, [])
-            stats.add(calls=1, throttled=_retries_of(resp), items=len(requests) - len(left))
+            stats.add(calls=1, throttled=_retries_of(resp), items=len(requests) - len(left), pending=-len(requests))
             if not left:
                 return
             if attempt == max_attempts:
                 raise _give_up(full, len(left), "still unprocessed", max_attempts, "UnprocessedItems", None)
             stats.add(unprocessed=1)
             requests = left
-            time.sleep(backoff(attempt))
+            stats.wait(backoff(attempt), full, "UnprocessedItems")
 
     def _send_parallel(self, table: str, chunks: Iterator[list[Put]], stats: "_Stats", workers: int,
                        max_attempts: int, bar: Any) -> None:
@@ -460,16 +483,30 @@ def _tag_list(tags: Mapping[str, Any]) -> list[dict[str, str]]:
 
 
 class _Stats:
-    """The counts of a write, added to from several threads."""
+    """The counts of a write, added to from several threads, and when it last wrote an item."""
 
-    def __init__(self) -> None:
+    def __init__(self, stall: float | None = None) -> None:
         self.lock = threading.Lock()
         self.items = self.calls = self.unprocessed = self.throttled = 0
+        self.pending = 0                 # items sent in calls without a clear answer (in flight, timed out, 5xx)
+        self.stall = stall
+        self.progressed = time.monotonic()
 
     def add(self, **counts: int) -> None:
         with self.lock:
             for k, v in counts.items():
                 setattr(self, k, getattr(self, k) + v)
+            if counts.get("items"):
+                self.progressed = time.monotonic()
+
+    def wait(self, seconds: float, table: str, why: str) -> None:
+        """Sleep before a retry, unless the write has stalled for ``stall`` seconds: then give up."""
+        if self.stall is not None and time.monotonic() + seconds - self.progressed > self.stall:
+            raise DynamoError(f"no item written to {table} for {self.stall:g} s: every call was answered with "
+                              f"{why}; gave up waiting", code=STALLED, where=table,
+                              hint="the table is throttled: raise its capacity or write with fewer --workers; "
+                                   "--deadline SECONDS waits longer")
+        time.sleep(seconds)
 
 
 def _retries_of(resp_or_error: Any) -> int:
@@ -477,11 +514,25 @@ def _retries_of(resp_or_error: Any) -> int:
     return int(meta.get("RetryAttempts", 0) or 0)
 
 
+def _unclear(pending: int) -> str:
+    return (f" (and up to {pending:,} more, sent in calls that got no clear answer, may be in it)"
+            if pending else "")
+
+
 def _give_up(table: str, left: int, why: str, attempts: int, code: str, cause: BaseException | None) -> DynamoError:
     return DynamoError(f"{left:,} items not written to {table}: {why} after {attempts} attempts", code=code,
                        where=table, cause=cause,
-                       hint="the table is throttled: write again with fewer --workers or more capacity (puts are "
-                            "idempotent, so running again resumes the load)")
+                       hint="the table is throttled: write again with fewer --workers or more capacity")
+
+
+class WriteInterrupted(KeyboardInterrupt):
+    """Ctrl-C while :meth:`DynamoClient.write_items` wrote: ``message`` says how many items are written
+    (``written``) and that writing again resumes."""
+
+    def __init__(self, message: str, written: int):
+        super().__init__(message)
+        self.message = message
+        self.written = written
 
 
 def _raw(resp: dict[str, Any]) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from blue_nb.errors import QueryError
 from blue_nb.heat.model import PARTITION_COLUMNS, TIMELINE_COLUMNS, HeatModel
 from blue_nb.heat.load import Ranked, hot_items, load_by_pattern, ranked, size_order, warm_keys
 from blue_nb.heat.result import hottest_text
+from blue_nb.spec import MAX_RATE
 from blue_nb.heat.seconds import CallUnits, DrawMemo, draw_parts
 from blue_nb.heat.throttle import (FEW_KEYS, FEW_KEYS_FRACTION, monotonic_findings, monotonic_patterns, peaks_of,
                                    table_capacity_of, throttle_findings)
@@ -221,9 +222,10 @@ class RateModel:
             raise QueryError(f"no modelled pattern {', '.join(unknown)}", where="rate model",
                              hint=f"the patterns with a rate are {', '.join(self.patterns)}")
         r = np.array([float(rates.get(n, self.base_rates[n])) for n in self.patterns])
-        bad = [n for n, x in zip(self.patterns, r) if not np.isfinite(x) or x < 0]
+        bad = [n for n, x in zip(self.patterns, r) if not np.isfinite(x) or x < 0 or x > MAX_RATE]
         if bad:
-            raise QueryError(f"rate of {bad[0]} must be a number >= 0, got {rates[bad[0]]!r}", where="rate model rates",
+            raise QueryError(f"rate of {bad[0]} must be a number of calls/s from 0 to {MAX_RATE:,}, got "
+                             f"{rates.get(bad[0], self.base_rates[bad[0]])!r}", where="rate model rates",
                              hint="give calls per second")
         return r, [self.distribution(n, skews.get(n)) for n in self.patterns]
 

@@ -74,16 +74,26 @@ def guess_keys(items: Iterable[dict[str, Any]], where: str = "") -> KeyInfo:
     """Guess the key from a sample of items: pk/sk (or PK/SK, ...) when every item has them, else the
     attributes every item has with a string, number or binary value that are named like keys."""
     common: dict[str, int] | None = None
+    seen: dict[str, int] = {}                  # key-like name -> items having it
+    lacking: dict[str, tuple[int, dict]] = {}  # ... -> the first item without it (its position, the item)
     n = 0
     for item in items:
         n += 1
         names = {k for k, v in item.items() if isinstance(v, (str, bytes)) or is_number(v)}
+        for k in names:
+            seen[k] = seen.get(k, 0) + 1
+        for k in set(seen) - names:
+            lacking.setdefault(k, (n, item))
+        if common is not None:
+            for k in set(common) - names:
+                lacking.setdefault(k, (n, item))
         common = {k: 0 for k in names} if common is None else {k: 0 for k in common if k in names}
     if not n or not common:
         raise SourceError("cannot tell the table's key: no attribute is in every item" if n else "no items to read",
                           where=where, hint="pass key=(partition key, sort key) (blue-nb import --key PK,SK)")
     for pk, sk in zip(_PK_NAMES, _SK_NAMES):
         if pk in common:
+            _sort_key_missing(sk, seen, lacking, n, pk, where)
             return KeyInfo(pk, sk if sk in common else None, f"guessed: every item of the first {n:,} has {pk}"
                            + (f" and {sk}" if sk in common else "") + "; pass key=(pk, sk) to override")
     pks = sorted((k for k in common if _PK_LIKE.search(k) and not INDEX_ATTR_RE.match(k)), key=len)
@@ -96,6 +106,20 @@ def guess_keys(items: Iterable[dict[str, Any]], where: str = "") -> KeyInfo:
     sk = sks[0] if sks else None
     return KeyInfo(pks[0], sk, f"guessed from names: every item of the first {n:,} has {pks[0]}"
                    + (f" and {sk}" if sk else "") + "; pass key=(pk, sk) to override")
+
+
+def _sort_key_missing(sk: str, seen: dict[str, int], lacking: dict[str, tuple[int, dict]], n: int, pk: str,
+                      where: str) -> None:
+    """An attribute named as a sort key that most items have but some lack: those items are bad, not the
+    table without a sort key (which would make every item of a partition one key)."""
+    have = seen.get(sk, 0)
+    if not have or have == n or have * 2 < n or sk not in lacking:
+        return
+    at, item = lacking[sk]
+    key = item.get(pk)
+    raise SourceError(f"item {at:,} of the source ({pk}={key!r:.80}) has no {sk}, which {have:,} of the first {n:,} "
+                      f"items have: an item without its sort key", where=where,
+                      hint=f"fix or remove that item; or, if the table has no sort key, pass --key {pk}")
 
 
 def is_number(v: Any) -> bool:

@@ -31,6 +31,7 @@ class Applied:
     updated: int = 0            # incremental puts over an existing key
     deleted: int = 0            # incremental deletes of an existing key
     absent_deletes: int = 0     # deletes of a key that was not there
+    absent_updates: int = 0     # updates (an OldImage given) of a key that was not there: a gap in the history
 
 
 class RawStore:
@@ -78,7 +79,7 @@ class RawStore:
                     batch = []
                 if not pending:
                     self.store.begin()
-                self._change(op, item, where, applied)
+                self._change(op, item, where, applied, kind)
                 pending += 1
                 if pending >= _CHUNK:
                     self.store.commit()
@@ -119,7 +120,7 @@ class RawStore:
             seen[k] = where
         return SourceError("a key is repeated in the source, but it could not be found again", where=batch[0][2])
 
-    def _change(self, op: str, item: dict[str, Any], where: str, applied: Applied) -> None:
+    def _change(self, op: str, item: dict[str, Any], where: str, applied: Applied, kind: str = "") -> None:
         k = self.key_of(item, where)
         there = bool(self.store.execute("SELECT 1 FROM raw WHERE k = ?", (k,)))
         if op == "delete":
@@ -133,6 +134,8 @@ class RawStore:
                            (k, dumps_wire(item_to_wire(item)), where))
         if there:
             applied.updated += 1
+        elif kind == "update":                       # an update of a key that was never put: history is missing
+            applied.absent_updates += 1
         else:
             applied.inserted += 1
 

@@ -127,7 +127,8 @@ def _sqlite_table(store: Store, path: Path, table: str, extra: list[str], key: K
         notes.append(f"{table}: columns {', '.join(extra)} are not ADR 0018's and were not read")
     if key is None and mode == "wire":
         first = store.execute(f"SELECT pk, sk, data FROM {t} ORDER BY pk, sk LIMIT 1")
-        names = wire_key_names(decode_row(*first[0], f"{path}:{table}", "wire", ("pk", "sk")), *first[0][:2]) \
+        names = wire_key_names(decode_row(*first[0], f"{path}:{table} pk={first[0][0]!r:.80} sk={first[0][1]!r:.80}",
+                                          "wire", ("pk", "sk")), *first[0][:2]) \
             if first else ("pk", "sk" if has_sk else None)
         key = KeyInfo(names[0], names[1] if has_sk else None, f"the attributes holding the pk/sk columns of {table}")
     elif key is None:

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from blue_nb.errors import BlueNbError, SourceError, SpecError
-from blue_nb.imports import workbench_spec
+from blue_nb.imports import workbench_checks, workbench_spec
 from blue_nb.imports.infer import domain_name
 from blue_nb.imports.infer_keys import is_number
 from blue_nb.items.build import plain_to_value
@@ -93,11 +92,7 @@ def read_workbench(path: str | Path, *, domain: str | None = None) -> WorkbenchM
 
 def loads_workbench(text: str, source: str = "<workbench>", *, domain: str | None = None) -> WorkbenchModel:
     """Read a Workbench model from JSON text (see :func:`read_workbench`)."""
-    try:
-        data = json.loads(text, parse_float=Decimal)
-    except json.JSONDecodeError as e:
-        raise SourceError(f"not valid JSON: {e.msg}", where=f"{source}:{e.lineno}:{e.colno}", hint=_HINT,
-                          cause=e) from e
+    data = workbench_checks.parse_model(text, source)        # nesting bounded, no name given twice
     if not isinstance(data, dict) or not isinstance(data.get("DataModel"), list):
         raise SourceError("not a NoSQL Workbench data model: no DataModel list at the top", where=source,
                           hint="give a model exported by NoSQL Workbench (File > Export) or by blue-nb export")
@@ -119,6 +114,7 @@ def loads_workbench(text: str, source: str = "<workbench>", *, domain: str | Non
     if not parsed:
         raise SourceError("the model has no table (DataModel is empty)", where=source, hint=_HINT)
     parsed = _select(parsed, domain, source)
+    workbench_checks.check_tables(parsed, source)            # key types, item sizes, index attributes
     tables = [_result(t, embedded, domain if len(parsed) == 1 else None) for t in parsed]
     _distinct(tables, source)
     return WorkbenchModel(source, str(data.get("ModelName") or Path(source).stem), version, tables, extra, notes)

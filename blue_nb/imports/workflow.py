@@ -1,20 +1,24 @@
 """Bring real data in: a DynamoDB S3 export, Blue's SQLite file, a live table or a NoSQL Workbench
 model becomes a draft spec, row files that rebuild the items, and items in the local stores.
 
-``with staged_import(source, fmt, out) as staged: load_and_check(staged, stores)`` is the import
-(:func:`blue_nb.app.imports.import_data` opens the user's stores between the two). Per table:
+``with out_folder(out) as folder, staged_import(source, fmt, folder) as staged: load_and_check(staged,
+stores, folder)`` is the import (:func:`blue_nb.app.imports.import_data` opens the user's stores between
+the two). Per table:
 
 1. stream the source (:mod:`.table_sources`) into a scratch store of raw items by key
    (:mod:`.raw_store`): incremental exports apply their inserts, updates and deletes there, and
    memory stays flat;
 2. infer the draft spec in one pass over it (:mod:`.infer`);
-3. write ``DIR/<domain>.yaml`` and one JSON Lines file per entity in ``DIR/<domain>/``, each row
-   proven to rebuild its item (items that fit no entity go to a catch-all entity, :mod:`.infer_rows`);
-4. load the items into the stores given (all or nothing, :func:`blue_nb.stores.load_items`);
-5. check the draft and its items (:func:`blue_nb.rules.check_spec`); the findings are in the result.
+3. write ``<domain>.yaml`` and one JSON Lines file per entity in ``<domain>/``, each row proven to
+   rebuild its item (items that fit no entity go to a catch-all entity, :mod:`.infer_rows`), aside in
+   the out folder's staging folder (:mod:`.out_folder`): ``DIR`` is not touched yet;
+4. load the items of every table into the stores given, at one commit point (all tables or none,
+   :func:`blue_nb.stores.load_tables`);
+5. check the draft and its items (:func:`blue_nb.rules.check_spec`); the findings are in the result;
+6. switch the files into ``DIR`` (:meth:`.out_folder.OutFolder.switch`), as the load committed.
 
 Nothing is loaded before every table has been read, checked and written: a bad line, a manifest
-count that does not match or a repeated key stops the import with the stores untouched. A
+count that does not match or a repeated key stops the import with the stores and ``DIR`` untouched. A
 Workbench model (:mod:`.workbench`) is read whole instead, and its rows are made from its spec
 (:mod:`.workbench_rows`).
 """
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import uuid
 from collections import Counter
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -34,15 +39,17 @@ from tqdm.auto import tqdm
 from blue_nb.errors import SourceError
 from blue_nb.imports.infer import SpecInferrer
 from blue_nb.imports.infer_rows import RowMaker, RowWriter
+from blue_nb.imports.out_folder import OutFolder
 from blue_nb.imports.raw_store import Applied, RawStore
 from blue_nb.imports.table_sources import TableSource, dynamodb_sources, key_override, s3_sources, sqlite_sources
 from blue_nb.imports.workbench import WorkbenchModel, WorkbenchTable, read_workbench
 from blue_nb.imports.workbench_rows import SpecRows
 from blue_nb.rules import Findings, check_spec
 from blue_nb.spec import Spec, dump_spec
-from blue_nb.stores import Store, load_items
+from blue_nb.stores import Store, load_tables
 
-__all__ = ["IMPORT_FORMATS", "WORKBENCH_EXTRA", "ImportResult", "StagedTable", "load_and_check", "staged_import"]
+__all__ = ["IMPORT_FORMATS", "WORKBENCH_EXTRA", "ImportInterrupted", "ImportResult", "StagedTable", "load_and_check",
+           "staged_import"]
 
 IMPORT_FORMATS = ("s3-export", "sqlite", "dynamodb", "workbench")
 WORKBENCH_EXTRA = "workbench-extra.json"     # unknown top-level keys of an imported Workbench model, as read
@@ -94,13 +101,14 @@ class StagedTable:
 
 
 @contextmanager
-def staged_import(source: str | Path, fmt: str, out_dir: str | Path, *, endpoint_url: str | None = None,
+def staged_import(source: str | Path, fmt: str, folder: OutFolder, *, endpoint_url: str | None = None,
                   aws: bool = False, profile: str | None = None, domain: str | None = None, key: Any = None,
                   segments: int = 4, progress: bool = True, client: Any = None) -> Iterator[list[StagedTable]]:
     """Read ``source`` (``fmt``: s3-export, sqlite, dynamodb or workbench), infer each table's draft
-    spec and write it and its rows into ``out_dir``: the tables staged, their items still readable
-    (from a scratch store in ``out_dir``, removed on exit). Nothing is loaded anywhere:
-    :func:`load_and_check` does that, before the exit.
+    spec and write it and its rows aside, into ``folder.next`` (the results name where they will be
+    once switched in): the tables staged, their items still readable (from a scratch store in the
+    folder's scratch space, removed on exit). Nothing is loaded anywhere and the out folder is not
+    touched: :func:`load_and_check` does both, before the exit.
 
     ``source`` is an export folder, a SQLite file, a table name or a Workbench model file;
     ``domain`` names the spec (of several tables: selects that one); ``key`` = ``(pk, sk)`` (or
@@ -112,14 +120,14 @@ def staged_import(source: str | Path, fmt: str, out_dir: str | Path, *, endpoint
         raise SourceError(f"unknown import format {fmt!r}", where="--from",
                           hint="use one of: " + ", ".join(IMPORT_FORMATS))
     keys = key_override(key)
-    out = _out_dir(out_dir)
+    out = folder
     if fmt == "workbench":
         if keys is not None:
             raise SourceError("a Workbench model names its table's keys: key (--key) is not used", where="--key",
                               hint="leave --key out")
         yield _stage_workbench(source, out, domain=domain)
         return
-    with tempfile.TemporaryDirectory(prefix=".blue-nb-import-", dir=out) as tmp, ExitStack() as stack:
+    with tempfile.TemporaryDirectory(prefix="raw-", dir=folder.scratch) as tmp, ExitStack() as stack:
         if fmt == "s3-export":
             tables = s3_sources(source, domain=domain, key=keys, progress=progress)
         elif fmt == "sqlite":
@@ -137,17 +145,59 @@ def staged_import(source: str | Path, fmt: str, out_dir: str | Path, *, endpoint
         yield staged
 
 
-def load_and_check(staged: list[StagedTable], stores: list[Store], *, progress: bool = True) -> list[ImportResult]:
-    """Load each staged table's items into ``stores`` (all or nothing, :func:`blue_nb.stores.load_items`)
-    and check its draft on them (:func:`blue_nb.rules.check_spec`); the results."""
-    for table in staged:
-        result = table.result
-        if stores:
-            load_items(stores, result.spec, _in_spec_order(result.spec, table.items()), total=result.items,
-                       progress=progress)
-            result.stores = [f"{s.kind}:{s.path}" for s in stores]
-        result.findings = check_spec(result.spec, ((e, item) for e, item, _ in table.items()))
+def load_and_check(staged: list[StagedTable], stores: list[Store], folder: OutFolder, *,
+                   progress: bool = True) -> list[ImportResult]:
+    """Load every staged table's items into ``stores`` at one commit point (all tables or none,
+    :func:`blue_nb.stores.load_tables`), check each draft on its items (:func:`blue_nb.rules.check_spec`),
+    then switch the files into the out folder with the load (:mod:`.out_folder`); the results.
+
+    Ctrl-C says truly what the stores and the folder hold: :class:`ImportInterrupted`."""
+    commit = next((s for s in stores if not s.in_memory), None)
+    load_ids = [uuid.uuid4().hex if stores else None for _ in staged]
+    promise = [([t.result.spec_path.name, t.result.rows_dir.name], lid, commit.ref if commit and lid else None)
+               for t, lid in zip(staged, load_ids)]
+    domains = ", ".join(t.result.domain for t in staged)
+    loaded = False
+    try:
+        if stores:                       # before the load: the files follow its commit
+            folder.promise(promise)
+            try:
+                load_tables(stores, [(t.result.spec, _in_spec_order(t.result.spec, t.items()), t.result.items, lid)
+                                     for t, lid in zip(staged, load_ids)], progress=progress)
+            except KeyboardInterrupt as e:
+                committed = bool(getattr(e, "committed", False))
+                said = getattr(e, "message", "") or "interrupted"
+                raise ImportInterrupted(f"{domains}: {said}; " + (
+                    f"its spec and rows are switched into {folder.path}" if committed
+                    else f"{folder.path} is as it was for {domains}")) from e
+            for t in staged:
+                t.result.stores = [f"{s.kind}:{s.path}" for s in stores]
+            loaded = True
+        for t in staged:
+            t.result.findings = check_spec(t.result.spec, ((e, item) for e, item, _ in t.items()))
+        if not stores:                   # no load to follow: this is the commit point
+            folder.promise(promise)
+            loaded = True
+        folder.switch()
+    except KeyboardInterrupt as e:
+        if isinstance(e, ImportInterrupted) or not loaded:
+            raise
+        raise ImportInterrupted(f"interrupted: {domains} imported (the items in the stores given, the spec and rows "
+                                f"switched into {folder.path}); the checks' findings were not printed: run blue-nb "
+                                "validate on the spec") from e
+    except OSError as e:
+        raise SourceError(f"cannot switch the import's files into the folder: {e.strerror or e}",
+                          where=str(folder.path), hint="import again into this folder: it finishes the switch first",
+                          cause=e) from e
     return [table.result for table in staged]
+
+
+class ImportInterrupted(KeyboardInterrupt):
+    """Ctrl-C during an import's loads; ``message`` says truly what the stores and the out folder hold."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
 
 
 def _in_spec_order(spec: Spec, items: Iterable[tuple[str, dict[str, Any], str]]) -> Iterator[tuple]:
@@ -161,18 +211,6 @@ def _in_spec_order(spec: Spec, items: Iterable[tuple[str, dict[str, Any], str]])
         yield entity, ordered, where
 
 
-def _out_dir(out_dir: str | Path) -> Path:
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise SourceError("--out names a file, not a folder", where=str(out),
-                          hint="give a folder for the spec and rows")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise SourceError(f"cannot create the output folder: {e.strerror or e}", where=str(out), cause=e) from e
-    return out
-
-
 def _distinct_domains(tables: list[TableSource]) -> None:
     seen = Counter(t.domain for t in tables)
     twice = [d for d, n in seen.items() if n > 1]
@@ -181,7 +219,7 @@ def _distinct_domains(tables: list[TableSource]) -> None:
                           hint="import them one at a time with different domains (--domain)")
 
 
-def _draft(raw: RawStore, table: TableSource, applied: Applied, out: Path, progress: bool) -> ImportResult:
+def _draft(raw: RawStore, table: TableSource, applied: Applied, out: OutFolder, progress: bool) -> ImportResult:
     """Infer the spec, write it and the row files, record each item's entity; the result so far."""
     inferrer = SpecInferrer(table.domain, table.keys, source=table.label, table_name=table.table_name)
     total = raw.count()
@@ -189,7 +227,7 @@ def _draft(raw: RawStore, table: TableSource, applied: Applied, out: Path, progr
         inferrer.add(item)
     draft = inferrer.draft()
     maker = RowMaker(draft)
-    rows_dir = out / table.domain
+    rows_dir = out.next / table.domain
     counts: Counter[str] = Counter()
     with RowWriter(rows_dir, {e: p.source for e, p in draft.plans.items()}) as writer:
         def assigned():
@@ -207,12 +245,17 @@ def _draft(raw: RawStore, table: TableSource, applied: Applied, out: Path, progr
                 writer.write(draft.catch_all, text)
     spec = draft.spec(dict(counts), dict(writer.counts))
     writer.write_empty(spec.entities)
-    spec_path = dump_spec(spec, out / f"{table.domain}.yaml")
+    dump_spec(spec, out.next / f"{table.domain}.yaml")
+    spec_path, rows_dir = out.path / f"{table.domain}.yaml", out.path / table.domain
     notes = list(table.notes) + draft.notes + _row_notes(maker, draft.catch_all)
     if not counts:
         notes.append("the source holds no items: the draft has the table's keys and indexes, and no entities")
     if applied.absent_deletes:
         notes.append(f"{applied.absent_deletes:,} deletes of keys that were not there (already gone)")
+    if applied.absent_updates:
+        notes.append(f"{applied.absent_updates:,} updates of keys that were not there (their record has an OldImage): "
+                     "the history has a gap - an export before them is missing - so the items may not be the "
+                     "table's; their new images are kept, not counted as inserts")
     return ImportResult(table.domain, spec_path, spec, rows_dir, sum(counts.values()),
                         {e: counts[e] for e in spec.entities if counts.get(e)}, applied.inserted, applied.updated,
                         applied.deleted, maker.unmatched, sum(maker.lost.values()), notes=notes)
@@ -247,13 +290,13 @@ def _lost_notes(lost: Counter[str]) -> list[str]:
 # ---------------------------------------------------------------- a NoSQL Workbench model
 
 
-def _stage_workbench(source: str | Path, out: Path, *, domain: str | None) -> list[StagedTable]:
+def _stage_workbench(source: str | Path, out: OutFolder, *, domain: str | None) -> list[StagedTable]:
     """Every table of the model, its spec and rows written; the model's unknown keys written beside them."""
     model = read_workbench(source, domain=domain)
     staged = [StagedTable(_workbench_draft(table, model, out), _items_of(table)) for table in model.tables]
     if model.extra:
-        path = out / WORKBENCH_EXTRA
-        path.write_text(json.dumps(model.extra, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        path = out.path / WORKBENCH_EXTRA
+        (out.next / WORKBENCH_EXTRA).write_text(json.dumps(model.extra, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         for table in staged:
             table.result.notes.append(f"the model's unknown top-level keys ({', '.join(model.extra)}) are kept as "
                                       f"read in {path}; the spec has no place for them, so an export does not "
@@ -265,10 +308,10 @@ def _items_of(table: WorkbenchTable) -> Callable[[], list[tuple[str, dict[str, A
     return lambda: table.items
 
 
-def _workbench_draft(table: WorkbenchTable, model: WorkbenchModel, out: Path) -> ImportResult:
+def _workbench_draft(table: WorkbenchTable, model: WorkbenchModel, out: OutFolder) -> ImportResult:
     """Write one table's spec and its rows (one JSON Lines file per entity source)."""
     spec = table.spec
-    rows_dir = out / spec.domain
+    rows_dir = out.next / spec.domain
     maker = SpecRows(spec)
     counts: Counter[str] = Counter(e for e, _, _ in table.items)
     with RowWriter(rows_dir, {n: e.source or n for n, e in spec.entities.items()}) as writer:
@@ -278,7 +321,8 @@ def _workbench_draft(table: WorkbenchTable, model: WorkbenchModel, out: Path) ->
                 writer.write(entity, text)
     if table.items:
         writer.write_empty(spec.entities)
-    spec_path = dump_spec(spec, out / f"{spec.domain}.yaml")
+    dump_spec(spec, out.next / f"{spec.domain}.yaml")
+    spec_path, rows_dir = out.path / f"{spec.domain}.yaml", out.path / spec.domain
     notes = [f"{model.source}: NoSQL Workbench model {model.name!r}, format {model.version or 'none (2019)'}",
              *model.notes, *table.notes]
     notes += _lost_notes(maker.lost)

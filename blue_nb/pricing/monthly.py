@@ -34,7 +34,7 @@ from blue_nb.pricing.bill import Bill, CapacityLine, IndexLine, PatternLine
 from blue_nb.pricing.prices import (Prices, as_prices, provisioned_units, provisioned_usd, request_usd, storage_gb,
                                     storage_usd, to_decimal)
 from blue_nb.sizing import STORAGE_OVERHEAD
-from blue_nb.spec import Spec
+from blue_nb.spec import MAX_RATE, Spec
 from blue_nb.stores import Store
 from blue_nb.stores.analytics import Scratch, ident
 from blue_nb.stores.entries import entries_table
@@ -75,9 +75,9 @@ def _rates(spec: Spec, rates: Mapping[str, float] | None) -> dict[str, Decimal]:
     for p in spec.access_patterns:
         r = rates.get(p.name, p.rate_per_second or 0)
         d = _number(r)
-        if d is None or d < 0:
-            raise QueryError(f"rate of {p.name} must be a number >= 0, got {r!r}", where=f"rates.{p.name}",
-                             hint="give calls per second")
+        if d is None or d < 0 or d > MAX_RATE:
+            raise QueryError(f"rate of {p.name} must be a number of calls/s from 0 to {MAX_RATE:,}, got {r!r}",
+                             where=f"rates.{p.name}", hint="give calls per second")
         out[p.name] = d
     return out
 
@@ -217,6 +217,12 @@ def monthly_bill(spec: Spec, store: Store, *, prices: Prices | str | Path | None
              if heat is not None else f"busiest second of {seconds} simulated (seed {seed}), never below the mean"
              if peaks else "mean load (peaks=False)")
     notes = [f"{x.pattern}: {x.note}" for x in patterns if x.note.startswith("not modelled")]
+    if not spec.access_patterns:
+        notes.append("the spec has no access patterns: the requests cost $0 here, and the bill is storage and the "
+                     "least provisioned capacity only (add access_patterns with a rate_per_second)")
+    elif not any(rate.values()):
+        notes.append("no access pattern has a rate: the requests cost $0 here (give each pattern a rate_per_second, "
+                     "or --rate NAME=CALLS_PER_S)")
     if any(i.type == "local" for i in spec.table.indexes.values()):
         notes.append("LSIs use the table's provisioned capacity; their writes are listed apart but provisioned "
                      "with the table's")

@@ -37,6 +37,9 @@ _NUMBERS = ("hours_per_month", "on_demand_read_per_million", "on_demand_write_pe
             "free_storage_gb")
 _POSITIVE = ("hours_per_month", "storage_gb_bytes")          # a zero here would divide by zero or price nothing
 _OPTIONAL = ("note",)
+#: the largest value a field may hold: past these a number is a typo (and 1e400 dollars would not print)
+_MAXIMUM = {"hours_per_month": Decimal(744), "storage_gb_bytes": Decimal(2 ** 40), "free_storage_gb": Decimal(10 ** 9)}
+_MAX_PRICE = Decimal(1_000_000)                               # dollars per unit of any price field
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,10 @@ def _field(name: str, value: Any, where: str) -> Any:
         bound = "> 0" if name in _POSITIVE else ">= 0"
         raise SourceError(f"price field {name} must be {bound}, got {value}", where=f"{where}: {name}",
                           hint="prices are list prices in the table's currency, never negative")
+    top = _MAXIMUM.get(name, _MAX_PRICE)
+    if value > top:
+        raise SourceError(f"price field {name} is out of range: {value} is above {top:,}", where=f"{where}: {name}",
+                          hint="a number that large is a typo: see the packaged us-east-1.json for the scale")
     return value
 
 

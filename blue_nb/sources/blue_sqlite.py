@@ -43,17 +43,23 @@ def looks_wire(obj: Any) -> bool:
 
 
 def data_mode(samples: Iterable[str]) -> str:
-    """"wire" when every sampled ``data`` value is DynamoDB JSON that decodes, else "plain"."""
+    """"wire" when every sampled ``data`` value that is JSON is shaped as DynamoDB JSON, else "plain".
+
+    A value that is not JSON at all, or DynamoDB JSON holding a bad value, says nothing about the
+    table's way: it is left out here, and refused when its row is read, named by its own key."""
     seen = False
     for text in samples:
-        seen = True
         try:
             obj = loads_wire(text)
-            if not looks_wire(obj):
-                return "plain"
+        except ItemError:
+            continue
+        if not looks_wire(obj):
+            return "plain"
+        seen = True
+        try:
             item_from_wire(obj)
         except ItemError:
-            return "plain"
+            continue
     return "wire" if seen else "plain"
 
 

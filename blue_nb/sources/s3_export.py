@@ -11,13 +11,18 @@ full export first, then the incremental ones by their export window. :func:`iter
 :class:`Change` records in that order (an incremental's records by write time): ``("put", item)``
 or ``("delete", keys)``, each with the ``file:line`` it came from. Every line is read bounded and
 checked as DynamoDB would check the item; each data file's line count must equal its manifest
-``itemCount``. Memory stays flat: an incremental's records are sorted in bounded runs spilled to
+``itemCount``, and before any line is read the manifests are checked against each other and the
+files (the summary's ``itemCount``, data files missing from the list, each file's ``md5Checksum``).
+Memory stays flat: an incremental's records are sorted in bounded runs spilled to
 temporary files and merged.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import gzip
+import hashlib
 import heapq
 import json
 import tempfile
@@ -60,6 +65,7 @@ class DataFile:
     path: Path
     item_count: int
     s3_key: str
+    md5: tuple[str, ...] | None = None      # the manifest's md5Checksum: (as written, hex); None when not given
 
 
 @dataclass
@@ -179,7 +185,59 @@ def _read_export(summary_path: Path) -> Export:
     incremental = kind == "INCREMENTAL_EXPORT" if kind else ("exportFromTime" in s or "outputView" in s)
     export = Export(summary_path.parent, s, incremental)
     export.files = list(_data_files(export, summary_path))
+    _check_manifests(export, summary_path)
     return export
+
+
+def _check_manifests(export: Export, summary_path: Path) -> None:
+    """The export is whole before anything is read from it: the summary's ``itemCount`` is the sum of
+    the file list's, every data file of a full export's ``data/`` folder is in the list, and each
+    listed file's bytes have the list's ``md5Checksum``."""
+    total = export.summary.get("itemCount")
+    if isinstance(total, int) and not isinstance(total, bool) and total != export.item_count:
+        raise SourceError(f"manifest-summary.json says itemCount {total:,}, but manifest-files.json lists "
+                          f"{export.item_count:,} items in {len(export.files):,} files: the file list is incomplete "
+                          "or was changed", where=str(summary_path),
+                          hint="copy the export's manifests and data files from S3 again")
+    listed = {f.path.resolve() for f in export.files}
+    if not export.incremental and (export.folder / "data").is_dir():
+        extra = sorted(p for p in (export.folder / "data").iterdir() if p.is_file() and p.resolve() not in listed)
+        if extra:
+            raise SourceError(f"{len(extra)} data file(s) of the export are not in manifest-files.json "
+                              f"({', '.join(p.name for p in extra[:3])}): the file list is incomplete or was changed",
+                              where=str(extra[0]), hint="copy the export's manifests and data files from S3 again")
+    for f in export.files:
+        if f.md5 is not None and _md5(f.path) not in f.md5:
+            raise SourceError(f"{f.path.name} does not have the md5Checksum manifest-files.json gives it "
+                              f"({f.md5[0]}): the file was changed or is damaged", where=str(f.path),
+                              hint="copy the file from S3 again")
+
+
+def _md5(path: Path) -> str:
+    h = hashlib.md5(usedforsecurity=False)
+    try:
+        with path.open("rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    except OSError as e:
+        raise SourceError(f"cannot read: {e.strerror or e}", where=str(path), hint=_LAYOUT_HINT, cause=e) from e
+    return h.hexdigest()
+
+
+def _md5_forms(value: Any, where: str) -> tuple[str, ...] | None:
+    """A manifest's md5Checksum (base64 as S3 gives it, or hex) as hex: (as given, hex); None if absent."""
+    if value is None:
+        return None
+    text = value.strip() if isinstance(value, str) else ""
+    if len(text) == 32 and all(c in "0123456789abcdefABCDEF" for c in text):
+        return text, text.lower()
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raw = b""
+    if len(raw) != 16:
+        raise SourceError(f"md5Checksum {value!r:.60} is not an MD5 (base64 or hex)", where=where, hint=_LAYOUT_HINT)
+    return text, raw.hex()
 
 
 def _data_files(export: Export, summary_path: Path) -> Iterator[DataFile]:
@@ -205,7 +263,7 @@ def _data_files(export: Export, summary_path: Path) -> Iterator[DataFile]:
             if local is None:
                 raise SourceError(f"data file {s3_key!r} is not here (looked under {export.folder.parent})",
                                   where=f"{path}:{n}", hint=_LAYOUT_HINT)
-            yield DataFile(local, count, s3_key)
+            yield DataFile(local, count, s3_key, _md5_forms(entry.get("md5Checksum"), f"{path}:{n}"))
 
 
 def _local(folder: Path, s3_key: str) -> Path | None:

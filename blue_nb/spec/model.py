@@ -16,7 +16,7 @@ from blue_nb.spec.templates import KeyTemplate
 
 __all__ = [
     "READ_OPERATIONS", "WRITE_OPERATIONS", "OPERATIONS", "SK_OPERATORS", "ATTRIBUTE_TYPES", "KEY_TYPES",
-    "Index", "Table", "Entity", "KeyCondition", "Join", "AccessPattern", "Spec",
+    "MAX_CAPACITY_UNITS", "MAX_RATE", "Index", "Table", "Entity", "KeyCondition", "Join", "AccessPattern", "Spec",
 ]
 
 READ_OPERATIONS = ("get_item", "query", "scan")
@@ -25,6 +25,10 @@ OPERATIONS = READ_OPERATIONS + WRITE_OPERATIONS
 SK_OPERATORS = ("sk", "sk_begins_with", "sk_between", "sk_lt", "sk_lte", "sk_gt", "sk_gte")
 ATTRIBUTE_TYPES = ("S", "N", "B", "BOOL", "NULL", "L", "M", "SS", "NS", "BS")
 KEY_TYPES = ("S", "N", "B")
+#: the most calls per second a pattern may be modelled at (far past any table: a billion calls/s); more is a typo
+MAX_RATE = 1_000_000_000
+#: the most provisioned read or write capacity units a spec may give a table or an index
+MAX_CAPACITY_UNITS = 1_000_000_000
 
 
 def _drop_defaults(d: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:

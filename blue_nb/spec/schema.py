@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from blue_nb.errors import Problem
-from blue_nb.spec.model import ATTRIBUTE_TYPES, KEY_TYPES, OPERATIONS
+from blue_nb.spec.model import ATTRIBUTE_TYPES, KEY_TYPES, MAX_CAPACITY_UNITS, MAX_RATE, OPERATIONS
 
 __all__ = ["SPEC", "json_schema", "structure_problems", "DOMAIN_RE", "NAME_RE", "ATTR_NAME_RE"]
 
@@ -33,6 +33,7 @@ class T:
     pattern: str | None = None
     enum: tuple | None = None
     minimum: float | None = None
+    maximum: float | None = None
     fields: dict[str, tuple["T", bool]] = field(default_factory=dict)  # obj: name -> (type, required)
     items: "T | None" = None                    # map values / list items
     key_pattern: str | None = None              # map keys
@@ -65,7 +66,8 @@ TABLE = OBJ(
     partition_key=REQ(S(ATTR_NAME_RE)), sort_key=OPT(NULLABLE(S(ATTR_NAME_RE))),
     partition_key_type=OPT(KEY_TYPE), sort_key_type=OPT(KEY_TYPE),
     billing_mode=OPT(S(enum=("PAY_PER_REQUEST", "PROVISIONED"))),
-    read_capacity=OPT(NULLABLE(T("int", minimum=1))), write_capacity=OPT(NULLABLE(T("int", minimum=1))),
+    read_capacity=OPT(NULLABLE(T("int", minimum=1, maximum=MAX_CAPACITY_UNITS))),
+    write_capacity=OPT(NULLABLE(T("int", minimum=1, maximum=MAX_CAPACITY_UNITS))),
     indexes=OPT(T("map", items=INDEX, key_pattern=NAME_RE)),
 )
 ENTITY = OBJ(
@@ -91,7 +93,7 @@ PATTERN = OBJ(
     entities=REQ(T("list", items=S(ENTITY_RE), min_items=1)),
     index=OPT(S()), key_condition=OPT(NULLABLE(KEY_CONDITION)),
     consistent_read=OPT(T("bool")), limit=OPT(NULLABLE(T("int", minimum=1))), scan_forward=OPT(T("bool")),
-    hot=OPT(T("bool")), rate_per_second=OPT(T("num", minimum=0)),
+    hot=OPT(T("bool")), rate_per_second=OPT(T("num", minimum=0, maximum=MAX_RATE)),
     key_distribution=OPT(S(DISTRIBUTION_RE)), joins=OPT(T("list", items=JOIN)),
 )
 STAMP = OBJ(
@@ -173,6 +175,8 @@ def structure_problems(value: Any, t: T = SPEC, path: str = "") -> list[Problem]
         return [Problem(path, f"{_shown(value)} does not match {t.pattern}")]
     if t.minimum is not None and value < t.minimum:
         return [Problem(path, f"{value!r} is below the minimum {t.minimum:g}")]
+    if t.maximum is not None and not value <= t.maximum:
+        return [Problem(path, f"{value!r} is above the maximum {t.maximum:,}", "a number that large is a typo here")]
     if t.kind == "obj":
         return _object_problems(value, t, path)
     if t.kind == "map":
@@ -220,6 +224,8 @@ def _schema(t: T) -> dict[str, Any]:
         s["pattern"] = t.pattern
     if t.minimum is not None:
         s["minimum"] = t.minimum
+    if t.maximum is not None:
+        s["maximum"] = t.maximum
     if t.kind == "obj":
         s["properties"] = {n: _schema(ft) for n, (ft, _) in t.fields.items()}
         s["required"] = [n for n, (_, req) in t.fields.items() if req]

@@ -21,11 +21,11 @@ from blue_nb.stores.base import Store
 from blue_nb.stores import drivers
 from blue_nb.stores.journal import (keep_checks, kept_checks, loaded_digest, loaded_key_format, loaded_spec, recover,
                                    require_key_format)
-from blue_nb.stores.load import LoadInterrupted, LoadResult, LoadResults, load_items
+from blue_nb.stores.load import LoadInterrupted, LoadResult, LoadResults, load_items, load_tables
 
 __all__ = ["BACKENDS", "LoadInterrupted", "LoadResult", "LoadResults", "Store", "TableLayout", "load_items",
-           "keep_checks", "kept_checks", "loaded_digest", "loaded_key_format", "loaded_spec", "open_store", "recover",
-           "require_key_format"]
+           "load_tables", "keep_checks", "kept_checks", "loaded_digest", "loaded_key_format", "loaded_spec", "open_store",
+           "recover", "require_key_format"]
 
 
 def open_store(backend: str, path: str | Path = ":memory:", *, read_only: bool = False) -> Store:

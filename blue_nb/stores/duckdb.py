@@ -133,6 +133,10 @@ class DuckDBStore(Store):
             return fetch(self.con.execute(sql, list(params)))
         except duckdb.InterruptException as e:
             raise KeyboardInterrupt from e           # Ctrl-C inside a statement is an interrupt, not an error
+        except RuntimeError as e:                    # ... also when DuckDB was reading a Python (Arrow) object
+            if _interrupted(e):
+                raise KeyboardInterrupt from e
+            raise
         except duckdb.Error as e:
             raise self._error(e, sql) from e
 
@@ -144,6 +148,10 @@ class DuckDBStore(Store):
                 yield from chunk
         except duckdb.InterruptException as e:
             raise KeyboardInterrupt from e
+        except RuntimeError as e:
+            if _interrupted(e):
+                raise KeyboardInterrupt from e
+            raise
         except duckdb.Error as e:
             raise self._error(e, sql) from e
 
@@ -154,6 +162,10 @@ class DuckDBStore(Store):
                 yield [c.to_pylist() for c in rb.columns]
         except duckdb.InterruptException as e:
             raise KeyboardInterrupt from e
+        except RuntimeError as e:
+            if _interrupted(e):
+                raise KeyboardInterrupt from e
+            raise
         except duckdb.Error as e:
             raise self._error(e, sql) from e
 
@@ -214,6 +226,10 @@ class DuckDBStore(Store):
             self.con.execute(f"{verb} INTO {quote_ident(table)} ({cols}) SELECT {cols} FROM _blue_nb_chunk")
         except duckdb.InterruptException as e:
             raise KeyboardInterrupt from e
+        except RuntimeError as e:
+            if _interrupted(e):
+                raise KeyboardInterrupt from e
+            raise
         except duckdb.ConstraintException as e:
             raise KeyConflict(f"DuckDB: a key already in {table!r}: {e}", where=self.path, cause=e) from e
         except duckdb.Error as e:
@@ -339,3 +355,9 @@ class DuckDBScratch(Scratch):
                 pass            # an aborted transaction or a closed store: temp tables go with their connection
         self.tables.clear()
         self.cache.clear()
+
+
+def _interrupted(e: RuntimeError) -> bool:
+    """Ctrl-C while DuckDB scans a Python object (a registered Arrow table) comes back as
+    ``RuntimeError: Query interrupted``: an interrupt, not an error."""
+    return "query interrupted" in str(e).lower()

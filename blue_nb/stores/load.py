@@ -47,7 +47,7 @@ from blue_nb.stores.load_result import LoadResult, LoadResults
 from blue_nb.stores.lock import load_lock
 from blue_nb.stores.stage import chunks, stage
 
-__all__ = ["LoadInterrupted", "LoadResult", "LoadResults", "load_items"]
+__all__ = ["LoadInterrupted", "LoadResult", "LoadResults", "load_items", "load_tables"]
 
 _NAMES = {"sqlite": "SQLite", "duckdb": "DuckDB"}
 
@@ -77,7 +77,8 @@ class LoadInterrupted(KeyboardInterrupt):
 
 
 def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple | StagedRows], *, mode: str = "replace",
-               total: int | None = None, progress: bool = True, created: str | None = None) -> LoadResults:
+               total: int | None = None, progress: bool = True, created: str | None = None,
+               load_id: str | None = None) -> LoadResults:
     """Load ``(entity, item)`` or ``(entity, item, where)`` tuples into one or more stores in one pass;
     a source that built the rows of its items itself gives :class:`~blue_nb.layout.StagedRows`
     among them (made with the same ``created``: the time of the load, by default now).
@@ -89,47 +90,81 @@ def load_items(stores: list[Store], spec: Spec, items: Iterable[tuple | StagedRo
     already in the table replaces it. Two items of one load with the same key are a
     :class:`~blue_nb.errors.SourceError` naming both source rows, whatever the mode. The results
     (one per store, in the order given) say what the load replaced and how long it took.
+    ``load_id`` names the load in the journals (default: a new one), so that a caller can later ask the
+    commit store whether it committed (:func:`blue_nb.stores.journal.decide`).
     """
+    return load_tables(stores, [(spec, items, total, load_id)], mode=mode, progress=progress, created=created)[0]
+
+
+def load_tables(stores: list[Store], tables: list[tuple[Spec, Iterable[tuple | StagedRows], int | None, str | None]],
+                *, mode: str = "replace", progress: bool = True, created: str | None = None) -> list[LoadResults]:
+    """Load several tables into the stores as :func:`load_items` loads one, all of them at one commit
+    point: ``tables`` holds ``(spec, items, total, load_id)`` per table (``load_id`` None: a new one).
+    Every table is staged first; then one transaction in the commit store swaps all of them in, so
+    an error or an interrupt leaves every table old, or (after the commit point) every table new.
+    The results: one :class:`LoadResults` per table, in the order given."""
     if mode not in ("replace", "upsert"):
         raise StoreError(f"unknown load mode {mode!r}", hint="use 'replace' or 'upsert'")
     if not stores:
-        return LoadResults()
+        return [LoadResults() for _ in tables]
     started = time.perf_counter()
-    layout = TableLayout.of(spec)
-    load_id = uuid.uuid4().hex
     first = next((s for s in stores if not s.in_memory), stores[0])       # the commit store
     order = [first, *[s for s in stores if s is not first]]
-    results = {id(s): LoadResult(layout.table, load_id=load_id, mode=mode, store=s.kind, path=str(s.path))
-               for s in stores}
+    plans = [(TableLayout.of(spec), spec, items, total, load_id or uuid.uuid4().hex)
+             for spec, items, total, load_id in tables]
+    names = [layout.table for layout, *_ in plans]
+    if len(set(names)) < len(names):
+        raise StoreError(f"table {names[0]!r} is given twice in one load", hint="load each table once")
+    results = [{id(s): LoadResult(layout.table, load_id=load_id, mode=mode, store=s.kind, path=str(s.path))
+                for s in stores} for layout, _, _, _, load_id in plans]
+    staged: list[tuple[str, str]] = []                  # (table, load id) of each table prepared so far
+    counts: list[tuple[int, dict[str, int]]] = []
     with load_lock(order), _no_cycle_collection():
-        bar = _progress(total, f"load {layout.table} into {', '.join(s.kind for s in stores)}", progress)
         try:
-            for store in order:
-                r = results[id(store)]
-                r.notes = [f"created folder {store.created_folder}"] if store.created_folder else []
-                r.notes += list(store.recovered)
-                r.items_before = _prepare(store, layout, mode, r.notes, with_src=store is first, spec=spec)
-            written, per_entity = stage(order, layout, items, bar, created or load_time(), mode)
-            staged = layout.staging().table
-            for store in order:
-                results[id(store)].items_after = store.count(staged)
+            for (layout, spec, items, total, load_id), res in zip(plans, results):
+                bar = _progress(total, f"load {layout.table} into {', '.join(s.kind for s in stores)}", progress)
+                try:
+                    staged.append((layout.table, load_id))
+                    for store in order:
+                        r = res[id(store)]
+                        r.notes = [f"created folder {store.created_folder}"] if store.created_folder else []
+                        r.notes += list(store.recovered) if not counts else []
+                        r.items_before = _prepare(store, layout, mode, r.notes, with_src=store is first, spec=spec)
+                    counts.append(stage(order, layout, items, bar, created or load_time(), mode))
+                    nxt = layout.staging().table
+                    for store in order:
+                        res[id(store)].items_after = store.count(nxt)
+                finally:
+                    bar.close()
         except BaseException as e:
-            _discard(order, layout.table, load_id)
+            for table, load_id in staged:
+                _discard(order, table, load_id)
             if isinstance(e, KeyboardInterrupt) and not isinstance(e, LoadInterrupted):
                 raise LoadInterrupted("interrupted: nothing was changed (the load had not reached its switch)",
                                       committed=False) from e
             raise
-        finally:
-            bar.close()
-        _switch(order, layout.table, load_id)
-    out = LoadResults()
-    for store in stores:
-        r = results[id(store)]
-        r.items_written, r.per_entity = written, dict(per_entity)
-        # replace: every item that was there; upsert: those written again under their key
-        r.replaced = r.items_before if mode == "replace" else written - (r.items_after - r.items_before)
-        r.seconds = time.perf_counter() - started
-        out.append(r)
+        try:
+            _switch(order, staged)
+        except KeyboardInterrupt as e:   # one that landed outside the switch's own handlers
+            if isinstance(e, LoadInterrupted) or not _committed(order[0], staged[0][1]):
+                raise
+            raise LoadInterrupted(f"interrupted after the switch: {_after_commit(order[:1], order[1:])}",
+                                  committed=True) from e
+    try:
+        out = []
+        for res, (written, per_entity) in zip(results, counts):
+            one = LoadResults()
+            for store in stores:
+                r = res[id(store)]
+                r.items_written, r.per_entity = written, dict(per_entity)
+                # replace: every item that was there; upsert: those written again under their key
+                r.replaced = r.items_before if mode == "replace" else written - (r.items_after - r.items_before)
+                r.seconds = time.perf_counter() - started
+                one.append(r)
+            out.append(one)
+    except KeyboardInterrupt as e:
+        raise LoadInterrupted(f"interrupted after the load completed: {_after_commit(order, [])}",
+                              committed=True) from e
     return out
 
 
@@ -191,8 +226,9 @@ def _copy_current(store: Store, layout: TableLayout) -> None:
         store.insert_rows(nxt.catalog, layout.catalog_columns, cats)
 
 
-def _switch(order: list[Store], table: str, load_id: str) -> None:
-    """Mark the others ready, commit in the first store, then swap the others in (see the journal)."""
+def _switch(order: list[Store], tables: list[tuple[str, str]]) -> None:
+    """Mark the others ready, commit every table in the first store in one transaction, then swap the
+    others in (see the journal); ``tables`` holds (table, load id) pairs."""
     first, others = order[0], order[1:]
     decision = first.ref
     committed = False
@@ -201,16 +237,19 @@ def _switch(order: list[Store], table: str, load_id: str) -> None:
         journal.ensure_journal(first)
         for store in others:
             journal.ensure_journal(store)
-            journal.record(store, load_id, table, journal.READY, decision)
-        journal.swap_in(first, table)
-        journal.record(first, load_id, table, journal.DONE, decision)
+            for table, load_id in tables:
+                journal.record(store, load_id, table, journal.READY, decision)
+        for table, load_id in tables:
+            journal.swap_in(first, table)
+            journal.record(first, load_id, table, journal.DONE, decision)
         first.commit()
         committed = True
     except BaseException as e:
         first.rollback()
-        committed = _committed(first, load_id)
+        committed = _committed(first, tables[0][1])
         if not committed:
-            _discard(order, table, load_id)
+            for table, load_id in tables:
+                _discard(order, table, load_id)
             if isinstance(e, KeyboardInterrupt):
                 raise LoadInterrupted("interrupted: nothing was changed (the load stopped before its switch)",
                                       committed=False) from e
@@ -218,14 +257,16 @@ def _switch(order: list[Store], table: str, load_id: str) -> None:
     done = [first]
     try:
         for store in others:
-            journal.finish(store, load_id, table, decision)
+            for table, load_id in tables:
+                journal.finish(store, load_id, table, decision)
             done.append(store)
     except BaseException as e:
         rest = [s for s in others if s not in done]
         for store in rest:
             if store.in_memory:          # gone with the process, so not left for a recovery: finish it now
                 try:
-                    journal.finish(store, load_id, table, decision)
+                    for table, load_id in tables:
+                        journal.finish(store, load_id, table, decision)
                     done.append(store)
                 except BaseException:    # noqa: BLE001 - the message below names it as unfinished
                     pass
