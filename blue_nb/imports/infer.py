@@ -30,8 +30,8 @@ from blue_nb.imports.infer_shapes import (CONST_RE, NEARLY_ALL, SEP, TAG_RE, Key
                                           identifier, shape_text)
 from blue_nb.spec import ATTRIBUTE_TYPES, Index, Spec, spec_from_dict
 
-__all__ = ["ATTR_NAME", "CATCH_ALL", "Draft", "EntityPlan", "MAX_ATTRIBUTES", "MAX_ENTITIES", "SpecInferrer", "camel",
-           "domain_name", "infer_spec", "snake", "type_tag", "unique_name"]
+__all__ = ["ATTR_NAME", "CATCH_ALL", "FOREIGN_RULES", "Draft", "EntityPlan", "MAX_ATTRIBUTES", "MAX_ENTITIES",
+           "SpecInferrer", "as_foreign", "camel", "domain_name", "infer_spec", "snake", "type_tag", "unique_name"]
 
 MAX_ENTITIES = 500             # distinct type prefixes; items of more go to the catch-all entity
 MAX_ATTRIBUTES = 2000          # distinct attribute names tracked per entity (and overall)
@@ -39,6 +39,8 @@ CATCH_ALL = "Other"            # the catch-all entity's name (made unique)
 ATTR_NAME = re.compile(r"[^\s]{1,255}\Z")      # an attribute name a spec can declare
 _MAX_MATCH_TEXT = 2048         # longer attribute values are never key parts (a key is at most 2 KB)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+FOREIGN_RULES = ("a design made elsewhere: checked against DynamoDB's own limits and key checks (rules: dynamodb), not "
+                 "Blue's ADR 0018; write rules: adr-0018 to hold it to Blue's conventions")
 
 
 # ---------------------------------------------------------------- names
@@ -153,6 +155,12 @@ class Draft:
         for i, p in enumerate(d["access_patterns"]):
             d["inferred"][f"access_patterns[{i}]"] = p.pop("_why")
         return spec_from_dict(d, source=f"<inferred {d['domain']}>")
+
+
+def as_foreign(spec: Spec) -> Spec:
+    """``spec`` under the DynamoDB rule profile (a draft of a design made elsewhere), the choice explained
+    in its ``inferred`` field."""
+    return spec.with_changes(rules="dynamodb", inferred={"rules": FOREIGN_RULES, **spec.inferred})
 
 
 def _under(path: str, entities: set[str]) -> bool:

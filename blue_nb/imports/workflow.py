@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Iterator
 from tqdm.auto import tqdm
 
 from blue_nb.errors import SourceError
-from blue_nb.imports.infer import SpecInferrer
+from blue_nb.imports.infer import SpecInferrer, as_foreign
 from blue_nb.imports.infer_rows import RowMaker, RowWriter
 from blue_nb.imports.raw_store import Applied, RawStore
 from blue_nb.imports.table_sources import TableSource, dynamodb_sources, key_override, s3_sources, sqlite_sources
@@ -133,7 +133,8 @@ def staged_import(source: str | Path, fmt: str, out_dir: str | Path, *, endpoint
             raw = RawStore(Path(tmp) / f"raw{n}.sqlite", table.keys.names)
             stack.callback(raw.close)
             applied = raw.apply(table.changes())
-            staged.append(StagedTable(_draft(raw, table, applied, out, progress), raw.entity_items))
+            staged.append(StagedTable(_draft(raw, table, applied, out, progress, foreign=fmt != "sqlite"),
+                                      raw.entity_items))
         yield staged
 
 
@@ -181,8 +182,10 @@ def _distinct_domains(tables: list[TableSource]) -> None:
                           hint="import them one at a time with different domains (--domain)")
 
 
-def _draft(raw: RawStore, table: TableSource, applied: Applied, out: Path, progress: bool) -> ImportResult:
-    """Infer the spec, write it and the row files, record each item's entity; the result so far."""
+def _draft(raw: RawStore, table: TableSource, applied: Applied, out: Path, progress: bool, *,
+           foreign: bool = True) -> ImportResult:
+    """Infer the spec, write it and the row files, record each item's entity; the result so far. ``foreign``:
+    a design made elsewhere (not Blue's own SQLite), drafted under the DynamoDB rule profile."""
     inferrer = SpecInferrer(table.domain, table.keys, source=table.label, table_name=table.table_name)
     total = raw.count()
     for _, item, _ in _bar(raw.items(), total, f"infer {table.domain}", progress):
@@ -206,6 +209,8 @@ def _draft(raw: RawStore, table: TableSource, applied: Applied, out: Path, progr
             if text is not None:
                 writer.write(draft.catch_all, text)
     spec = draft.spec(dict(counts), dict(writer.counts))
+    if foreign:
+        spec = as_foreign(spec)
     writer.write_empty(spec.entities)
     spec_path = dump_spec(spec, out / f"{table.domain}.yaml")
     notes = list(table.notes) + draft.notes + _row_notes(maker, draft.catch_all)
