@@ -78,7 +78,8 @@ class ModelTable:
         if self.sort_key:
             types[self.sort_key] = self.sort_key_type
         for ix in self.indexes.values():
-            types.setdefault(ix.partition_key, ix.partition_key_type)
+            if ix.partition_key:                       # a local index has the table's
+                types.setdefault(ix.partition_key, ix.partition_key_type)
             if ix.sort_key:
                 types.setdefault(ix.sort_key, ix.sort_key_type)
         return KeyInfo(self.partition_key, self.sort_key, "the model's KeyAttributes", types, dict(self.indexes))
@@ -99,12 +100,12 @@ def spec_differences(spec: Spec, table: ModelTable) -> list[str]:
     if (t.partition_key, t.partition_key_type, t.sort_key, t.sort_key_type if t.sort_key else "S") != \
             (table.partition_key, table.partition_key_type, table.sort_key, table.sort_key_type):
         out.append("the table's keys")
-    mine = {n: (ix.partition_key, ix.partition_key_type, ix.sort_key, ix.sort_key_type if ix.sort_key else "S",
-                _raw_projection(ix.projection)) for n, ix in t.indexes.items() if ix.type == "global"}
-    theirs = {n: (ix.partition_key, ix.partition_key_type, ix.sort_key, ix.sort_key_type, table.raw_projections[n])
-              for n, ix in table.indexes.items()}
+    mine = {n: (ix.type, ix.partition_key, ix.partition_key_type, ix.sort_key,
+                ix.sort_key_type if ix.sort_key else "S", _raw_projection(ix.projection)) for n, ix in t.indexes.items()}
+    theirs = {n: (ix.type, ix.partition_key, ix.partition_key_type, ix.sort_key, ix.sort_key_type,
+                  table.raw_projections[n]) for n, ix in table.indexes.items()}
     if mine != theirs:
-        out.append("the global secondary indexes")
+        out.append("the secondary indexes")
     billing = {"billing_mode": t.billing_mode}
     if t.billing_mode == "PROVISIONED":
         billing.update(read_capacity=t.read_capacity, write_capacity=t.write_capacity)
@@ -421,6 +422,23 @@ class _Builder:
             self.place(old, draft.data["entities"][old]["description"], rows_of, whole=False,
                        why=f"{len(rows_of):,} items grouped by key prefix")
 
+    def unclaimed(self) -> None:
+        """Attributes the model's table declares that no entity has (no facet lists them, no item holds
+        them): declared on the entity of the most items, so that nothing the model says is lost."""
+        t = self.table
+        have = {a for e in self.entities.values() for a in (*e["key"], *e["attributes"])} | set(t.key_names)
+        left = [a for a in t.attribute_types if a not in have and ATTR_NAME.match(a)]
+        if not left or not self.entities:
+            return
+        counts = Counter(self.assigned.values())
+        name = max(self.entities, key=lambda n: counts.get(n, 0))
+        for a in left:
+            typ = t.attribute_types[a]
+            self.entities[name]["attributes"][a] = typ if typ in ATTRIBUTE_TYPES else "S"
+            self.inferred[f"entities.{name}.attributes.{a}"] = ("declared by the model's table, held by no item and "
+                                                               "listed by no facet: kept here so that an export "
+                                                               "carries it; move it to the entity that holds it")
+
     def _type(self, entity: str, attr: str, items: list[dict], listed: bool) -> str:
         declared = self.table.attribute_types.get(attr)
         seen = Counter(type_tag(it[attr]) for it in items if attr in it)
@@ -452,12 +470,14 @@ class _Builder:
             out.append({"name": f"{verb}_{snake(name)}", "description": _DRAFT, "operation": op, "entities": [name],
                         "key_condition": cond, "rate_per_second": 1})
         for iname, ix in t.indexes.items():
-            users = [n for n, e in self.entities.items() if ix.partition_key in e["key"]]
+            pk = ix.partition_key or t.partition_key
+            users = [n for n, e in self.entities.items() if pk in e["key"] and (ix.sort_key in e["key"] or
+                                                                                 ix.type == "global")]
             if users:
                 top = max(users, key=lambda n: counts.get(n, 0))
                 out.append({"name": f"query_{identifier(iname)}", "description": _DRAFT, "operation": "query",
                             "entities": [top],
-                            "index": iname, "key_condition": {"pk": self.entities[top]["key"][ix.partition_key]},
+                            "index": iname, "key_condition": {"pk": self.entities[top]["key"][pk]},
                             "rate_per_second": 1})
         seen: set[str] = set()
         for i, p in enumerate(out):
@@ -480,6 +500,7 @@ def model_spec(table: ModelTable, domain: str) -> tuple[Spec, list[tuple[str, di
             done.add(fname)
             b.facet(fname, pk_alias, sk_alias, listed, by_facet.get(fname, []))
     b.rest([i for i, (facet, _, _) in enumerate(table.items) if facet is None])
+    b.unclaimed()
     if table.differing:
         b.notes.append(f"{table.differing:,} items of the table's TableData differ from a facet's item with the "
                        "same key: the facet's kept")

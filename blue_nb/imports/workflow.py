@@ -260,7 +260,7 @@ def _stage_workbench(source: str | Path, out: Path, *, domain: str | None) -> li
         path = out / WORKBENCH_EXTRA
         path.write_text(json.dumps(model.extra, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         for table in staged:
-            table.result.notes.append(f"the model's unknown top-level keys ({', '.join(model.extra)}) are kept as "
+            table.result.notes.append(f"the model's unknown keys ({', '.join(model.extra)}) are kept as "
                                       f"read in {path}; the spec has no place for them, so an export does not "
                                       "carry them")
     return staged
