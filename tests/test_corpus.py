@@ -12,6 +12,7 @@ answering as the local stores do. ``tests/data/README.md`` cites where each mode
 
 from __future__ import annotations
 
+import json
 import uuid
 from pathlib import Path
 
@@ -89,3 +90,30 @@ def test_a_public_model_goes_through_the_whole_pipeline_with_every_item(model, t
                              progress=False)
         assert applied.ok and not applied.left_out, applied.lines()
         assert (applied.items_stored, applied.digest_stored) == (count, digest)
+
+
+@pytest.mark.slow
+def test_cost_and_apply_take_the_loaded_store_as_well_as_the_rows(tmp_path, dynamo_endpoint):
+    """`blue-nb import --duckdb FILE` fills a store once; cost and apply read it (the same bill and the same
+    items as from the rows); both or neither of --data and --duckdb is refused, exit 2."""
+    from click.testing import CliRunner
+
+    from blue_nb.cli import cli
+
+    run = CliRunner().invoke
+    model, store = HERE / "data" / "workbench" / "Chat.json", tmp_path / "chat.duckdb"
+    r = run(cli, ["import", str(model), "--from", "workbench", "--out", str(tmp_path / "in"), "--duckdb", str(store),
+                  "--no-progress"])
+    assert r.exit_code == 0, r.output + r.stderr
+    spec, rows = str(tmp_path / "in" / "chat.yaml"), str(tmp_path / "in" / "chat")
+    by_rows = run(cli, ["cost", spec, "--data", rows, "--format", "json"])
+    by_store = run(cli, ["cost", spec, "--duckdb", str(store), "--format", "json"])
+    assert by_rows.exit_code == by_store.exit_code == 0 and by_rows.stdout == by_store.stdout
+    for bad in ([], ["--data", rows, "--duckdb", str(store)]):
+        r = run(cli, ["cost", spec, *bad])
+        assert r.exit_code == 2 and "Traceback" not in r.stderr and "--duckdb" in r.stderr
+    r = run(cli, ["apply", spec, "--duckdb", str(store), "--endpoint-url", dynamo_endpoint.url, "--table-prefix", f"d{uuid.uuid4().hex[:8]}_",
+                  "--no-progress", "--format", "json"])
+    assert r.exit_code == 0, r.output + r.stderr
+    got = json.loads(r.stdout)
+    assert got["ok"] and got["items"]["built"] == got["items"]["stored"] == 8 and got["items"]["match"]

@@ -13,24 +13,25 @@ import sys
 
 import click
 
-from blue_nb.cli.base import (CliError, cli, data_option, echo_json, endpoint_options,
-                            endpoint_usage, format_option, handles_errors)
+from blue_nb.cli.base import (CliError, cli, echo_json, endpoint_options, endpoint_usage, format_option,
+                            handles_errors, loaded_option, rows_option)
 
 __all__ = ["apply", "import_"]
 
 
 @cli.command()
 @click.argument("spec", type=click.Path(dir_okay=False))
-@data_option
+@rows_option
+@loaded_option
 @endpoint_options
 @click.option("--replace", is_flag=True, help="delete and recreate the table if it exists")
 @click.option("--workers", type=click.IntRange(1, 32), default=1, show_default=True, help="parallel batch writers")
 @click.option("--progress/--no-progress", default=True, help="show a progress bar")
 @format_option
 @handles_errors
-def apply(spec, data_dir, endpoint_url, aws, profile, table_prefix, replace, workers, progress, fmt):
-    """Create SPEC's table on a DynamoDB endpoint, write the items from --data, and compare every read
-    pattern with SQLite and DuckDB.
+def apply(spec, data_dir, duckdb, endpoint_url, aws, profile, table_prefix, replace, workers, progress, fmt):
+    """Create SPEC's table on a DynamoDB endpoint, write the items from --data (or the loaded store --duckdb),
+    and compare every read pattern with SQLite and DuckDB.
 
     One line per pattern run (largest partition, smallest partition, a missing key): match, or the
     first difference. Exit status 1 when any pattern differs or an item did not arrive.
@@ -38,7 +39,7 @@ def apply(spec, data_dir, endpoint_url, aws, profile, table_prefix, replace, wor
     from blue_nb.app.roundtrip import apply_spec  # deferred: keep `blue-nb --help` fast
 
     endpoint_usage(endpoint_url, aws, profile)
-    result = apply_spec(spec, data_dir, endpoint_url=endpoint_url, aws=aws, profile=profile,
+    result = apply_spec(spec, data_dir, duckdb=duckdb, endpoint_url=endpoint_url, aws=aws, profile=profile,
                         table_prefix=table_prefix, replace=replace, workers=workers, progress=progress)
     if fmt == "json":
         echo_json(result.to_json())
