@@ -25,7 +25,6 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from blue_nb.app.review import review_data
 from blue_nb.app.workflows import as_spec, data_store, load_data, source_files, validate
 from blue_nb.errors import BlueNbError, SourceError
 from blue_nb.export import (
@@ -36,7 +35,6 @@ from blue_nb.export import (
     export,
     export_time,
 )
-from blue_nb.heat import partition_heat
 from blue_nb.items import ItemBuilder
 from blue_nb.rules import RULES, Findings
 from blue_nb.sources.files import iter_rows
@@ -133,6 +131,8 @@ def modelled_peaks(spec: Spec, data_dir: str | Path | None, *,
     with data_store(spec, data_dir, duckdb) as store:
         if data_dir is not None:
             load_data(spec, data_dir, stores=[store], progress=False)
+        from blue_nb.heat import partition_heat  # deferred: numpy and pandas, for PROVISIONED templates only
+
         report = partition_heat(spec, store)
     gsis = {n for n, ix in spec.table.indexes.items() if ix.type == "global"}
     timeline = report.timeline
@@ -173,6 +173,8 @@ def export_spec(spec: Spec | str | Path, fmt: str, *, data_dir: str | Path | Non
     when = export_time(now)                                   # a bad --now fails before any work
     if fmt in REPORTS:
         review = checked if checked is not None and checked[1] is not None else None
+        from blue_nb.app.review import review_data  # deferred: matplotlib, for the reports only
+
         return _report(spec, fmt, out, when, review or review_data(spec, data_dir, duckdb=duckdb, against=against,
                                                                    prices=prices))
     with_data = data_dir is not None or duckdb is not None
@@ -217,6 +219,8 @@ def export_all(spec: Spec | str | Path, out_dir: str | Path, *, data_dir: str | 
     if unknown:
         raise BlueNbError(f"unknown export format {unknown[0]!r}", where="formats", hint="use: " + ", ".join(FORMATS))
     if any(f in REPORTS for f in chosen):            # the review's checks are validate's: one run serves all
+        from blue_nb.app.review import review_data  # deferred: matplotlib, for the reports only
+
         checked: tuple = review_data(spec, data_dir, duckdb=duckdb, against=against)
     else:
         checked = (validate(spec, data_dir, duckdb=duckdb), None)

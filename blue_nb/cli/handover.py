@@ -6,15 +6,27 @@ from __future__ import annotations
 import click
 
 from blue_nb.cli.base import cli, handles_errors, loaded_option
-from blue_nb.export import FORMATS
 
-__all__ = ["export"]
+__all__ = ["FORMAT_HELP", "export"]
+
+# blue_nb.export.FORMATS' names and what each is (tests/test_cli.py holds them equal), written out here so that
+# `blue-nb --help` does not load the exporters
+FORMAT_HELP = {
+    "spec-yaml": "the spec as YAML, with a validation stamp",
+    "spec-json": "the spec as JSON, with a validation stamp",
+    "create-table": "the CreateTable request",
+    "cloudformation": "an AWS::DynamoDB::Table CloudFormation template (YAML)",
+    "cloudformation-json": "the same template as JSON",
+    "workbench": "a NoSQL Workbench data model with the items",
+    "report-html": "the access-pattern review report, one HTML file",
+    "report-md": "the review report as Markdown, pictures beside it",
+}
 
 
 @cli.command()
 @click.argument("spec", type=click.Path(dir_okay=False))
-@click.option("--format", "export_formats", type=click.Choice([*FORMATS, "all"]), required=True, multiple=True,
-              help="; ".join(f"{f.name}: {f.description}" for f in FORMATS.values())
+@click.option("--format", "export_formats", type=click.Choice([*FORMAT_HELP, "all"]), required=True, multiple=True,
+              help="; ".join(f"{name}: {text}" for name, text in FORMAT_HELP.items())
               + "; all: every format. Give --format more than once for several in one run (-o is then a folder)")
 @click.option("--data", "data_dir", type=click.Path(file_okay=False),
               help="rows to check the items too; workbench: the items of each facet; cloudformation of a "
@@ -43,7 +55,7 @@ def export(spec, export_formats, data_dir, duckdb, force, out, now, against, pri
     """
     from blue_nb.app.exports import export_all, export_spec  # deferred: keep `blue-nb --help` fast
 
-    chosen = list(FORMATS) if "all" in export_formats else list(dict.fromkeys(export_formats))
+    chosen = list(FORMAT_HELP) if "all" in export_formats else list(dict.fromkeys(export_formats))
     if len(chosen) > 1:
         if out == "-":
             raise click.UsageError("several formats go into a folder: give -o DIR, not -")
