@@ -24,6 +24,7 @@ from blue_nb.app.imports import import_data
 from blue_nb.app.roundtrip import apply_spec, items_digest
 from blue_nb.app.workflows import located_items
 from blue_nb.dynamo import Endpoint
+from blue_nb.errors import SourceError
 from blue_nb.export import FORMATS
 from blue_nb.imports.workbench import read_workbench
 from blue_nb.stores import open_store
@@ -117,3 +118,75 @@ def test_cost_and_apply_take_the_loaded_store_as_well_as_the_rows(tmp_path, dyna
     assert r.exit_code == 0, r.output + r.stderr
     got = json.loads(r.stdout)
     assert got["ok"] and got["items"]["built"] == got["items"]["stored"] == 8 and got["items"]["match"]
+
+
+TEMPLATES = sorted((HERE / "data" / "cloudformation").glob("*.json"))
+
+
+@pytest.mark.parametrize("template", TEMPLATES, ids=lambda p: p.stem)
+def test_a_cloudformation_template_imports_as_a_spec_that_exports_the_same_table(template, tmp_path):
+    (r,) = import_data(template, "cloudformation", tmp_path / "in", progress=False)
+    assert r.spec.rules == "dynamodb" and r.items == 0 and not r.findings.has_errors
+    source = next(res["Properties"] for res in json.loads(template.read_text())["Resources"].values())
+    out = export_all(r.spec, tmp_path / "out", formats=["cloudformation-json", "create-table"])
+    (made,) = json.loads(out["cloudformation-json"].path.read_text())["Resources"].values()
+    props = made["Properties"]
+    assert props["TableName"] == source["TableName"] and props["KeySchema"] == source["KeySchema"]
+    assert sorted(map(json.dumps, props["AttributeDefinitions"])) == \
+        sorted(map(json.dumps, source["AttributeDefinitions"]))
+    index = {g["IndexName"]: (g["KeySchema"], g["Projection"]) for g in source.get("GlobalSecondaryIndexes", [])}
+    assert {g["IndexName"]: (g["KeySchema"], g["Projection"]) for g in props.get("GlobalSecondaryIndexes", [])} == index
+    assert props.get("BillingMode", "PROVISIONED") == source["BillingMode"]
+
+
+def test_a_template_in_yaml_with_short_functions_and_a_local_index(tmp_path):
+    template = tmp_path / "t.yaml"
+    template.write_text("""
+Parameters:
+  Reads: {Type: Number, Default: 7}
+Resources:
+  Orders:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      TableName: !Sub "${AWS::StackName}-orders"
+      AttributeDefinitions:
+        - {AttributeName: pk, AttributeType: S}
+        - {AttributeName: sk, AttributeType: S}
+        - {AttributeName: placed, AttributeType: N}
+      KeySchema: [{AttributeName: pk, KeyType: HASH}, {AttributeName: sk, KeyType: RANGE}]
+      LocalSecondaryIndexes:
+        - IndexName: by-placed
+          KeySchema: [{AttributeName: pk, KeyType: HASH}, {AttributeName: placed, KeyType: RANGE}]
+          Projection: {ProjectionType: KEYS_ONLY}
+      ProvisionedThroughput: {ReadCapacityUnits: !Ref Reads, WriteCapacityUnits: !Ref Writes}
+  Bucket: {Type: AWS::S3::Bucket}
+""")
+    (r,) = import_data(template, "cloudformation", tmp_path / "in", progress=False)
+    t = r.spec.table
+    assert (t.name, t.partition_key, t.sort_key, t.billing_mode, t.read_capacity, t.write_capacity) == \
+        ("Orders", "pk", "sk", "PROVISIONED", 7, 1)
+    lsi = t.indexes["by-placed"]
+    assert (lsi.type, lsi.sort_key, lsi.sort_key_type, lsi.projection) == ("local", "placed", "N", "keys_only")
+    assert any("named after the resource, Orders" in n for n in r.notes)
+    assert any("the write capacity is" in n and "1 assumed" in n for n in r.notes)
+
+
+def test_a_template_without_a_table_is_refused_with_its_place(tmp_path):
+    bad = tmp_path / "t.yaml"
+    bad.write_text("Resources:\n  B: {Type: AWS::S3::Bucket}\n")
+    with pytest.raises(SourceError) as e:
+        import_data(bad, "cloudformation", tmp_path / "in", progress=False)
+    assert "AWS::DynamoDB::Table" in e.value.msg and e.value.where == str(bad)
+
+
+def test_a_live_tables_description_imports_as_the_same_table(tmp_path, dynamo_client):
+    spec = next(r.spec for r in import_data(HERE / "data" / "workbench" / "RecurringPayments.json", "workbench",
+                                            tmp_path / "wb", progress=False))
+    dynamo_client.create_table(spec)
+    described = tmp_path / "described.json"
+    described.write_text(json.dumps({"Table": dynamo_client.describe(spec.table_name)}, default=str))
+    (r,) = import_data(described, "describe-table", tmp_path / "in", progress=False)
+    got, want = r.spec.table, spec.table
+    assert (got.partition_key, got.sort_key, got.billing_mode, got.read_capacity, got.write_capacity) == \
+        (want.partition_key, want.sort_key, want.billing_mode, want.read_capacity, want.write_capacity)
+    assert got.indexes == want.indexes

@@ -60,10 +60,13 @@ def apply(spec, data_dir, duckdb, endpoint_url, aws, profile, table_prefix, repl
 
 @cli.command("import")
 @click.argument("source")
-@click.option("--from", "fmt_from", type=click.Choice(["s3-export", "sqlite", "dynamodb", "workbench"]), required=True,
+@click.option("--from", "fmt_from", required=True,
+              type=click.Choice(["s3-export", "sqlite", "dynamodb", "workbench", "cloudformation", "describe-table"]),
               help="s3-export: a DynamoDB S3 export folder (DYNAMODB_JSON, full and incremental); "
                    "sqlite: Blue's SQLite file (blue_<domain> tables); dynamodb: a live table (SOURCE = its name); "
-                   "workbench: a NoSQL Workbench model file")
+                   "workbench: a NoSQL Workbench model file; cloudformation: a template's AWS::DynamoDB::Table and "
+                   "GlobalTable resources; describe-table: the JSON of aws dynamodb describe-table (the last two: "
+                   "the design, no items)")
 @click.option("--out", "out", type=click.Path(file_okay=False), required=True,
               help="folder for the inferred spec (<domain>.yaml) and its rows (<domain>/)")
 @click.option("--sqlite", type=click.Path(dir_okay=False), help="SQLite file to load the items into")

@@ -35,6 +35,7 @@ from blue_nb.errors import SourceError
 from blue_nb.imports.infer import SpecInferrer, as_foreign
 from blue_nb.imports.infer_rows import RowMaker, RowWriter
 from blue_nb.imports.raw_store import Applied, RawStore
+from blue_nb.imports.table_designs import description_sources, template_sources
 from blue_nb.imports.table_sources import TableSource, dynamodb_sources, key_override, s3_sources, sqlite_sources
 from blue_nb.imports.workbench import WorkbenchModel, WorkbenchTable, read_workbench
 from blue_nb.imports.workbench_rows import SpecRows
@@ -44,7 +45,7 @@ from blue_nb.stores import Store, load_items
 
 __all__ = ["IMPORT_FORMATS", "WORKBENCH_EXTRA", "ImportResult", "StagedTable", "load_and_check", "staged_import"]
 
-IMPORT_FORMATS = ("s3-export", "sqlite", "dynamodb", "workbench")
+IMPORT_FORMATS = ("s3-export", "sqlite", "dynamodb", "workbench", "cloudformation", "describe-table")
 WORKBENCH_EXTRA = "workbench-extra.json"     # unknown top-level keys of an imported Workbench model, as read
 
 
@@ -97,12 +98,14 @@ class StagedTable:
 def staged_import(source: str | Path, fmt: str, out_dir: str | Path, *, endpoint_url: str | None = None,
                   aws: bool = False, profile: str | None = None, domain: str | None = None, key: Any = None,
                   segments: int = 4, progress: bool = True, client: Any = None) -> Iterator[list[StagedTable]]:
-    """Read ``source`` (``fmt``: s3-export, sqlite, dynamodb or workbench), infer each table's draft
+    """Read ``source`` (``fmt``: s3-export, sqlite, dynamodb, workbench, cloudformation or describe-table),
+    infer each table's draft
     spec and write it and its rows into ``out_dir``: the tables staged, their items still readable
     (from a scratch store in ``out_dir``, removed on exit). Nothing is loaded anywhere:
     :func:`load_and_check` does that, before the exit.
 
-    ``source`` is an export folder, a SQLite file, a table name or a Workbench model file;
+    ``source`` is an export folder, a SQLite file, a table name, a Workbench model file, a CloudFormation
+    template or a table description (the last two: the table's design, without items);
     ``domain`` names the spec (of several tables: selects that one); ``key`` = ``(pk, sk)`` (or
     ``"PK,SK"``) says which attributes are the table key when the source does not;
     ``endpoint_url`` / ``aws`` / ``profile`` (or an open DynamoClient as ``client``) say where a
@@ -120,7 +123,13 @@ def staged_import(source: str | Path, fmt: str, out_dir: str | Path, *, endpoint
         yield _stage_workbench(source, out, domain=domain)
         return
     with tempfile.TemporaryDirectory(prefix=".blue-nb-import-", dir=out) as tmp, ExitStack() as stack:
-        if fmt == "s3-export":
+        if fmt in ("cloudformation", "describe-table"):
+            if keys is not None:
+                raise SourceError(f"a {fmt} file names its table's keys: key (--key) is not used", where="--key",
+                                  hint="leave --key out")
+            tables = (template_sources(source, domain=domain) if fmt == "cloudformation"
+                      else description_sources(source, domain=domain))
+        elif fmt == "s3-export":
             tables = s3_sources(source, domain=domain, key=keys, progress=progress)
         elif fmt == "sqlite":
             tables = sqlite_sources(source, domain=domain, key=keys, progress=progress)
