@@ -449,3 +449,20 @@ def test_live_table_import_uses_describe_table_and_scans_every_item(tmp_path, dy
     full = dynamo_client.name("blue_dialogue")
     [r2] = import_data(full, "dynamodb", tmp_path / "out2", endpoint_url=dynamo_endpoint.url, progress=False)
     assert r2.spec.table.name == full and r2.items == len(items)
+
+
+def test_an_export_of_items_that_name_their_kind_gives_an_entity_per_kind_under_the_dynamodb_rules(tmp_path):
+    """A design made elsewhere (issue 27): items with a ``type`` attribute are grouped by it, not by their
+    key values (A1, A2 ... would each be an entity); the draft answers to DynamoDB's rules, not the ADR's."""
+    items = ([{"PK": "C1", "SK": "A", "type": "customer", "name": "Ann"}]
+             + [{"PK": "C1", "SK": f"A{i}", "type": "account", "balance": Decimal(i)} for i in (1, 2, 3)]
+             + [{"PK": "C1", "SK": f"A{i}#2021-05-2{i}", "type": "transaction", "amount": Decimal(i)} for i in (1, 2)])
+    write_export(tmp_path / "exp", "01767225600000-a1b2c3d4", [full_lines(items)], table="data")
+    [r] = import_data(tmp_path / "exp", "s3-export", tmp_path / "out", key="PK,SK", sqlite=tmp_path / "s.sqlite",
+                      progress=False)
+    assert set(r.per_entity) == {"Customer", "Account", "Transaction"} and r.not_in_rows == 0
+    spec = load_spec(r.spec_path)
+    assert spec.rules == "dynamodb" and not [f for f in r.findings if f.rule.startswith("ADR")]
+    assert spec.entities["Account"].description.startswith("items of the kind account")
+    load_data(r.spec_path, r.rows_dir, sqlite=tmp_path / "again.sqlite", progress=False)
+    assert store_wire(tmp_path / "again.sqlite", "sqlite", "data") == wire_set(items)

@@ -19,7 +19,7 @@ from decimal import Decimal
 from typing import Any
 
 from blue_nb.errors import SourceError, TemplateError
-from blue_nb.imports.infer import ATTR_NAME, FOREIGN_RULES, camel, infer_spec, snake, type_tag, unique_name
+from blue_nb.imports.infer import ATTR_NAME, FOREIGN_RULES, TYPE_NAMES, camel, infer_spec, snake, type_tag, unique_name
 from blue_nb.imports.infer_keys import KeyInfo, canonical_key
 from blue_nb.imports.infer_rows import RowLost
 from blue_nb.imports.infer_shapes import TAG_RE, identifier
@@ -27,7 +27,7 @@ from blue_nb.imports.workbench_rows import SpecRows
 from blue_nb.items.values import number_text
 from blue_nb.spec import ATTRIBUTE_TYPES, SEPARATOR, Index, KeyTemplate, Spec, spec_from_dict
 
-__all__ = ["SEPARATORS", "TYPE_NAMES", "ModelTable", "key_separator", "model_spec", "spec_differences",
+__all__ = ["SEPARATORS", "ModelTable", "key_separator", "model_spec", "spec_differences",
            "type_attribute"]
 
 _DRAFT = "draft (imported): review the rate and whether it is hot"
@@ -141,8 +141,6 @@ def _alias_fits(alias: Any, values: list[Any]) -> bool:
     return all(isinstance(v, (str, Decimal)) and template.matches(str(v)) for v in values)
 
 
-TYPE_NAMES = ("type", "entity", "entitytype", "entity_type", "_type", "__type", "__typename", "_et", "kind",
-              "itemtype", "item_type", "recordtype", "record_type", "doctype", "doc_type", "objecttype")
 SEPARATORS = ("#", ":", "|", "/", "_")        # what key values use between their parts, in order of preference
 
 

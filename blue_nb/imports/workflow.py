@@ -195,7 +195,8 @@ def _draft(raw: RawStore, table: TableSource, applied: Applied, out: Path, progr
            foreign: bool = True) -> ImportResult:
     """Infer the spec, write it and the row files, record each item's entity; the result so far. ``foreign``:
     a design made elsewhere (not Blue's own SQLite), drafted under the DynamoDB rule profile."""
-    inferrer = SpecInferrer(table.domain, table.keys, source=table.label, table_name=table.table_name)
+    inferrer = SpecInferrer(table.domain, table.keys, source=table.label, table_name=table.table_name,
+                            by_type=foreign)
     total = raw.count()
     for _, item, _ in _bar(raw.items(), total, f"infer {table.domain}", progress):
         inferrer.add(item)
