@@ -385,3 +385,18 @@ def test_unknown_table_keys_and_unheld_attributes_are_kept_with_a_note(tmp_path)
     assert entity.attributes["nickname"] == "S"
     model = json.loads(export(result.spec, "workbench", now=NOW))
     assert {"AttributeName": "nickname", "AttributeType": "S"} in model["DataModel"][0]["NonKeyAttributes"]
+
+
+def test_the_type_attribute_is_named_like_one_or_the_one_whose_values_partition_the_items():
+    from blue_nb.imports.workbench_spec import key_separator, type_attribute
+
+    named = [{"PK": "1", "EntityType": "user", "a": "x"}, {"PK": "2", "EntityType": "order", "b": "y"}]
+    assert type_attribute(named, {"PK"})[0] == "EntityType"
+    shaped = [{"PK": str(i), "category": c, **extra} for i, (c, extra) in enumerate(
+        [("book", {"isbn": "1"}), ("book", {"isbn": "2"}), ("film", {"minutes": "90"}), ("film", {"minutes": "80"})])]
+    attr, why = type_attribute(shaped, {"PK"})
+    assert attr == "category" and "partition the items" in why
+    mixed = [{"PK": str(i), "colour": c, "size": "M"} for i, c in enumerate(["red", "blue", "red", "blue"])]
+    assert type_attribute(mixed, {"PK"}) == (None, "")       # its values say nothing of the items' shapes
+    assert [key_separator(v) for v in (["User:UserA", "Room:Art"], ["a#b", "c:d"], ["org|7", "org|8"],
+                                       ["2023-04-01T12:00:00", "x"])] == [":", "#", "|", "#"]
