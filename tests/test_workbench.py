@@ -400,3 +400,12 @@ def test_the_type_attribute_is_named_like_one_or_the_one_whose_values_partition_
     assert type_attribute(mixed, {"PK"}) == (None, "")       # its values say nothing of the items' shapes
     assert [key_separator(v) for v in (["User:UserA", "Room:Art"], ["a#b", "c:d"], ["org|7", "org|8"],
                                        ["2023-04-01T12:00:00", "x"])] == [":", "#", "|", "#"]
+
+
+def test_items_blue_nbs_own_spec_has_no_entity_for_make_the_spec_be_built_from_the_model(dialogue_data, tmp_path):
+    spec = load_spec(SPECS["dialogue_v2"])
+    model = json.loads(export(spec, "workbench", data=sample_items_by_entity(spec, dialogue_data, n=2), now=NOW))
+    model["DataModel"][0]["TableData"] = [typed(pk="AUDIT#1", sk="LOG#2024-01-01", actor="ann")]
+    (result,) = imported(tmp_path, model)
+    assert any("1 of its items fit no entity of that spec" in n for n in result.notes)
+    assert result.items == 2 * len(spec.entities) + 1 and result.not_in_rows == 0 and result.unmatched == 0

@@ -6,7 +6,8 @@ the entity it belongs to) and notes on what was accepted, guessed or left out.
 
 * A model exported by blue_nb carries its spec under the extra top-level key ``BlueNb``; when the
   table in the file still says what that spec says (keys, indexes, billing, facets and their key
-  templates, see :func:`~.workbench_spec.spec_differences`), that spec is the result, unchanged.
+  templates, see :func:`~.workbench_spec.spec_differences`) and each item fits one of its entities, that
+  spec is the result, unchanged.
   Otherwise the spec is built from the model (:func:`~.workbench_spec.model_spec`): entities from
   facets, key templates from the facets' key aliases when they are templates that fit the items,
   else inferred from the items' keys; parts inferred are listed in the spec's ``inferred`` field.
@@ -56,7 +57,7 @@ class WorkbenchTable:
     spec: Spec
     items: list[tuple[str, dict[str, Any], str]]
     from_blue_nb: bool = False
-    unmatched: int = 0                        # items that fit no entity of blue_nb's own spec (left out)
+    unmatched: int = 0                        # items that fit no entity of the spec (none: the import carries all)
     notes: list[str] = field(default_factory=list)
 
     def items_of(self, entity: str) -> list[dict[str, Any]]:
@@ -164,7 +165,10 @@ def _result(table: workbench_spec.ModelTable, embedded: Spec | None, domain: str
     if embedded is not None and embedded.table_name == table.name:
         differences = workbench_spec.spec_differences(embedded, table)
         if not differences:
-            return _with_own_spec(table, embedded, domain)
+            own = _with_own_spec(table, embedded, domain)
+            if not own.unmatched:
+                return own
+            differences = [f"{own.unmatched:,} of its items fit no entity of that spec"]
         table.notes.append("the model differs from the blue_nb spec it carries (" + "; ".join(differences[:5])
                            + "): the spec was built from the model itself")
     spec, items, notes = workbench_spec.model_spec(table, domain or domain_name(table.name))
@@ -186,8 +190,6 @@ def _with_own_spec(table: workbench_spec.ModelTable, spec: Spec, domain: str | N
             unmatched += 1
             continue
         items.append((entity, item, where))
-    if unmatched:
-        notes.append(f"{unmatched:,} items fit no entity of the spec: left out")
     return WorkbenchTable(table.name, spec, items, True, unmatched, table.notes + notes)
 
 
