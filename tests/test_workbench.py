@@ -409,3 +409,14 @@ def test_items_blue_nbs_own_spec_has_no_entity_for_make_the_spec_be_built_from_t
     (result,) = imported(tmp_path, model)
     assert any("1 of its items fit no entity of that spec" in n for n in result.notes)
     assert result.items == 2 * len(spec.entities) + 1 and result.not_in_rows == 0 and result.unmatched == 0
+
+
+def test_a_facet_without_items_is_an_entity_that_may_be_empty(tmp_path):
+    table = shop_table()
+    table["TableFacets"].append({"FacetName": "Coupon", "KeyAttributeAlias": {"PartitionKeyAlias": "CUST#{customer_id}",
+                                                                              "SortKeyAlias": "COUPON#{code}"},
+                                 "NonKeyAttributes": ["name"], "TableData": []})
+    (result,) = imported(tmp_path, shop(tables=[table]))
+    coupon = result.spec.entities["Coupon"]
+    assert coupon.key == {"PK": "CUST#{customer_id}", "SK": "COUPON#{code}"} and coupon.allow_empty
+    assert result.not_in_rows == 0 and "Coupon" not in result.per_entity

@@ -298,12 +298,21 @@ class _Builder:
         return fit, rest, why
 
     def place(self, base: str, description: str, rows: list[int], *, listed: list[str] = (),
-              aliases: dict[str, Any] | None = None, whole: bool = True, why: str = "", family: str = "") -> None:
+              aliases: dict[str, Any] | None = None, why: str = "", whole: bool = True) -> None:
         """Make entities of the items ``rows`` and give each item to one, nothing left out: one entity
         named ``base`` when its key templates (the aliases that fit, else those inferred) carry every item,
-        after making the keys that do not fit whole-value placeholders when ``whole`` (a facet, a type);
-        the items it still cannot carry become more entities by the shape of their keys. An item no row
-        can carry at all stops the import, named."""
+        after making the keys that do not fit placeholders per part (``whole``: a facet, a type, the
+        designer's entity); the items it still cannot carry become more entities by the shape of their keys
+        (``base`` and their type prefix). An item no row can carry at all stops the import, named."""
+        left: tuple | None = (base, rows, aliases, whole, why)
+        while left is not None:
+            name_base, rows_of, aliases_of, whole, why_of = left
+            left = self._place_one(name_base, description, rows_of, listed=listed, aliases=aliases_of,
+                                   whole=whole, why=why_of, family=base)
+
+    def _place_one(self, base: str, description: str, rows: list[int], *, listed: list[str],
+                   aliases: dict[str, Any] | None, whole: bool, why: str, family: str) -> tuple | None:
+        """One entity of :meth:`place`; what it leaves, as the next call's arguments (None: nothing)."""
         t = self.table
         items = [t.items[i][1] for i in rows]
         key: dict[str, str] = {}
@@ -352,8 +361,8 @@ class _Builder:
                                  "items stay out of the index")
             entity = self._entity(name, description, key, listed, items)
             fit, rest, lost = self._carried(name, entity, rows)
-        if not fit:
-            where = t.items[rows[0]][2]
+        if rest and not fit:
+            where = t.items[rest[0]][2]
             raise SourceError(f"no row of a spec can carry this item exactly ({lost}), so the import would leave "
                               "it out", where=where, hint="change the item in the model (each attribute one "
                               "type per entity, values a JSON row can hold), then import again")
@@ -367,14 +376,14 @@ class _Builder:
                 self.inferred[f"entities.{name}.key.{attr}"] = text
         for i in fit:
             self.assigned[i] = name
-        if rest:
-            _, others, _, _ = self._infer([t.items[i][1] for i in rest])
-            family = family or base
-            suffix = others[0].name if others and others[0].name.lower() not in family.lower() else ""
-            self.notes.append(f"{name}: {len(rest):,} of its {len(rows):,} items do not fit its keys or attribute "
-                              f"types ({lost}): they make the entity {family}{suffix} (and more, by key shape)")
-            self.place(f"{family}{suffix}", description, rest, listed=listed, whole=False, family=family,
-                       why=f"items like those of {name} whose keys or attribute types differ ({lost})")
+        if not rest:
+            return None
+        _, others, _, _ = self._infer([t.items[i][1] for i in rest])
+        suffix = others[0].name if others and others[0].name.lower() not in family.lower() else ""
+        self.notes.append(f"{name}: {len(rest):,} of its {len(rows):,} items do not fit its keys or attribute "
+                          f"types ({lost}): they make the entity {family}{suffix} (and more, by key shape)")
+        return (f"{family}{suffix}", rest, None, False,
+                f"items like those of {name} whose keys or attribute types differ ({lost})")
 
     def facet(self, fname: str, pk_alias: Any, sk_alias: Any, listed: list[str], rows: list[int]) -> None:
         t = self.table
