@@ -30,7 +30,6 @@ from blue_nb.errors import BlueNbError, SourceError
 from blue_nb.export import (
     FORMATS,
     REPORTS,
-    SAMPLE_ITEMS,
     ReviewData,
     export,
     export_time,
