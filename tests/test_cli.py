@@ -139,3 +139,31 @@ def test_every_command_has_help_and_is_in_the_readme(root):
         assert command.help, name
         assert run(name, "--help").exit_code == 0
         assert f"blue-nb {name}" in readme, f"README does not show blue-nb {name}"
+
+
+def test_the_export_command_offers_every_format_and_help_loads_no_exporter():
+    """The command line names the formats itself (so that `blue-nb --help` does not import the exporters):
+    the same names, in the same order, as blue_nb.export.FORMATS."""
+    import subprocess
+    import sys
+
+    from blue_nb.cli.handover import FORMAT_HELP
+    from blue_nb.export import FORMATS
+
+    assert list(FORMAT_HELP) == list(FORMATS)
+    code = "import sys, blue_nb.cli; print(sorted(m for m in sys.modules if m.startswith('blue_nb.export')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_export_writes_several_formats_into_a_folder_in_one_run(tmp_path):
+    spec = Path(__file__).parent.parent / "data" / "specs" / "dialogue_v2.yaml"
+    r = run("export", spec, "--format", "spec-json", "--format", "create-table", "-o", tmp_path / "two")
+    assert r.exit_code == 0, r.output
+    assert sorted(p.name for p in (tmp_path / "two").iterdir()) == ["dialogue.create-table.json",
+                                                                    "dialogue.spec.json"]
+    assert r.output.count("wrote ") == 2 and "validated (spec only)" in r.output
+    r = run("export", spec, "--format", "all", "-o", tmp_path / "all")
+    assert r.exit_code == 0 and r.output.count("wrote ") == 8
+    r = CliRunner().invoke(cli, ["export", str(spec), "--format", "all", "-o", "-"])
+    assert r.exit_code == 2 and "several formats go into a folder" in r.output and "Traceback" not in r.output

@@ -340,7 +340,13 @@ def test_with_data_the_items_are_checked_the_model_gets_samples_and_the_template
                          out=tmp_path / "m.json")
     rows = {e: count_rows(p) for e, p in source_files(spec_of("dialogue_v2"), dialogue_data).items()}
     assert sum(rows.values()) == result.findings.items_checked == 1500
-    assert result.sample_items == sum(min(n, SAMPLE_ITEMS) for n in rows.values()) < 25 * len(rows)
+    assert result.sample_items == result.total_items == 1500 and result.summary().endswith("; 1,500 items")
+    model = json.loads((tmp_path / "m.json").read_text())
+    assert sum(len(f["TableData"]) for f in model["DataModel"][0]["TableFacets"]) == 1500      # nothing left out
+    sampled = export_spec(ROOT / "data/specs/dialogue_v2.yaml", "workbench", data_dir=dialogue_data, now=NOW,
+                          sample=SAMPLE_ITEMS)
+    assert sampled.sample_items == sum(min(n, SAMPLE_ITEMS) for n in rows.values()) < 25 * len(rows)
+    assert sampled.summary().endswith(f"; {sampled.sample_items:,} of 1,500 items (a sample)")
     stamp = json.loads((tmp_path / "m.json").read_text())["BlueNb"]["stamp"]
     assert stamp["items_checked"] == 1500 and stamp["findings"] == result.findings.counts
     spec_path = tmp_path / "provisioned.yaml"

@@ -514,3 +514,20 @@ def test_a_second_import_replaces_the_first_whole_and_leaves_nothing_beside(tmp_
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["notes.txt", "shop", "shop.yaml"]
     assert "Stale.jsonl" not in {p.name for p in r.rows_dir.iterdir()}          # the rows folder is the new one
     assert load_spec(r.spec_path) == r.spec and r.items == 4
+
+
+def test_an_export_of_items_that_name_their_kind_gives_an_entity_per_kind_under_the_dynamodb_rules(tmp_path):
+    """A design made elsewhere (issue 27): items with a ``type`` attribute are grouped by it, not by their
+    key values (A1, A2 ... would each be an entity); the draft answers to DynamoDB's rules, not the ADR's."""
+    items = ([{"PK": "C1", "SK": "A", "type": "customer", "name": "Ann"}]
+             + [{"PK": "C1", "SK": f"A{i}", "type": "account", "balance": Decimal(i)} for i in (1, 2, 3)]
+             + [{"PK": "C1", "SK": f"A{i}#2021-05-2{i}", "type": "transaction", "amount": Decimal(i)} for i in (1, 2)])
+    write_export(tmp_path / "exp", "01767225600000-a1b2c3d4", [full_lines(items)], table="data")
+    [r] = import_data(tmp_path / "exp", "s3-export", tmp_path / "out", key="PK,SK", sqlite=tmp_path / "s.sqlite",
+                      progress=False)
+    assert set(r.per_entity) == {"Customer", "Account", "Transaction"} and r.not_in_rows == 0
+    spec = load_spec(r.spec_path)
+    assert spec.rules == "dynamodb" and not [f for f in r.findings if f.rule.startswith("ADR")]
+    assert spec.entities["Account"].description.startswith("items of the kind account")
+    load_data(r.spec_path, r.rows_dir, sqlite=tmp_path / "again.sqlite", progress=False)
+    assert store_wire(tmp_path / "again.sqlite", "sqlite", "data") == wire_set(items)

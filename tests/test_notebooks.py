@@ -683,7 +683,7 @@ def test_dynamodb_roundtrip(jupyter_env, dialogue_dir, monkeypatch):
 def test_export_spec(jupyter_env, dialogue_dir, tmp_path):
     from blue_nb.app.costs import cost_whatif, design_cost
     from blue_nb.app.workflows import validate
-    from blue_nb.export import FORMATS, SAMPLE_ITEMS, verify_stamp
+    from blue_nb.export import FORMATS, verify_stamp
     from blue_nb.printing import cents
     from blue_nb.spec import load_spec
 
@@ -718,7 +718,7 @@ def test_export_spec(jupyter_env, dialogue_dir, tmp_path):
     assert verify_stamp(load_spec(files["spec-yaml"])) and verify_stamp(load_spec(files["spec-json"]))
     assert stream(nb, 'print(results["create-table"].text)') == files["create-table"].read_text(encoding="utf-8") + "\n"
     assert stream(nb, "back = import_data(") == (
-        f"imported dialogue: {SAMPLE_ITEMS * len(spec.entities)} sample items; same spec as exported: True\n")
+        f"imported dialogue: {findings.items_checked} items; same spec as exported: True\n")
 
     report = result(nb, 'results["report-html"]')
     assert report["text/html"].startswith('<iframe srcdoc="&lt;!DOCTYPE html&gt;')

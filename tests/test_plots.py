@@ -21,7 +21,7 @@ from PIL import Image
 from blue_nb import plots
 from blue_nb.errors import BlueNbError
 from blue_nb.heat import top_keys
-from blue_nb.plots.base import MAX_KEY_LABEL, png_bytes
+from blue_nb.plots.base import MAX_KEY_LABEL, new_figure, png_bytes
 from blue_nb.printing import human_bytes, short
 
 OUT = Path("/tmp/blue_nb_plots")
@@ -608,3 +608,19 @@ def test_keys_in_any_script_are_drawn_never_escaped():
     assert [str(w.message) for w in caught if "Glyph" in str(w.message)] == []     # no per-glyph noise when drawn
     if not any(0x1F44D in f.codepoints for f in plots.fonts.installed_faces()):
         assert [w.category for w in caught] == [plots.fonts.MissingGlyphWarning]
+
+
+@pytest.mark.parametrize("entities", range(1, 31))
+def test_every_figure_height_of_an_entity_count_makes_its_png(entities):
+    """A figure's height grows with the entities (or partitions, attributes) it shows; wherever inches x dpi
+    falls between pixels, the PNG is the size matplotlib's own PNG of the figure is (once 11 x 6.4 inches,
+    703 pixels by the figure's size, 704 on Agg's canvas, and the picture raised)."""
+    sizes = pd.DataFrame({"entity": [f"E{i}" for i in range(entities)], "attribute": ["a"] * entities,
+                          "bytes": [100 * (i + 1) for i in range(entities)], "items": [1] * entities})
+    figures = ((plots.attribute_sizes(sizes.assign(share=1.0)), None),
+               (new_figure(11, 1.9 + 0.75 * entities), 72), (new_figure(12, 1.8 + 0.22 * entities), None))
+    for fig, dpi in figures:
+        ours = Image.open(io.BytesIO(fig.png(dpi)))
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=dpi or max(fig.dpi, 110))
+        assert ours.size == Image.open(buf).size

@@ -16,12 +16,15 @@ import pytest
 from click.testing import CliRunner
 
 from blue_nb.app.exports import sample_items_by_entity
+from blue_nb.app.workflows import located_items
 from blue_nb.app.imports import import_data
 from blue_nb.cli import cli
 from blue_nb.errors import SourceError
 from blue_nb.export import export
 from blue_nb.imports.workbench import read_workbench
 from blue_nb.imports.workflow import WORKBENCH_EXTRA
+from blue_nb.items.values import item_to_wire
+from blue_nb.rules import check_spec
 from blue_nb.spec import load_spec
 from blue_nb.stores import open_store
 
@@ -77,7 +80,7 @@ def test_a_model_edited_after_export_is_read_as_a_model_keeping_the_templates(di
     model = json.loads(export(spec, "workbench", data=sample_items_by_entity(spec, dialogue_data, n=3), now=NOW))
     del model["DataModel"][0]["GlobalSecondaryIndexes"]          # someone removed the index in Workbench
     (result,) = imported(tmp_path, model)
-    assert any("differs from the blue_nb spec it carries (the global secondary indexes)" in n for n in result.notes)
+    assert any("differs from the blue_nb spec it carries (the secondary indexes)" in n for n in result.notes)
     got = result.spec
     assert got.table.indexes == {} and list(got.entities) == list(spec.entities)
     for name, entity in spec.entities.items():
@@ -220,7 +223,7 @@ def test_two_tables_make_two_specs_and_unknown_top_level_keys_are_kept(tmp_path)
         ("PROVISIONED", 4, 2)
     assert sorted(p.name for p in (tmp_path / "out").glob("*.yaml")) == ["audit.yaml", "shop.yaml"]
     assert json.loads((tmp_path / "out" / WORKBENCH_EXTRA).read_text(encoding="utf-8")) == extra
-    assert all(any("unknown top-level keys (x-team, Comments) are kept as read" in n for n in r.notes) for r in results)
+    assert all(any("unknown keys (x-team, Comments) are kept as read" in n for n in r.notes) for r in results)
     with open_store("sqlite", tmp_path / "s.sqlite") as store:
         assert (store.count("shop"), store.count("blue_audit")) == (5, 2)
 
@@ -295,3 +298,125 @@ def test_every_dynamodb_type_survives_the_model_and_its_rows(tmp_path):
     again = sample_items_by_entity(result.spec, result.rows_dir)
     assert again == items
     assert export(result.spec, "workbench", data=again, force=True, now=NOW) == first
+
+
+# ---------------------------------------------------------------- designs nobody here wrote (issue 27)
+
+
+def test_a_local_index_is_carried_into_the_spec_the_export_and_back(tmp_path):
+    table = shop_table(LocalSecondaryIndexes=[{
+        "IndexName": "by-total", "KeyAttributes": {"PartitionKey": {"AttributeName": "PK", "AttributeType": "S"},
+                                                   "SortKey": {"AttributeName": "total", "AttributeType": "N"}},
+        "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+    (result,) = imported(tmp_path, shop(tables=[table]))
+    lsi = result.spec.table.indexes["by-total"]
+    assert (lsi.type, lsi.partition_key, lsi.sort_key, lsi.sort_key_type, lsi.projection) == \
+        ("local", None, "total", "N", "keys_only")
+    model = json.loads(export(result.spec, "workbench", now=NOW))
+    assert model["DataModel"][0]["LocalSecondaryIndexes"] == table["LocalSecondaryIndexes"]
+    (tmp_path / "again").mkdir()
+    (back,) = imported(tmp_path / "again", model)
+    assert back.spec.table.indexes == result.spec.table.indexes
+
+
+def test_a_local_index_keyed_otherwise_is_refused_with_its_place(tmp_path):
+    table = shop_table(LocalSecondaryIndexes=[{
+        "IndexName": "bad", "KeyAttributes": {"PartitionKey": {"AttributeName": "name", "AttributeType": "S"},
+                                              "SortKey": {"AttributeName": "total", "AttributeType": "N"}}}])
+    with pytest.raises(SourceError) as e:
+        imported(tmp_path, shop(tables=[table]))
+    assert "LocalSecondaryIndexes[0]" in e.value.where and "the table's partition key (PK)" in e.value.msg
+
+
+def plain_table(items: list[dict], **changes) -> dict:
+    return {"TableName": "data", "KeyAttributes": {"PartitionKey": {"AttributeName": "PK", "AttributeType": "S"},
+                                                   "SortKey": {"AttributeName": "SK", "AttributeType": "S"}},
+            "GlobalSecondaryIndexes": [{"IndexName": "GSI1", "KeyAttributes": {
+                "PartitionKey": {"AttributeName": "GSI1PK", "AttributeType": "S"},
+                "SortKey": {"AttributeName": "GSI1SK", "AttributeType": "S"}}, "Projection": {"ProjectionType": "ALL"}}],
+            "TableData": items, **changes}
+
+
+def test_entities_follow_the_type_attribute_and_sparse_index_keys_stay_sparse(tmp_path):
+    items = [typed(PK="C1", SK="A", type="customer", name="Ann"),
+             typed(PK="C1", SK="A1", type="account", GSI1PK="C1", GSI1SK="A1"),
+             typed(PK="C1", SK="A2", type="account", GSI1PK="C1", GSI1SK="A2"),
+             typed(PK="C1", SK="A1#2021-05-20", type="transaction", amount="1", GSI1PK="A1", GSI1SK="2021-05-20"),
+             typed(PK="C1", SK="A1#2021-05-21", type="transaction", amount="2"),
+             typed(PK="C1", SK="A2#2021-05-22", type="transaction", amount="3")]
+    (result,) = imported(tmp_path, shop(tables=[plain_table(items)]), sqlite=tmp_path / "s.sqlite")
+    spec = result.spec
+    assert result.per_entity == {"Customer": 1, "Account": 2, "Transaction": 3} and result.not_in_rows == 0
+    assert spec.rules == "dynamodb" and "not Blue's ADR 0018" in spec.inferred["rules"]
+    tx = spec.entities["Transaction"].key
+    assert tx["SK"] == "{sk}#{sk2}" and tx["GSI1PK"] == "{gsi1pk}"          # sparse: a placeholder, never "A1"
+    assert "sparse index key" in spec.inferred["entities.Transaction.key.GSI1PK"]
+    assert "every item names its kind in 'type'" in spec.inferred["entities.Transaction"]
+    rebuilt = sorted(json.dumps(item_to_wire(i), sort_keys=True) for _, i, _ in located_items(spec, result.rows_dir))
+    assert rebuilt == sorted(json.dumps(item_to_wire(from_typed(x)), sort_keys=True) for x in items)
+    findings = check_spec(spec, ((e, i) for e, i, _ in located_items(spec, result.rows_dir)))
+    assert not findings.has_errors and not [f for f in findings if f.rule.startswith("ADR")]
+
+
+def from_typed(item: dict) -> dict:
+    return {k: v["S"] for k, v in item.items()}
+
+
+def test_key_values_split_at_the_separator_they_use(tmp_path):
+    items = [typed(PK="User:UserA", SK="2023-04-01T12:00:00Z", Comment="hi"),
+             typed(PK="User:UserB", SK="2023-04-01T12:00:01Z", Comment="yo"),
+             typed(PK="Room:Music", SK="meta", CreatedBy="UserA"),
+             typed(PK="Room:Art", SK="meta", CreatedBy="UserB")]
+    (result,) = imported(tmp_path, shop(tables=[plain_table(items, GlobalSecondaryIndexes=[])]))
+    keys = {n: e.key["PK"] for n, e in result.spec.entities.items()}
+    assert keys == {"User": "User:{user}", "Room": "Room:{room}"} and result.not_in_rows == 0
+    assert "separated by ':'" in result.spec.inferred["entities.User.key.PK"]
+
+
+def test_unknown_table_keys_and_unheld_attributes_are_kept_with_a_note(tmp_path):
+    table = plain_table([typed(PK="C1", SK="A", type="c")], GlobalSecondaryIndexes=[],
+                        NonKeyAttributes=[{"AttributeName": "nickname", "AttributeType": "S"}],
+                        ModelSchema={"indexes": {}}, SavedQuery={"q": {"PK": "C1"}})
+    (result,) = imported(tmp_path, shop(tables=[table]))
+    assert any("unknown keys of the table 'data' kept as read: ModelSchema, SavedQuery" in n for n in result.notes)
+    extra = json.loads((tmp_path / "out" / WORKBENCH_EXTRA).read_text())
+    assert extra["DataModel[0]"] == {"ModelSchema": {"indexes": {}}, "SavedQuery": {"q": {"PK": "C1"}}}
+    (entity,) = result.spec.entities.values()
+    assert entity.attributes["nickname"] == "S"
+    model = json.loads(export(result.spec, "workbench", now=NOW))
+    assert {"AttributeName": "nickname", "AttributeType": "S"} in model["DataModel"][0]["NonKeyAttributes"]
+
+
+def test_the_type_attribute_is_named_like_one_or_the_one_whose_values_partition_the_items():
+    from blue_nb.imports.workbench_spec import key_separator, type_attribute
+
+    named = [{"PK": "1", "EntityType": "user", "a": "x"}, {"PK": "2", "EntityType": "order", "b": "y"}]
+    assert type_attribute(named, {"PK"})[0] == "EntityType"
+    shaped = [{"PK": str(i), "category": c, **extra} for i, (c, extra) in enumerate(
+        [("book", {"isbn": "1"}), ("book", {"isbn": "2"}), ("film", {"minutes": "90"}), ("film", {"minutes": "80"})])]
+    attr, why = type_attribute(shaped, {"PK"})
+    assert attr == "category" and "partition the items" in why
+    mixed = [{"PK": str(i), "colour": c, "size": "M"} for i, c in enumerate(["red", "blue", "red", "blue"])]
+    assert type_attribute(mixed, {"PK"}) == (None, "")       # its values say nothing of the items' shapes
+    assert [key_separator(v) for v in (["User:UserA", "Room:Art"], ["a#b", "c:d"], ["org|7", "org|8"],
+                                       ["2023-04-01T12:00:00", "x"])] == [":", "#", "|", "#"]
+
+
+def test_items_blue_nbs_own_spec_has_no_entity_for_make_the_spec_be_built_from_the_model(dialogue_data, tmp_path):
+    spec = load_spec(SPECS["dialogue_v2"])
+    model = json.loads(export(spec, "workbench", data=sample_items_by_entity(spec, dialogue_data, n=2), now=NOW))
+    model["DataModel"][0]["TableData"] = [typed(pk="AUDIT#1", sk="LOG#2024-01-01", actor="ann")]
+    (result,) = imported(tmp_path, model)
+    assert any("1 of its items fit no entity of that spec" in n for n in result.notes)
+    assert result.items == 2 * len(spec.entities) + 1 and result.not_in_rows == 0 and result.unmatched == 0
+
+
+def test_a_facet_without_items_is_an_entity_that_may_be_empty(tmp_path):
+    table = shop_table()
+    table["TableFacets"].append({"FacetName": "Coupon", "KeyAttributeAlias": {"PartitionKeyAlias": "CUST#{customer_id}",
+                                                                              "SortKeyAlias": "COUPON#{code}"},
+                                 "NonKeyAttributes": ["name"], "TableData": []})
+    (result,) = imported(tmp_path, shop(tables=[table]))
+    coupon = result.spec.entities["Coupon"]
+    assert coupon.key == {"PK": "CUST#{customer_id}", "SK": "COUPON#{code}"} and coupon.allow_empty
+    assert result.not_in_rows == 0 and "Coupon" not in result.per_entity

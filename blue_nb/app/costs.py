@@ -13,7 +13,8 @@ from typing import Any, Mapping, NamedTuple
 
 import pandas as pd
 
-from blue_nb.app.workflows import as_spec, load_data
+from blue_nb.app.workflows import as_spec, data_store, load_data
+from blue_nb.errors import SourceError
 from blue_nb.pricing import Bill, Prices, as_prices, compare_bills, monthly_bill
 from blue_nb.spec import Spec
 from blue_nb.stores import open_store
@@ -29,14 +30,20 @@ class CostWhatIf(NamedTuple):
     diff: pd.DataFrame
 
 
-def design_cost(spec: Spec | str | Path, data_dir: str | Path, *, prices: Prices | str | Path | None = None,
-                utilisation: float = 0.6, rates: Mapping[str, float] | None = None, progress: bool = False,
-                **options: Any) -> Bill:
+def design_cost(spec: Spec | str | Path, data_dir: str | Path | None = None, *, duckdb: str | Path | None = None,
+                prices: Prices | str | Path | None = None, utilisation: float = 0.6,
+                rates: Mapping[str, float] | None = None, progress: bool = False, **options: Any) -> Bill:
     """The monthly bill of ``spec``'s design on the rows under ``data_dir`` (loaded into an in-memory
-    DuckDB store); ``options`` go to :func:`~blue_nb.pricing.monthly_bill` (peaks, seconds, seed,
-    table_class, free_storage)."""
+    DuckDB store), or on the items a load put in the DuckDB file ``duckdb``; ``options`` go to
+    :func:`~blue_nb.pricing.monthly_bill` (peaks, seconds, seed, table_class, free_storage)."""
     spec = as_spec(spec)
     prices = as_prices(prices)                           # a bad file fails before loading
+    if data_dir is None and duckdb is None:
+        raise SourceError("the bill needs the items: give the rows (--data DIR) or a loaded store (--duckdb FILE)",
+                          hint="blue-nb load SPEC --data DIR --duckdb FILE fills a store once for every command")
+    if duckdb is not None:
+        with data_store(spec, data_dir, duckdb) as loaded:
+            return monthly_bill(spec, loaded, prices=prices, utilisation=utilisation, rates=rates, **options)
     store = open_store("duckdb")
     try:
         load_data(spec, data_dir, stores=[store], progress=progress)

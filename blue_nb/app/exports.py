@@ -4,8 +4,8 @@ format takes from the data, renders it with :mod:`blue_nb.export` and writes the
 Without ``data_dir`` the checks are the spec's alone (:func:`blue_nb.rules.check_spec`); with it,
 :func:`blue_nb.app.workflows.validate` checks the items built from the rows too, and
 
-* ``workbench`` gets up to :data:`blue_nb.export.SAMPLE_ITEMS` sample items per entity (the first
-  rows of each entity's source file);
+* ``workbench`` gets every item of every entity, or with ``sample`` the first ``sample`` rows of each
+  entity's source file (the result says how many of how many);
 * ``cloudformation`` of a PROVISIONED table gets the modelled peaks: the partition heat model
   (:func:`blue_nb.heat.partition_heat` on an in-memory DuckDB copy of the items) gives the highest
   per-second RCU and WCU of the table and of each GSI, which become its provisioned throughput
@@ -28,18 +28,15 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from blue_nb.app.review import review_data
 from blue_nb.app.workflows import as_spec, data_store, load_data, source_files, validate
 from blue_nb.errors import BlueNbError, SourceError
 from blue_nb.export import (
     FORMATS,
     REPORTS,
-    SAMPLE_ITEMS,
     ReviewData,
     export,
     export_time,
 )
-from blue_nb.heat import partition_heat
 from blue_nb.items import ItemBuilder
 from blue_nb.rules import RULES, Findings
 from blue_nb.sources.files import iter_rows
@@ -61,6 +58,7 @@ class ExportResult:
     findings: Findings
     spec: str
     sample_items: int = 0               # workbench: items written into the facets
+    total_items: int = 0                # workbench: the items there are (more than sample_items when sampled)
     capacity: str = ""                  # cloudformation, PROVISIONED: where the throughput numbers come from
     notes: list[str] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)   # report-md: the pictures written beside it
@@ -99,8 +97,10 @@ class ExportResult:
             state = (f"validated ({checked}): {self.findings.summary()}" if self.validated
                      else f"NOT VALIDATED ({checked}): {self.findings.summary()}")
             text = f"wrote {self.format} {where} ({len(self.text.encode('utf-8')):,} bytes): {state}"
-        if self.sample_items:
-            text += f"; {self.sample_items:,} sample items"
+        if self.sample_items and self.sample_items < self.total_items:
+            text += f"; {self.sample_items:,} of {self.total_items:,} items (a sample)"
+        elif self.sample_items:
+            text += f"; {self.sample_items:,} items"
         if self.files:
             text += f"; {len(self.files)} pictures in {self.files[0].parent}"
         return text
@@ -109,13 +109,14 @@ class ExportResult:
         return {"format": self.format, "path": str(self.path) if self.path else None, "spec": self.spec,
                 "bytes": len(self.text.encode("utf-8")), "validated": self.validated, "counts": self.findings.counts,
                 "items_checked": self.findings.items_checked, "sample_items": self.sample_items,
+                "total_items": self.total_items,
                 "capacity": self.capacity, "notes": list(self.notes), "files": [str(f) for f in self.files]}
 
 
-def sample_items_by_entity(spec: Spec, data_dir: str | Path | None, n: int = SAMPLE_ITEMS, *,
+def sample_items_by_entity(spec: Spec, data_dir: str | Path | None, n: int | None = None, *,
                            duckdb: str | Path | None = None) -> dict[str, list[dict]]:
-    """Entity -> its first ``n`` items, built from the first rows of its source file (or, with ``duckdb``,
-    the first in key order of those a load put in that file)."""
+    """Entity -> its items (``n``: its first ``n``), built from the rows of its source file (or, with ``duckdb``,
+    in key order from those a load put in that file)."""
     if data_dir is None:
         with data_store(spec, None, duckdb) as store:
             return {name: list(store.iter_items(spec.table_name, name, limit=n)) for name in spec.entities}
@@ -132,6 +133,8 @@ def modelled_peaks(spec: Spec, data_dir: str | Path | None, *,
     with data_store(spec, data_dir, duckdb) as store:
         if data_dir is not None:
             load_data(spec, data_dir, stores=[store], progress=False)
+        from blue_nb.heat import partition_heat  # deferred: numpy and pandas, for PROVISIONED templates only
+
         report = partition_heat(spec, store)
     gsis = {n for n, ix in spec.table.indexes.items() if ix.type == "global"}
     timeline = report.timeline
@@ -146,7 +149,8 @@ def export_spec(spec: Spec | str | Path, fmt: str, *, data_dir: str | Path | Non
                 duckdb: str | Path | None = None, force: bool = False,
                 out: str | Path | None = None, now: datetime | str | None = None,
                 against: Spec | str | Path | None = None, prices: Any = None,
-                checked: tuple[Findings, ReviewData | None] | None = None, overwrite: bool = True) -> ExportResult:
+                checked: tuple[Findings, ReviewData | None] | None = None, overwrite: bool = True,
+                sample: int | None = None) -> ExportResult:
     """Check ``spec`` and export it as ``fmt`` (a name of :data:`blue_nb.export.FORMATS`).
 
     ``data_dir``: rows to check the items too, and to give the format sample items or modelled peaks
@@ -158,13 +162,17 @@ def export_spec(spec: Spec | str | Path, fmt: str, *, data_dir: str | Path | Non
     by the review reports (``report-html``, ``report-md``), which show the errors; they take
     ``against`` (the previous spec: what changed) and ``prices`` (a price file for the cost section).
     ``checked``: ``(findings, review data)`` already computed for this spec and data (``export_all``
-    checks once for every format); the review data may be None for a document format.
+    checks once for every format); the review data may be None for a document format. ``sample``: the
+    Workbench model gets that many items per entity instead of all of them (the result says how many of how many).
 
     The export never writes over its own inputs (the spec, ``against``, ``prices``, the DuckDB file, a
     source file under ``data_dir``): such an ``out`` is refused before any work. An existing file
     is replaced only with ``overwrite`` (the CLI passes ``--force``). The file (and a report-md's
     pictures folder) is written aside and renamed into place, so a failed export leaves nothing
     behind and the file that was there stays as it was."""
+    if sample is not None and (isinstance(sample, bool) or not isinstance(sample, int) or sample < 1):
+        raise BlueNbError(f"--sample must be a whole number of items per entity, 1 or more, not {sample!r}",
+                          where="--sample", hint="leave --sample out to carry every item")
     if fmt not in FORMATS:
         raise BlueNbError(f"unknown export format {fmt!r}", where="--format", hint="use one of: " + ", ".join(FORMATS))
     if fmt not in REPORTS and (against is not None or prices is not None):
@@ -175,6 +183,8 @@ def export_spec(spec: Spec | str | Path, fmt: str, *, data_dir: str | Path | Non
     target = _target(out, fmt, overwrite, _inputs(spec, data_dir, duckdb, against, prices))
     if fmt in REPORTS:
         review = checked if checked is not None and checked[1] is not None else None
+        from blue_nb.app.review import review_data  # deferred: matplotlib, for the reports only
+
         return _report(spec, fmt, target, when, review or review_data(spec, data_dir, duckdb=duckdb, against=against,
                                                                    prices=prices))
     with_data = data_dir is not None or duckdb is not None
@@ -188,13 +198,14 @@ def export_spec(spec: Spec | str | Path, fmt: str, *, data_dir: str | Path | Non
         if data:
             findings = _without_table_capacity(findings, notes)
     if with_data and fmt == "workbench" and not (findings.has_errors and not force):
-        data = sample_items_by_entity(spec, data_dir, duckdb=duckdb)
+        data = sample_items_by_entity(spec, data_dir, sample, duckdb=duckdb)
     if provisioned and not capacity:
         capacity = "the spec's read_capacity / write_capacity"
     text = export(spec, fmt, findings=findings, data=data, force=force, now=when)
     path = _write(text, target)
     n = sum(len(v) for v in data.values()) if fmt == "workbench" and data else 0
-    return ExportResult(fmt, text, path, findings, spec.source_path or spec.domain, n, capacity, notes)
+    total = (findings.items_checked or n) if sample is not None else n
+    return ExportResult(fmt, text, path, findings, spec.source_path or spec.domain, n, total, capacity, notes)
 
 
 #: format -> the file it is written to by :func:`export_all` ({domain} is the spec's domain)
@@ -207,10 +218,12 @@ FILE_NAMES = {"spec-yaml": "{domain}.spec.yaml", "spec-json": "{domain}.spec.jso
 def export_all(spec: Spec | str | Path, out_dir: str | Path, *, data_dir: str | Path | None = None,
                duckdb: str | Path | None = None, formats: list[str] | None = None,
                against: Spec | str | Path | None = None, force: bool = False,
-               now: datetime | str | None = None, overwrite: bool = True) -> dict[str, ExportResult]:
-    """Export ``spec`` in every format (or ``formats``) to ``out_dir``, named as :data:`FILE_NAMES`;
-    ``against`` goes to the review reports; ``overwrite``: replace files already there (as
-    :func:`export_spec`). Format -> its :class:`ExportResult`."""
+               now: datetime | str | None = None, overwrite: bool = True,
+               sample: int | None = None) -> dict[str, ExportResult]:
+    """Export ``spec`` in every format (or ``formats``) to ``out_dir``, named as :data:`FILE_NAMES`, the
+    spec and its items checked once for them all; ``against`` goes to the review reports, ``sample`` to
+    the Workbench model; ``overwrite``: replace files already there (as :func:`export_spec`). Format -> its
+    :class:`ExportResult`."""
     spec = as_spec(spec)
     out = Path(out_dir)
     chosen = list(FORMATS) if formats is None else list(formats)
@@ -218,6 +231,8 @@ def export_all(spec: Spec | str | Path, out_dir: str | Path, *, data_dir: str | 
     if unknown:
         raise BlueNbError(f"unknown export format {unknown[0]!r}", where="formats", hint="use: " + ", ".join(FORMATS))
     if any(f in REPORTS for f in chosen):            # the review's checks are validate's: one run serves all
+        from blue_nb.app.review import review_data  # deferred: matplotlib, for the reports only
+
         checked: tuple = review_data(spec, data_dir, duckdb=duckdb, against=against)
     else:
         checked = (validate(spec, data_dir, duckdb=duckdb), None)
@@ -225,7 +240,7 @@ def export_all(spec: Spec | str | Path, out_dir: str | Path, *, data_dir: str | 
                              overwrite=overwrite,
                              out=out / FILE_NAMES.get(fmt, "{domain}." + fmt + FORMATS[fmt].suffix).format(
                                  domain=spec.domain),
-                             against=against if fmt in REPORTS else None)
+                             against=against if fmt in REPORTS else None, sample=sample)
             for fmt in chosen}
 
 

@@ -23,10 +23,10 @@ from typing import Any
 
 from blue_nb.app.text import table_lines
 from blue_nb.app.compare import Case, canonical, first_difference, parameter_cases
-from blue_nb.app.workflows import as_spec, located_items, source_files
+from blue_nb.app.workflows import as_spec, data_store, located_items, source_files
 from blue_nb.dynamo import (MOTO_ITEM_LIMIT, RESUME_HINT, BatchWriteReport, DynamoClient, Endpoint, LocalDynamo,
                             WriteInterrupted, resolve_endpoint)
-from blue_nb.errors import DynamoError, QueryError
+from blue_nb.errors import DynamoError, QueryError, SourceError
 from blue_nb.patterns import ReadResult, plan
 from blue_nb.spec import Spec, dumps_spec
 from blue_nb.sizing import MAX_ITEM_BYTES, item_size
@@ -158,11 +158,13 @@ def spec_digest(spec: Spec) -> str:
     return hashlib.sha256(dumps_spec(spec, "json").encode("utf-8")).hexdigest()
 
 
-def apply_spec(spec: Spec | str | Path, data_dir: str | Path, *, endpoint_url: str | None = None,
+def apply_spec(spec: Spec | str | Path, data_dir: str | Path | None = None, *, duckdb: str | Path | None = None,
+               endpoint_url: str | None = None,
                aws: bool = False, profile: str | None = None, endpoint: Endpoint | None = None,
                table_prefix: str = "", replace: bool = False, workers: int = 1, segments: int = 4,
                progress: bool = True, deadline: float = DEADLINE) -> ApplyResult:
-    """Create the table on an endpoint, write the items, prove they arrived, and compare every read pattern.
+    """Create the table on an endpoint, write the items (built from the rows under ``data_dir``, or those a load
+    put in the DuckDB file ``duckdb``), prove they arrived, and compare every read pattern.
 
     ``endpoint`` (an open :class:`~blue_nb.dynamo.Endpoint`) wins; else ``endpoint_url``, the environment's
     ``AWS_ENDPOINT_URL_DYNAMODB``, ``aws=True`` (with ``profile``), or the embedded moto_server, started
@@ -184,9 +186,18 @@ def apply_spec(spec: Spec | str | Path, data_dir: str | Path, *, endpoint_url: s
                            read_timeout=min(60.0, deadline / 4))
         stores = [stack.enter_context(open_store("sqlite")), stack.enter_context(open_store("duckdb"))]
         left_out: list[str] = []
-        files = source_files(spec, data_dir)
-        load_items(stores, spec, _storable(located_items(spec, data_dir), spec, ep.emulator, left_out),
-                   total=sum(count_rows(f) for f in files.values()), progress=progress)
+        if duckdb is not None:
+            loaded = stack.enter_context(data_store(spec, data_dir, duckdb))
+            located: Any = ((entity, item, f"{duckdb}: {entity}") for entity in spec.entities
+                            for item in loaded.iter_items(spec.table_name, entity))
+            total = loaded.count(spec.table_name)
+        elif data_dir is not None:
+            files = source_files(spec, data_dir)
+            located, total = located_items(spec, data_dir), sum(count_rows(f) for f in files.values())
+        else:
+            raise SourceError("apply needs the items: give the rows (--data DIR) or a loaded store (--duckdb FILE)",
+                              hint="blue-nb load SPEC --data DIR --duckdb FILE fills a store once for every command")
+        load_items(stores, spec, _storable(located, spec, ep.emulator, left_out), total=total, progress=progress)
         name = client.name(spec.table_name)
         try:
             resumed = _create(client, spec, replace, deadline)

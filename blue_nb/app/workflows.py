@@ -13,14 +13,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from blue_nb.app.display import StoreComparison
-from blue_nb.app.frames import entity_frame, item_table, largest_items_frame, partitions_frame
 from blue_nb.errors import BlueNbError, SourceError
-from blue_nb.heat import heat_findings
 from blue_nb.items import ItemBuilder, dumps_wire
 from blue_nb.patterns import ReadResult, WriteResult, plan, row_values
 from blue_nb.rules import RULES, Findings, ItemChecks, check_spec, findings_of
-from blue_nb.sources.csv_stage import csv_staged_rows
 from blue_nb.sources.files import count_rows, find_source, iter_rows
 from blue_nb.spec import Spec, dumps_spec, load_spec
 from blue_nb.layout import item_shape_digest
@@ -79,6 +75,8 @@ def staged_items(spec: Spec, data_dir: str | Path, created: str) -> Iterator[tup
     for name, path in source_files(spec, data_dir).items():
         entity = spec.entities[name]
         if path.suffix == ".csv":
+            from blue_nb.sources.csv_stage import csv_staged_rows  # deferred: pyarrow, for CSV sources only
+
             yield from csv_staged_rows(spec, entity, path, created)
             continue
         for where, item in builder.located(entity, iter_rows(path)):
@@ -141,16 +139,22 @@ def load_data(spec: Spec | str | Path, data_dir: str | Path, *, stores: list[Sto
 
 def entity_summary(store: Store, spec: Spec | str | Path):
     """Items, bytes and sizes per entity, as a DataFrame."""
+    from blue_nb.app.frames import entity_frame  # deferred: pandas, for notebook tables only
+
     return entity_frame(store.entity_sizes(as_spec(spec).table_name))
 
 
 def largest_items(store: Store, spec: Spec | str | Path, n: int = 10):
     """The n largest items with what one read or write of each costs, as a DataFrame."""
+    from blue_nb.app.frames import largest_items_frame  # deferred: pandas, for notebook tables only
+
     return largest_items_frame(store.largest_items(as_spec(spec).table_name, n))
 
 
 def largest_partitions(store: Store, spec: Spec | str | Path, n: int = 10):
     """The n largest item collections (partition key values) by bytes, as a DataFrame."""
+    from blue_nb.app.frames import partitions_frame  # deferred: pandas, for notebook tables only
+
     return partitions_frame(store.largest_partitions(as_spec(spec).table_name, n))
 
 
@@ -158,6 +162,8 @@ def compare_stores(stores: list[Store], spec: Spec | str | Path) -> dict[str, An
     """Proof that stores hold the same items: count and a digest of every (pk, sk, data) per store
     (a dict, shown as a short table in a notebook)."""
     table = as_spec(spec).table_name
+    from blue_nb.app.display import StoreComparison  # deferred: pandas, for notebook tables only
+
     out: dict[str, Any] = StoreComparison()
     for s in stores:
         h = hashlib.sha256()
@@ -177,6 +183,8 @@ def sample_items(store: Store, spec: Spec | str | Path, entity: str | None = Non
     keys = [spec.table.partition_key, spec.table.sort_key,
             *[k for pair in spec.index_key_attributes().values() for k in pair]]
     items = store.iter_items(spec.table_name, entity, limit=n)
+    from blue_nb.app.frames import item_table  # deferred: pandas, for notebook tables only
+
     return item_table(items, dict.fromkeys(k for k in keys if k))
 
 
@@ -330,6 +338,8 @@ def validate_into(spec: Spec, data_dir: str | Path | None, store: Store) -> tupl
     ``store`` (:func:`check_loaded`)."""
     def heat(on: Store) -> list:
         try:
+            from blue_nb.heat import heat_findings  # deferred: numpy and pandas, for checks with data only
+
             return heat_findings(spec, on)
         except BlueNbError as e:
             return [heat_failed(e)]

@@ -12,7 +12,7 @@ import click
 from blue_nb.errors import BlueNbError
 
 __all__ = ["CliError", "cli", "data_option", "echo_json", "endpoint_options", "endpoint_usage", "format_option",
-           "handles_errors", "loaded_option", "name_values"]
+           "handles_errors", "loaded_option", "name_values", "rows_option"]
 
 
 class CliError(click.ClickException):
@@ -85,6 +85,8 @@ def endpoint_usage(endpoint_url, aws, profile) -> None:
 #: ``--data DIR`` for the commands that need the source rows
 data_option = click.option("--data", "data_dir", type=click.Path(file_okay=False), required=True,
                            help="folder with one file per entity source (.csv, .parquet or .jsonl)")
+rows_option = click.option("--data", "data_dir", type=click.Path(file_okay=False),
+                           help="folder with one file per entity source (.csv, .parquet or .jsonl); or --duckdb")
 loaded_option = click.option("--duckdb", "duckdb", type=click.Path(dir_okay=False),
                              help="instead of --data: a DuckDB file that blue-nb load filled with this spec's items; "
                                   "they are checked where they are, not built from the rows again")

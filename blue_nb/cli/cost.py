@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from blue_nb.cli.base import CliError, cli, data_option, format_option, handles_errors, name_values
+from blue_nb.cli.base import CliError, cli, format_option, handles_errors, loaded_option, name_values, rows_option
 
 __all__ = ["cost"]
 
@@ -22,7 +22,8 @@ def _rates(values: tuple[str, ...]) -> dict[str, float]:
 
 @cli.command()
 @click.argument("spec", type=click.Path(dir_okay=False))
-@data_option
+@rows_option
+@loaded_option
 @click.option("--prices", "prices", type=click.Path(dir_okay=False),
               help="a price table (JSON, the fields of the packaged us-east-1 table); default: us-east-1, 2024-11")
 @click.option("--utilisation", type=float, default=0.6, show_default=True,
@@ -39,13 +40,13 @@ def _rates(values: tuple[str, ...]) -> dict[str, float]:
 @click.option("--progress/--no-progress", default=False, help="show a progress bar while loading")
 @format_option
 @handles_errors
-def cost(spec, data_dir, prices, utilisation, rate, mean, seconds, seed, table_class, free_storage, progress, fmt):
-    """Monthly cost of SPEC's design on the items under --data: per pattern (calls/s, units per call,
+def cost(spec, data_dir, duckdb, prices, utilisation, rate, mean, seconds, seed, table_class, free_storage, progress, fmt):
+    """Monthly cost of SPEC's design on the items under --data (or in the loaded store --duckdb): per pattern (calls/s, units per call,
     units/s, on-demand $), per index (storage, units), provisioned capacity per table and GSI, and the
     totals on demand vs provisioned."""
     from blue_nb.app.costs import design_cost  # deferred: keep `blue-nb --help` fast
 
-    report = design_cost(spec, data_dir, prices=prices, utilisation=utilisation, rates=_rates(rate),
+    report = design_cost(spec, data_dir, duckdb=duckdb, prices=prices, utilisation=utilisation, rates=_rates(rate),
                          progress=progress, peaks=not mean, seconds=seconds, seed=seed, table_class=table_class,
                          free_storage=free_storage)
     click.echo(report.to_json() if fmt == "json" else str(report), nl=fmt == "json")

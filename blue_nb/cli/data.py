@@ -10,8 +10,6 @@ import click
 
 from blue_nb.cli.base import CliError, cli, data_option, echo_json, format_option, handles_errors
 from blue_nb.errors import ItemError
-from blue_nb.items import parse_item_line
-from blue_nb.sizing import MAX_ITEM_BYTES, item_costs, wire_item_size
 
 __all__ = ["lab", "load", "prepare", "sample", "size"]
 
@@ -83,6 +81,8 @@ def _say_loaded(targets, results, fmt) -> None:
 @handles_errors
 def size(file, fmt):
     """Size DynamoDB JSON items (one per line; FILE or stdin) and what one read or write costs."""
+    from blue_nb.items import parse_item_line  # deferred: keep `blue-nb --help` fast
+    from blue_nb.sizing import MAX_ITEM_BYTES, item_costs, wire_item_size  # deferred: keep `blue-nb --help` fast
 
     name = "<stdin>" if file == "-" else file
     try:

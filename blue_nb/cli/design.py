@@ -8,7 +8,6 @@ import click
 
 from blue_nb.cli.base import (CliError, cli, echo_json, endpoint_options, loaded_option,
                             endpoint_usage, format_option, handles_errors, name_values)
-from blue_nb.patterns import WriteResult
 from blue_nb.printing import number, short
 
 __all__ = ["heat", "query", "validate"]
@@ -70,6 +69,7 @@ def query(spec, pattern, params, backend, sqlite, duckdb, max_pages, all_pages, 
     parameters, and the boto3 request that does the same on DynamoDB.
     """
     from blue_nb.app.roundtrip import run_on_endpoint  # deferred: keep `blue-nb --help` fast
+    from blue_nb.patterns import WriteResult  # deferred: keep `blue-nb --help` fast
     from blue_nb.app.workflows import run_pattern  # deferred: keep `blue-nb --help` fast
 
     endpoint_usage(endpoint_url, aws, profile)

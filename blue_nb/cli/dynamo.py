@@ -13,15 +13,16 @@ import sys
 
 import click
 
-from blue_nb.cli.base import (CliError, cli, data_option, echo_json, endpoint_options,
-                            endpoint_usage, format_option, handles_errors)
+from blue_nb.cli.base import (CliError, cli, echo_json, endpoint_options, endpoint_usage, format_option,
+                            handles_errors, loaded_option, rows_option)
 
 __all__ = ["apply", "import_"]
 
 
 @cli.command()
 @click.argument("spec", type=click.Path(dir_okay=False))
-@data_option
+@rows_option
+@loaded_option
 @endpoint_options
 @click.option("--replace", is_flag=True, help="delete and recreate the table if it exists")
 @click.option("--workers", type=click.IntRange(1, 32), default=1, show_default=True, help="parallel batch writers")
@@ -31,9 +32,9 @@ __all__ = ["apply", "import_"]
 @click.option("--progress/--no-progress", default=True, help="show a progress bar")
 @format_option
 @handles_errors
-def apply(spec, data_dir, endpoint_url, aws, profile, table_prefix, replace, workers, deadline, progress, fmt):
-    """Create SPEC's table on a DynamoDB endpoint, write the items from --data, and compare every read
-    pattern with SQLite and DuckDB.
+def apply(spec, data_dir, duckdb, endpoint_url, aws, profile, table_prefix, replace, workers, deadline, progress, fmt):
+    """Create SPEC's table on a DynamoDB endpoint, write the items from --data (or the loaded store --duckdb),
+    and compare every read pattern with SQLite and DuckDB.
 
     One line per pattern run (largest partition, smallest partition, a missing key): match, or the
     first difference. Exit status 1 when any pattern differs or an item did not arrive.
@@ -41,7 +42,7 @@ def apply(spec, data_dir, endpoint_url, aws, profile, table_prefix, replace, wor
     from blue_nb.app.roundtrip import apply_spec  # deferred: keep `blue-nb --help` fast
 
     endpoint_usage(endpoint_url, aws, profile)
-    result = apply_spec(spec, data_dir, endpoint_url=endpoint_url, aws=aws, profile=profile,
+    result = apply_spec(spec, data_dir, duckdb=duckdb, endpoint_url=endpoint_url, aws=aws, profile=profile,
                         table_prefix=table_prefix, replace=replace, workers=workers, progress=progress,
                         deadline=deadline)
     if fmt == "json":
@@ -63,10 +64,13 @@ def apply(spec, data_dir, endpoint_url, aws, profile, table_prefix, replace, wor
 
 @cli.command("import")
 @click.argument("source")
-@click.option("--from", "fmt_from", type=click.Choice(["s3-export", "sqlite", "dynamodb", "workbench"]), required=True,
+@click.option("--from", "fmt_from", required=True,
+              type=click.Choice(["s3-export", "sqlite", "dynamodb", "workbench", "cloudformation", "describe-table"]),
               help="s3-export: a DynamoDB S3 export folder (DYNAMODB_JSON, full and incremental); "
                    "sqlite: Blue's SQLite file (blue_<domain> tables); dynamodb: a live table (SOURCE = its name); "
-                   "workbench: a NoSQL Workbench model file")
+                   "workbench: a NoSQL Workbench model file; cloudformation: a template's AWS::DynamoDB::Table and "
+                   "GlobalTable resources; describe-table: the JSON of aws dynamodb describe-table (the last two: "
+                   "the design, no items)")
 @click.option("--out", "out", type=click.Path(file_okay=False), required=True,
               help="folder for the inferred spec (<domain>.yaml) and its rows (<domain>/)")
 @click.option("--sqlite", type=click.Path(dir_okay=False), help="SQLite file to load the items into")

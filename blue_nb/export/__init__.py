@@ -65,7 +65,7 @@ register("cloudformation", ".yaml", "application/yaml", aws.render_cloudformatio
 register("cloudformation-json", ".json", "application/json", aws.render_cloudformation_json,
          "an AWS::DynamoDB::Table CloudFormation template (JSON)")
 register("workbench", ".json", "application/json", workbench.render_workbench,
-         "a NoSQL Workbench data model (format 3.0) with sample items; it carries the spec for blue_nb's import")
+         "a NoSQL Workbench data model (format 3.0) with the items; it carries the spec for blue_nb's import")
 register("report-html", ".html", "text/html", review.render_report_html,
          "the access-pattern review report, one self-contained HTML file (pictures embedded); made even "
          "with errors, which it shows", refuse=False)

@@ -1,14 +1,14 @@
 """``workbench``: a NoSQL Workbench for DynamoDB data model, format 3.0.
 
 One table (``DataModel[0]``): its key attributes, the non-key attributes with their types (index
-keys first, then every entity's attributes, each once), one facet per entity, the GSIs with their
+keys first, then every entity's attributes, each once), one facet per entity, the GSIs and LSIs with their
 projections, the billing mode and, for PROVISIONED, the provisioned throughput. A facet's
 ``KeyAttributeAlias`` holds the entity's table key templates as text (``PERSP#{round}#{expert}#{seq}``),
-which Workbench shows as labels; its ``TableData`` holds up to :data:`SAMPLE_ITEMS` sample items of the
-entity (``data``: entity -> items, Python values) as DynamoDB JSON.
+which Workbench shows as labels; its ``TableData`` holds the items given for the entity (``data``: entity ->
+items, Python values; every item, or a sample of :data:`SAMPLE_ITEMS` or as many as asked) as DynamoDB JSON.
 
 What the format has no place for (index key templates, descriptions, sources, writers, access
-patterns, local indexes) travels in one extra top-level key, ``BlueNb``: ``{"spec": <the canonical
+patterns) travels in one extra top-level key, ``BlueNb``: ``{"spec": <the canonical
 spec mapping>, "stamp": <the validation stamp>}``. Workbench ignores unknown keys; blue_nb's
 Workbench import reads it back, so export -> import gives the same spec.
 """
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from itertools import islice
 from typing import Any
 
 from blue_nb.errors import BlueNbError
@@ -30,7 +29,7 @@ __all__ = ["BLUE_NB_KEY", "FORMAT_VERSION", "SAMPLE_ITEMS", "render_workbench", 
 
 FORMAT_VERSION = "3.0"
 BLUE_NB_KEY = "BlueNb"
-SAMPLE_ITEMS = 25                      # sample items per facet, at most
+SAMPLE_ITEMS = 25                      # a sample's items per facet, when a sample is asked for (--sample)
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
@@ -84,7 +83,7 @@ def _facet(spec: Spec, name: str, items: Iterable[Mapping[str, Any]]) -> dict[st
         alias["SortKeyAlias"] = entity.key.get(t.sort_key, t.sort_key)
     non_key = [a for a in entity.key if a not in (t.partition_key, t.sort_key)] + list(entity.attributes)
     return {"FacetName": name, "KeyAttributeAlias": alias,
-            "TableData": [item_to_wire(item) for item in islice(items, SAMPLE_ITEMS)],
+            "TableData": [item_to_wire(item) for item in items],
             "NonKeyAttributes": non_key, "DataAccess": {"MySql": {}}}
 
 
@@ -111,6 +110,11 @@ def table_model(spec: Spec, items: Mapping[str, Iterable[Mapping[str, Any]]] | N
                          "Projection": _projection(ix.projection)})
     if gsis:
         out["GlobalSecondaryIndexes"] = gsis
+    lsis = [{"IndexName": name,
+             "KeyAttributes": _key_attributes(t.partition_key, t.partition_key_type, ix.sort_key, ix.sort_key_type),
+             "Projection": _projection(ix.projection)} for name, ix in t.indexes.items() if ix.type == "local"]
+    if lsis:
+        out["LocalSecondaryIndexes"] = lsis
     out["DataAccess"] = {"MySql": {}}
     out["BillingMode"] = t.billing_mode
     if t.billing_mode == "PROVISIONED":
@@ -121,12 +125,9 @@ def table_model(spec: Spec, items: Mapping[str, Iterable[Mapping[str, Any]]] | N
 
 def workbench_model(spec: Spec, ctx: ExportContext) -> dict[str, Any]:
     """The whole model file as a mapping."""
-    local = [n for n, ix in spec.table.indexes.items() if ix.type == "local"]
     description = " ".join(x for x in (
         spec.description.rstrip(".") + "." if spec.description else "",
         stamp_text(spec, ctx),
-        f"Local indexes ({', '.join(local)}) have no place in Workbench's format: they are in the BlueNb spec."
-        if local else "",
         "Facet key aliases are blue_nb key templates.") if x)
     date = workbench_date(ctx)
     return {

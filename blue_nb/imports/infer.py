@@ -30,8 +30,8 @@ from blue_nb.imports.infer_shapes import (CONST_RE, NEARLY_ALL, SEP, TAG_RE, Key
                                           identifier, shape_text)
 from blue_nb.spec import ATTRIBUTE_TYPES, Index, Spec, spec_from_dict
 
-__all__ = ["ATTR_NAME", "CATCH_ALL", "Draft", "EntityPlan", "MAX_ATTRIBUTES", "MAX_ENTITIES", "SpecInferrer", "camel",
-           "domain_name", "infer_spec", "snake", "type_tag", "unique_name"]
+__all__ = ["ATTR_NAME", "CATCH_ALL", "FOREIGN_RULES", "TYPE_NAMES", "Draft", "EntityPlan", "MAX_ATTRIBUTES", "MAX_ENTITIES",
+           "SpecInferrer", "as_foreign", "camel", "domain_name", "infer_spec", "snake", "type_tag", "unique_name"]
 
 MAX_ENTITIES = 500             # distinct type prefixes; items of more go to the catch-all entity
 MAX_ATTRIBUTES = 2000          # distinct attribute names tracked per entity (and overall)
@@ -39,6 +39,11 @@ CATCH_ALL = "Other"            # the catch-all entity's name (made unique)
 ATTR_NAME = re.compile(r"[^\s]{1,255}\Z")      # an attribute name a spec can declare
 _MAX_MATCH_TEXT = 2048         # longer attribute values are never key parts (a key is at most 2 KB)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# attributes items name their kind in (compared in lower case): items of one value are one entity
+TYPE_NAMES = ("type", "entity", "entitytype", "entity_type", "_type", "__type", "__typename", "_et", "kind",
+              "itemtype", "item_type", "recordtype", "record_type", "doctype", "doc_type", "objecttype")
+FOREIGN_RULES = ("a design made elsewhere: checked against DynamoDB's own limits and key checks (rules: dynamodb), not "
+                 "Blue's ADR 0018; write rules: adr-0018 to hold it to Blue's conventions")
 
 
 # ---------------------------------------------------------------- names
@@ -155,6 +160,12 @@ class Draft:
         return spec_from_dict(d, source=f"<inferred {d['domain']}>")
 
 
+def as_foreign(spec: Spec) -> Spec:
+    """``spec`` under the DynamoDB rule profile (a draft of a design made elsewhere), the choice explained
+    in its ``inferred`` field."""
+    return spec.with_changes(rules="dynamodb", inferred={"rules": FOREIGN_RULES, **spec.inferred})
+
+
 def _under(path: str, entities: set[str]) -> bool:
     return any(path == f"entities.{e}" or path.startswith(f"entities.{e}.") for e in entities)
 
@@ -176,8 +187,10 @@ class _Group:
 class SpecInferrer:
     """Counters over a stream of items, and the draft spec they suggest (:meth:`draft`)."""
 
-    def __init__(self, domain: str, keys: KeyInfo, *, source: str = "", table_name: str | None = None):
+    def __init__(self, domain: str, keys: KeyInfo, *, source: str = "", table_name: str | None = None,
+                 by_type: bool = False):
         self.domain, self.keys, self.source, self.table_name = domain, keys, source, table_name
+        self.by_type = by_type          # an item that names its kind (TYPE_NAMES) is grouped by it
         self.n = self.overflow = 0
         self.groups: dict[tuple[str, str], _Group] = {}
         self.attrs: dict[str, Counter[str]] = {}
@@ -189,8 +202,13 @@ class SpecInferrer:
 
     # -- the pass ---------------------------------------------------------------------------
     def group_of(self, item: dict[str, Any]) -> tuple[str, str]:
-        """The entity group of an item: ("sk", prefix), ("const", value), ("pk", prefix) or ("plain", "")."""
+        """The entity group of an item: ("type", its kind) when ``by_type`` and it names one in an attribute of
+        :data:`TYPE_NAMES`, else ("sk", prefix), ("const", value), ("pk", prefix) or ("plain", "")."""
         pk, sk = self.keys.partition_key, self.keys.sort_key
+        if self.by_type:
+            for name, v in item.items():
+                if isinstance(v, str) and name.lower() in TYPE_NAMES and TAG_RE.match(v) and name not in (pk, sk):
+                    return "type", v
         if sk is not None:
             v = item.get(sk)
             if isinstance(v, str):
@@ -351,9 +369,9 @@ class SpecInferrer:
         shapes[pk] = decide_shape(pk_stats, tag=group.tag if group.kind == "pk" else None)
         if sk is not None:
             sk_stats = group.keys.get(sk) or KeyStats()
-            if group.kind in ("sk", "const"):
+            if group.kind in ("sk", "const", "type"):
                 shapes[sk] = decide_shape(sk_stats, tag=group.tag if group.kind == "sk" else None,
-                                          const_ok=group.kind == "const")
+                                          const_ok=group.kind != "sk")
             else:
                 shapes[sk] = KeyShape("whole", sk_stats.whole.n, sk_stats.present, slots=[Slot(0, sk_stats.whole)])
         for attr in sorted(index_attrs):
@@ -464,7 +482,7 @@ def _entity(plan: EntityPlan, catch_all: bool) -> dict[str, Any]:
     what = ("items whose keys or values fit no other entity" if catch_all else
             f"items whose sort key starts with {tag}#" if kind == "sk" else f"items whose sort key is {tag}"
             if kind == "const" else f"items whose partition key starts with {tag}#" if kind == "pk"
-            else "items whose keys have no type prefix")
+            else f"items of the kind {tag}" if kind == "type" else "items whose keys have no type prefix")
     out = {"description": f"{what} (inferred)", "source": plan.source, "key": plan.templates(),
            "attributes": {a: t for a, t in plan.attributes.items() if t in ATTRIBUTE_TYPES}}
     return out

@@ -6,7 +6,8 @@ the entity it belongs to) and notes on what was accepted, guessed or left out.
 
 * A model exported by blue_nb carries its spec under the extra top-level key ``BlueNb``; when the
   table in the file still says what that spec says (keys, indexes, billing, facets and their key
-  templates, see :func:`~.workbench_spec.spec_differences`), that spec is the result, unchanged.
+  templates, see :func:`~.workbench_spec.spec_differences`) and each item fits one of its entities, that
+  spec is the result, unchanged.
   Otherwise the spec is built from the model (:func:`~.workbench_spec.model_spec`): entities from
   facets, key templates from the facets' key aliases when they are templates that fit the items,
   else inferred from the items' keys; parts inferred are listed in the spec's ``inferred`` field.
@@ -39,6 +40,8 @@ __all__ = ["BLUE_NB_KEY", "KNOWN_VERSIONS", "MAX_MODEL_BYTES", "WorkbenchModel",
 BLUE_NB_KEY = "BlueNb"                        # blue_nb's own top-level key: {"spec": ..., "stamp": ...}
 KNOWN_KEYS = ("ModelName", "ModelMetadata", "DataModel", BLUE_NB_KEY)
 KNOWN_VERSIONS = ("1.0", "2.0", "3.0")        # and none: a 2019 file
+TABLE_KEYS = ("TableName", "KeyAttributes", "NonKeyAttributes", "TableFacets", "GlobalSecondaryIndexes",
+              "LocalSecondaryIndexes", "TableData", "DataAccess", "BillingMode", "ProvisionedCapacitySettings")
 MAX_MODEL_BYTES = 100_000_000                 # a model with sample data is KBs to a few MB
 _HINT = "export the model again from NoSQL Workbench (File > Export), or fix the JSON at that place"
 _BODY = {"S": str, "N": str, "B": str, "BOOL": bool, "NULL": bool, "M": dict, "L": list, "SS": list, "NS": list,
@@ -53,7 +56,7 @@ class WorkbenchTable:
     spec: Spec
     items: list[tuple[str, dict[str, Any], str]]
     from_blue_nb: bool = False
-    unmatched: int = 0                        # items that fit no entity of blue_nb's own spec (left out)
+    unmatched: int = 0                        # items that fit no entity of the spec (none: the import carries all)
     notes: list[str] = field(default_factory=list)
 
     def items_of(self, entity: str) -> list[dict[str, Any]]:
@@ -103,10 +106,18 @@ def loads_workbench(text: str, source: str = "<workbench>", *, domain: str | Non
         notes.append("the model has no ModelMetadata.Version (a 2019 file): read as format 1.0")
     elif version not in KNOWN_VERSIONS:
         notes.append(f"format version {version!r} is not one of {', '.join(KNOWN_VERSIONS)}: read as 3.0")
-    extra = {k: v for k, v in json.loads(text).items() if k not in KNOWN_KEYS} \
-        if any(k not in KNOWN_KEYS for k in data) else {}          # read again: numbers as JSON has them
-    if extra:
-        notes.append(f"unknown top-level keys kept as read: {', '.join(extra)}")
+    extra: dict[str, Any] = {}
+    if any(k not in KNOWN_KEYS for k in data) or any(isinstance(t, dict) and any(k not in TABLE_KEYS for k in t)
+                                                     for t in data["DataModel"]):
+        plain = json.loads(text)                                    # read again: numbers as JSON has them
+        extra = {k: v for k, v in plain.items() if k not in KNOWN_KEYS}
+        if extra:
+            notes.append(f"unknown top-level keys kept as read: {', '.join(extra)}")
+        for i, t in enumerate(plain["DataModel"]):
+            unknown = {k: v for k, v in t.items() if k not in TABLE_KEYS} if isinstance(t, dict) else {}
+            if unknown:
+                extra[f"DataModel[{i}]"] = unknown
+                notes.append(f"unknown keys of the table {t.get('TableName')!r} kept as read: {', '.join(unknown)}")
     embedded, why = _embedded_spec(data.get(BLUE_NB_KEY), source)
     if why:
         notes.append(why)
@@ -150,7 +161,10 @@ def _result(table: workbench_spec.ModelTable, embedded: Spec | None, domain: str
     if embedded is not None and embedded.table_name == table.name:
         differences = workbench_spec.spec_differences(embedded, table)
         if not differences:
-            return _with_own_spec(table, embedded, domain)
+            own = _with_own_spec(table, embedded, domain)
+            if not own.unmatched:
+                return own
+            differences = [f"{own.unmatched:,} of its items fit no entity of that spec"]
         table.notes.append("the model differs from the blue_nb spec it carries (" + "; ".join(differences[:5])
                            + "): the spec was built from the model itself")
     spec, items, notes = workbench_spec.model_spec(table, domain or domain_name(table.name))
@@ -172,8 +186,6 @@ def _with_own_spec(table: workbench_spec.ModelTable, spec: Spec, domain: str | N
             unmatched += 1
             continue
         items.append((entity, item, where))
-    if unmatched:
-        notes.append(f"{unmatched:,} items fit no entity of the spec: left out")
     return WorkbenchTable(table.name, spec, items, True, unmatched, table.notes + notes)
 
 
@@ -252,6 +264,18 @@ def _table(t: Any, where: str, source: str) -> workbench_spec.ModelTable:
         keys = {pk, sk, ipk, isk} - {None}
         projection, raw = _projection(g.get("Projection"), keys, f"{name} index {iname}", table.notes)
         table.indexes[iname] = Index(iname, "global", ipk, isk, projection, ipk_type, isk_type)
+        table.raw_projections[iname] = raw
+    for i, g in enumerate(t.get("LocalSecondaryIndexes") or []):
+        gw = f"{at}.LocalSecondaryIndexes[{i}]"
+        iname = _need(g, "IndexName", str, gw)
+        ipk, _, isk, isk_type = _key_pair(_need(g, "KeyAttributes", dict, gw), f"{gw}.KeyAttributes")
+        if ipk != pk or isk is None:
+            raise SourceError(f"local index {iname} is keyed by {ipk}{', ' + isk if isk else ''}: a local index has "
+                              f"the table's partition key ({pk}) and a sort key of its own", where=gw,
+                              hint="make it a global index, or give it the table's partition key and a sort key")
+        keys = {pk, sk, isk} - {None}
+        projection, raw = _projection(g.get("Projection"), keys, f"{name} index {iname}", table.notes)
+        table.indexes[iname] = Index(iname, "local", None, isk, projection, "S", isk_type)
         table.raw_projections[iname] = raw
     table.billing = _billing(t, name, table.notes)
     counter = _Counter()

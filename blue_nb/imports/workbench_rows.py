@@ -50,12 +50,14 @@ class SpecRows:
     def row(self, entity: str, item: dict[str, Any]) -> str | None:
         """The JSON line of ``item``'s row as an ``entity`` row, or None (counted in :attr:`lost`)."""
         try:
-            return self._row(entity, item)
+            return self.make(entity, item)
         except RowLost as e:
             self.lost[str(e)] += 1
             return None
 
-    def _row(self, entity: str, item: dict[str, Any]) -> str:
+    def make(self, entity: str, item: dict[str, Any]) -> str:
+        """The JSON line of ``item``'s row as an ``entity`` row; raises :class:`~.infer_rows.RowLost` saying
+        why no row carries it (nothing counted)."""
         e = self.spec.entities[entity]
         row: dict[str, Any] = {}
         for attr, value in item.items():

@@ -37,10 +37,11 @@ from typing import Any, Callable, Iterable, Iterator
 from tqdm.auto import tqdm
 
 from blue_nb.errors import SourceError
-from blue_nb.imports.infer import SpecInferrer
+from blue_nb.imports.infer import SpecInferrer, as_foreign
 from blue_nb.imports.infer_rows import RowMaker, RowWriter
 from blue_nb.imports.out_folder import OutFolder
 from blue_nb.imports.raw_store import Applied, RawStore
+from blue_nb.imports.table_designs import description_sources, template_sources
 from blue_nb.imports.table_sources import TableSource, dynamodb_sources, key_override, s3_sources, sqlite_sources
 from blue_nb.imports.workbench import WorkbenchModel, WorkbenchTable, read_workbench
 from blue_nb.imports.workbench_rows import SpecRows
@@ -51,7 +52,7 @@ from blue_nb.stores import Store, load_tables
 __all__ = ["IMPORT_FORMATS", "WORKBENCH_EXTRA", "ImportInterrupted", "ImportResult", "StagedTable", "load_and_check",
            "staged_import"]
 
-IMPORT_FORMATS = ("s3-export", "sqlite", "dynamodb", "workbench")
+IMPORT_FORMATS = ("s3-export", "sqlite", "dynamodb", "workbench", "cloudformation", "describe-table")
 WORKBENCH_EXTRA = "workbench-extra.json"     # unknown top-level keys of an imported Workbench model, as read
 
 
@@ -104,13 +105,14 @@ class StagedTable:
 def staged_import(source: str | Path, fmt: str, folder: OutFolder, *, endpoint_url: str | None = None,
                   aws: bool = False, profile: str | None = None, domain: str | None = None, key: Any = None,
                   segments: int = 4, progress: bool = True, client: Any = None) -> Iterator[list[StagedTable]]:
-    """Read ``source`` (``fmt``: s3-export, sqlite, dynamodb or workbench), infer each table's draft
-    spec and write it and its rows aside, into ``folder.next`` (the results name where they will be
-    once switched in): the tables staged, their items still readable (from a scratch store in the
-    folder's scratch space, removed on exit). Nothing is loaded anywhere and the out folder is not
-    touched: :func:`load_and_check` does both, before the exit.
+    """Read ``source`` (``fmt``: s3-export, sqlite, dynamodb, workbench, cloudformation or describe-table),
+    infer each table's draft spec and write it and its rows aside, into ``folder.next`` (the results name
+    where they will be once switched in): the tables staged, their items still readable (from a scratch
+    store in the folder's scratch space, removed on exit). Nothing is loaded anywhere and the out folder is
+    not touched: :func:`load_and_check` does both, before the exit.
 
-    ``source`` is an export folder, a SQLite file, a table name or a Workbench model file;
+    ``source`` is an export folder, a SQLite file, a table name, a Workbench model file, a CloudFormation
+    template or a table description (the last two: the table's design, without items);
     ``domain`` names the spec (of several tables: selects that one); ``key`` = ``(pk, sk)`` (or
     ``"PK,SK"``) says which attributes are the table key when the source does not;
     ``endpoint_url`` / ``aws`` / ``profile`` (or an open DynamoClient as ``client``) say where a
@@ -128,7 +130,13 @@ def staged_import(source: str | Path, fmt: str, folder: OutFolder, *, endpoint_u
         yield _stage_workbench(source, out, domain=domain)
         return
     with tempfile.TemporaryDirectory(prefix="raw-", dir=folder.scratch) as tmp, ExitStack() as stack:
-        if fmt == "s3-export":
+        if fmt in ("cloudformation", "describe-table"):
+            if keys is not None:
+                raise SourceError(f"a {fmt} file names its table's keys: key (--key) is not used", where="--key",
+                                  hint="leave --key out")
+            tables = (template_sources(source, domain=domain) if fmt == "cloudformation"
+                      else description_sources(source, domain=domain))
+        elif fmt == "s3-export":
             tables = s3_sources(source, domain=domain, key=keys, progress=progress)
         elif fmt == "sqlite":
             tables = sqlite_sources(source, domain=domain, key=keys, progress=progress)
@@ -141,7 +149,8 @@ def staged_import(source: str | Path, fmt: str, folder: OutFolder, *, endpoint_u
             raw = RawStore(Path(tmp) / f"raw{n}.sqlite", table.keys.names)
             stack.callback(raw.close)
             applied = raw.apply(table.changes())
-            staged.append(StagedTable(_draft(raw, table, applied, out, progress), raw.entity_items))
+            staged.append(StagedTable(_draft(raw, table, applied, out, progress, foreign=fmt != "sqlite"),
+                                      raw.entity_items))
         yield staged
 
 
@@ -219,9 +228,12 @@ def _distinct_domains(tables: list[TableSource]) -> None:
                           hint="import them one at a time with different domains (--domain)")
 
 
-def _draft(raw: RawStore, table: TableSource, applied: Applied, out: OutFolder, progress: bool) -> ImportResult:
-    """Infer the spec, write it and the row files, record each item's entity; the result so far."""
-    inferrer = SpecInferrer(table.domain, table.keys, source=table.label, table_name=table.table_name)
+def _draft(raw: RawStore, table: TableSource, applied: Applied, out: OutFolder, progress: bool, *,
+           foreign: bool = True) -> ImportResult:
+    """Infer the spec, write it and the row files, record each item's entity; the result so far. ``foreign``:
+    a design made elsewhere (not Blue's own SQLite), drafted under the DynamoDB rule profile."""
+    inferrer = SpecInferrer(table.domain, table.keys, source=table.label, table_name=table.table_name,
+                            by_type=foreign)
     total = raw.count()
     for _, item, _ in _bar(raw.items(), total, f"infer {table.domain}", progress):
         inferrer.add(item)
@@ -244,6 +256,8 @@ def _draft(raw: RawStore, table: TableSource, applied: Applied, out: OutFolder, 
             if text is not None:
                 writer.write(draft.catch_all, text)
     spec = draft.spec(dict(counts), dict(writer.counts))
+    if foreign:
+        spec = as_foreign(spec)
     writer.write_empty(spec.entities)
     dump_spec(spec, out.next / f"{table.domain}.yaml")
     spec_path, rows_dir = out.path / f"{table.domain}.yaml", out.path / table.domain
@@ -298,7 +312,7 @@ def _stage_workbench(source: str | Path, out: OutFolder, *, domain: str | None) 
         path = out.path / WORKBENCH_EXTRA
         (out.next / WORKBENCH_EXTRA).write_text(json.dumps(model.extra, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         for table in staged:
-            table.result.notes.append(f"the model's unknown top-level keys ({', '.join(model.extra)}) are kept as "
+            table.result.notes.append(f"the model's unknown keys ({', '.join(model.extra)}) are kept as "
                                       f"read in {path}; the spec has no place for them, so an export does not "
                                       "carry them")
     return staged

@@ -21,7 +21,8 @@ from blue_nb.plots.fonts import font_chain
 from blue_nb.printing import number
 
 __all__ = ["BASE", "DPI", "MAX_KEY_LABEL", "OVER", "PlotFigure", "WARN", "check_columns", "count_tick", "limit_marks",
-           "new_figure", "no_data_figure", "png_bytes", "set_fonts"]
+           "new_figure", "no_data_figure", "png_bytes", "raw_pixels",
+           "set_fonts"]
 
 WARN = "#d62728"    # over a limit
 BASE = "#4c72b0"    # under it
@@ -46,14 +47,27 @@ class PlotFigure(Figure):
         of a review report at 1M items, 0.32 s and 740 KB against 1.2 s and 899 KB)."""
         dpi = dpi or max(self.dpi, DPI)
         buf = io.BytesIO()
-        self.savefig(buf, format="raw", dpi=dpi)            # RGBA rows of int(size * dpi) pixels
-        width, height = (int(x) for x in self.get_size_inches() * dpi)
-        return png_bytes(np.frombuffer(buf.getbuffer(), np.uint8).reshape(height, width, 4), dpi=dpi)
+        self.savefig(buf, format="raw", dpi=dpi)            # RGBA rows, as many pixels as Agg's canvas has
+        return png_bytes(raw_pixels(buf.getbuffer(), self.get_size_inches() * dpi), dpi=dpi)
 
     def draw(self, renderer):
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Glyph .* missing from font")
             return super().draw(renderer)
+
+
+def raw_pixels(raw: memoryview | bytes, size: tuple[float, float] | np.ndarray) -> np.ndarray:
+    """matplotlib's raw RGBA buffer of a figure ``size`` = (width, height) pixels (as floats: inches x dpi) as a
+    height x width x 4 array. Agg sizes its canvas from the figure's bounding box, whose product of inches and
+    dpi can round to one pixel more or less than ``size`` does (11 x 6.4 inches at 110 dpi: 1210 x 704, not
+    703), so the shape is read from the buffer itself: the width near ``size``'s that divides it."""
+    pixels = np.frombuffer(raw, np.uint8)
+    n = len(pixels) // 4
+    w, h = (float(x) for x in size)
+    for width in sorted({int(w), round(w), int(w) + 1, max(1, int(w) - 1)}, key=lambda c: abs(c - w)):
+        if width > 0 and n % width == 0 and abs(n // width - h) < 1.5:
+            return pixels.reshape(n // width, width, 4)
+    raise ValueError(f"a raw picture of {n:,} pixels is not about {w:.1f} x {h:.1f}")
 
 
 def png_bytes(rgba: np.ndarray, level: int = 6, dpi: float | None = None) -> bytes:

@@ -14,7 +14,7 @@ from blue_nb.rules.data_rules import SAMPLES, DuplicateKeyCheck, item_label
 from blue_nb.rules.findings import Finding, Findings, counted
 from blue_nb.rules.key_rows import KeyRows
 from blue_nb.rules.keyspace import key_string
-from blue_nb.rules.registry import DATA_CHECKS, RULES, SPEC_CHECKS, Context, define
+from blue_nb.rules.registry import DATA_CHECKS, RULES, SPEC_CHECKS, Context, define, under_profile
 from blue_nb.spec import Spec, load_spec
 
 __all__ = ["ItemChecks", "check_spec", "check_specs", "findings_of"]
@@ -27,7 +27,7 @@ def _as_spec(spec: Spec | str | Path) -> Spec:
 
 
 def _report(spec: Spec, findings: Iterable[Finding], items: int | None) -> Findings:
-    unique = list({(f.rule, f.where, f.message): f for f in findings}.values())
+    unique = list({(f.rule, f.where, f.message): f for f in under_profile(spec.rules, findings)}.values())
     return Findings(unique, spec=spec.source_path or spec.domain, items_checked=items, rule_order=list(RULES))
 
 
@@ -148,7 +148,7 @@ def check_specs(specs: Iterable[Spec | str | Path]) -> Findings:
     loaded = [_as_spec(s) for s in specs]
     out = []
     for k, spec in enumerate(loaded):
-        for f in spec_rules.single_table_findings(spec, loaded[:k]):
+        for f in under_profile(spec.rules, spec_rules.single_table_findings(spec, loaded[:k])):
             out.append(Finding(f.rule, f.severity, f.where, f.message, f.hint, f.evidence,
                                spec=spec.source_path or spec.domain))
     names = ", ".join(s.source_path or s.domain for s in loaded)

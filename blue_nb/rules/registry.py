@@ -15,7 +15,7 @@ report's order of rules within a severity.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Callable, Iterable
 
@@ -24,10 +24,26 @@ from blue_nb.rules.key_rows import KeyRows
 from blue_nb.rules.keyspace import Layout
 from blue_nb.spec import Spec
 
-__all__ = ["Context", "DataCheck", "Rule", "RULES", "SOURCES", "SPEC_CHECKS", "DATA_CHECKS", "define", "spec_check",
-           "data_check"]
+__all__ = ["ADR_RULES", "Context", "DataCheck", "Rule", "RULES", "SOURCES", "SPEC_CHECKS", "DATA_CHECKS", "TEMPLATE_ADVICE",
+           "define", "spec_check", "data_check", "under_profile"]
 
 SOURCES = ("check", "heat")     # who emits a rule's findings: check_spec's checks, or the heat model
+
+# The rule profiles (a spec's ``rules``, blue_nb.spec.RULE_PROFILES). "adr-0018" answers to every rule.
+# "dynamodb", a design made elsewhere, answers to DynamoDB's limits and the key checks: Blue's ADR rules do
+# not apply, and the key-template conventions that make Blue's keys safe to parse are advice (warnings),
+# since DynamoDB stores such keys as they are.
+ADR_RULES = frozenset({"ADR1-SINGLE-TABLE", "ADR2-PARTITION-SCOPED", "ADR3-NO-CROSS-PARTITION-JOIN",
+                       "ADR4-SINGLE-WRITER", "ADR5-SORT-KEY-FORMAT"})
+TEMPLATE_ADVICE = frozenset({"KEY-PREFIX-COLLISION", "KEY-SORT-ORDER", "KEY-SEPARATOR-IN-VALUE"})
+
+
+def under_profile(profile: str, findings: Iterable[Finding]) -> list[Finding]:
+    """``findings`` as the rule profile ``profile`` counts them (see :data:`ADR_RULES`)."""
+    if profile != "dynamodb":
+        return list(findings)
+    return [replace(f, severity="warning") if f.rule in TEMPLATE_ADVICE and f.severity == "error" else f
+            for f in findings if f.rule not in ADR_RULES]
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from blue_nb.errors import Problem, SpecError
-from blue_nb.spec.model import (SK_OPERATORS, AccessPattern, Entity, Index, Join, KeyCondition, Spec, Table)
+from blue_nb.spec.model import (RULE_PROFILES, SK_OPERATORS, AccessPattern, Entity, Index, Join, KeyCondition, Spec, Table)
 from blue_nb.spec.schema import structure_problems
 from blue_nb.spec.validate import semantic_problems
 
@@ -226,7 +226,7 @@ def _build(d: dict[str, Any]) -> Spec:
     patterns = [_pattern(p) for p in d.get("access_patterns") or []]
     return Spec(domain=d["domain"], table=table, entities=entities, access_patterns=patterns,
                 description=d.get("description", ""), spec_version=d["spec_version"],
-                inferred=dict(d.get("inferred") or {}), stamp=dict(d["stamp"]) if d.get("stamp") else None)
+                rules=d.get("rules", RULE_PROFILES[0]), inferred=dict(d.get("inferred") or {}), stamp=dict(d["stamp"]) if d.get("stamp") else None)
 
 
 def _pattern(p: dict[str, Any]) -> AccessPattern:

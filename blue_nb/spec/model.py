@@ -15,7 +15,7 @@ from blue_nb.spec.display import spec_html, spec_text
 from blue_nb.spec.templates import KeyTemplate
 
 __all__ = [
-    "READ_OPERATIONS", "WRITE_OPERATIONS", "OPERATIONS", "SK_OPERATORS", "ATTRIBUTE_TYPES", "KEY_TYPES",
+    "READ_OPERATIONS", "WRITE_OPERATIONS", "OPERATIONS", "SK_OPERATORS", "ATTRIBUTE_TYPES", "KEY_TYPES", "RULE_PROFILES",
     "MAX_CAPACITY_UNITS", "MAX_RATE", "Index", "Table", "Entity", "KeyCondition", "Join", "AccessPattern", "Spec",
 ]
 
@@ -29,6 +29,8 @@ KEY_TYPES = ("S", "N", "B")
 MAX_RATE = 1_000_000_000
 #: the most provisioned read or write capacity units a spec may give a table or an index
 MAX_CAPACITY_UNITS = 1_000_000_000
+# which rules a spec answers to: Blue's own (ADR 0018 and DynamoDB's), or DynamoDB's alone (a design made elsewhere)
+RULE_PROFILES = ("adr-0018", "dynamodb")
 
 
 def _drop_defaults(d: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
@@ -202,6 +204,7 @@ class Spec:
     access_patterns: list[AccessPattern] = field(default_factory=list)
     description: str = ""
     spec_version: int = 1
+    rules: str = "adr-0018"     # the rule profile (RULE_PROFILES): the checks the design answers to
     # spec path -> how that part was inferred from data (a draft made by an import); empty when written by hand
     inferred: dict[str, str] = field(default_factory=dict)
     source_path: str | None = field(default=None, compare=False, repr=False)
@@ -254,6 +257,8 @@ class Spec:
         d: dict[str, Any] = {"spec_version": self.spec_version, "domain": self.domain}
         if self.description:
             d["description"] = self.description
+        if self.rules != RULE_PROFILES[0]:
+            d["rules"] = self.rules
         d["table"] = self.table.to_dict()
         d["entities"] = {n: e.to_dict() for n, e in self.entities.items()}
         d["access_patterns"] = [p.to_dict() for p in self.access_patterns]

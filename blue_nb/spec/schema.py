@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from blue_nb.errors import Problem
-from blue_nb.spec.model import ATTRIBUTE_TYPES, KEY_TYPES, MAX_CAPACITY_UNITS, MAX_RATE, OPERATIONS
+from blue_nb.spec.model import ATTRIBUTE_TYPES, KEY_TYPES, MAX_CAPACITY_UNITS, MAX_RATE, OPERATIONS, RULE_PROFILES
 
 __all__ = ["SPEC", "json_schema", "structure_problems", "DOMAIN_RE", "NAME_RE", "ATTR_NAME_RE"]
 
@@ -109,6 +109,9 @@ STAMP = OBJ(
 SPEC = OBJ(
     "A blue_nb schema spec, version 1",
     spec_version=REQ(T("int", enum=(1,))), domain=REQ(S(DOMAIN_RE)), description=OPT(S()),
+    rules=OPT(S(enum=RULE_PROFILES, d="the rules the design answers to: adr-0018 (the default: Blue's ADR 0018 and "
+                                      "DynamoDB's own) or dynamodb (DynamoDB's limits and key checks alone: a design "
+                                      "made elsewhere)")),
     table=REQ(TABLE), entities=REQ(T("map", items=ENTITY, key_pattern=ENTITY_RE)),
     access_patterns=OPT(T("list", items=PATTERN)),
     inferred=OPT(T("map", items=S(), description="what an import inferred from data, and how: spec path (e.g. "
