@@ -17,7 +17,7 @@ __all__ = ["lab", "load", "prepare", "sample", "size"]
 
 
 @cli.command()
-@click.argument("domain")
+@click.argument("spec_or_domain", metavar="SPEC")
 @click.option("--scale", type=click.IntRange(min=1), default=5000, show_default=True,
               help="about how many rows (= items) to write, over all sources")
 @click.option("--seed", type=int, default=18, show_default=True, help="same seed, same files")
@@ -25,11 +25,19 @@ __all__ = ["lab", "load", "prepare", "sample", "size"]
 @click.option("--progress/--no-progress", default=True, help="show a progress bar")
 @format_option
 @handles_errors
-def sample(domain, scale, seed, out, progress, fmt):
-    """Generate relational sample rows for DOMAIN (dialogue or document)."""
-    from blue_nb.samples import generate_sample  # deferred: keep `blue-nb --help` fast
+def sample(spec_or_domain, scale, seed, out, progress, fmt):
+    """Generate source rows for SPEC (a spec file: its key templates, types and generate: section),
+    or for a shipped domain by name (dialogue, document)."""
+    from blue_nb.samples import SAMPLE_DOMAINS, generate_sample, sample_spec  # deferred: keep --help fast
+    from blue_nb.spec import load_spec
 
-    counts = generate_sample(domain, scale=scale, seed=seed, out_dir=out, progress=progress)
+    if spec_or_domain in SAMPLE_DOMAINS:
+        counts = generate_sample(spec_or_domain, scale=scale, seed=seed, out_dir=out, progress=progress)
+        domain = spec_or_domain
+    else:
+        spec = load_spec(spec_or_domain)
+        counts = sample_spec(spec, scale=scale, seed=seed, out_dir=out, progress=progress)
+        domain = spec.domain
     if fmt == "json":
         echo_json({"domain": domain, "out": out, "rows": counts})
     else:

@@ -200,6 +200,8 @@ class Spec:
     spec_version: int = 1
     # spec path -> how that part was inferred from data (a draft made by an import); empty when written by hand
     inferred: dict[str, str] = field(default_factory=dict)
+    # how blue-nb sample draws this design's rows (spec-format.md, "generate"); empty: the defaults
+    generate: dict[str, Any] = field(default_factory=dict)
     source_path: str | None = field(default=None, compare=False, repr=False)
     # the validation stamp of an exported spec file (blue_nb.export), as read: kept for checking the file's hash,
     # never part of equality, and not written back by to_dict (a re-saved spec is no longer that export)
@@ -255,4 +257,6 @@ class Spec:
         d["access_patterns"] = [p.to_dict() for p in self.access_patterns]
         if self.inferred:
             d["inferred"] = dict(self.inferred)
+        if self.generate:
+            d["generate"] = self.generate
         return d
