@@ -142,16 +142,21 @@ class TextSource:
         self.words = sorted({w.strip(".,!?…:;()'\"") for s in pool.sentences[:400] for w in s.split()} - {""})
 
     def text(self, rng: random.Random, n: int) -> str:
+        """About ``n`` bytes of text (UTF-8; never more, a character cut short is dropped)."""
         corpus = self.corpus
         size = len(corpus)
         if n <= 0:
             return ""
         if n >= size:
-            return (corpus * (n // size + 1))[:n]
-        start = rng.randrange(0, size - n)
-        space = corpus.find(" ", start, start + 40)      # start on a word, where one starts nearby
-        start = space + 1 if 0 <= space < size - n else start
-        return corpus[start:start + n].rstrip() or corpus[:n]
+            piece = (corpus * (n // size + 1))[:n]
+        else:
+            start = rng.randrange(0, size - n)
+            space = corpus.find(" ", start, start + 40)      # start on a word, where one starts nearby
+            start = space + 1 if 0 <= space < size - n else start
+            piece = corpus[start:start + n]
+        if not piece.isascii():
+            piece = piece.encode("utf-8")[:n].decode("utf-8", "ignore")
+        return piece.rstrip() or "x"
 
 
 # ------------------------------------------------------------------------------------------ fields
