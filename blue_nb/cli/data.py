@@ -29,17 +29,15 @@ def sample(spec_or_domain, scale, seed, out, progress, fmt):
     """Generate source rows for SPEC (a spec file: its key templates, types and generate: section),
     or for a shipped domain by name (dialogue, document)."""
     from blue_nb.samples import SAMPLE_DOMAINS, generate_sample, sample_spec  # deferred: keep --help fast
-    from blue_nb.spec import load_spec
 
     if spec_or_domain in SAMPLE_DOMAINS:
         counts = generate_sample(spec_or_domain, scale=scale, seed=seed, out_dir=out, progress=progress)
         domain = spec_or_domain
     else:
-        spec = load_spec(spec_or_domain)
-        counts = sample_spec(spec, scale=scale, seed=seed, out_dir=out, progress=progress)
-        domain = spec.domain
+        counts = sample_spec(spec_or_domain, scale=scale, seed=seed, out_dir=out, progress=progress)
+        domain = None
     if fmt == "json":
-        echo_json({"domain": domain, "out": out, "rows": counts})
+        echo_json({"domain": domain, "spec": None if domain else spec_or_domain, "out": out, "rows": counts})
     else:
         for source, n in counts.items():
             click.echo(f"{n:>10,}  {source}")

@@ -29,7 +29,7 @@ from blue_nb.errors import SourceError, SpecError
 from blue_nb.samples.draws import (Distribution, FieldDraw, TextSource, compile_distribution, compile_field,
                                    looks_like_time)
 from blue_nb.samples.writers import SourceFiles
-from blue_nb.spec import Placeholder, Spec
+from blue_nb.spec import Placeholder, Spec, load_spec
 
 __all__ = ["EntityPlan", "SamplePlan", "plan_sample", "sample_spec", "DEFAULT_PER_PARENT"]
 
@@ -267,9 +267,12 @@ class _Writer:
                 self.rows(child, child.per_parent.draw(rng), row)  # type: ignore[union-attr]
 
 
-def sample_spec(spec: Spec, *, scale: int, seed: int, out_dir: str | Path, progress: bool = False,
+def sample_spec(spec: Spec | str | Path, *, scale: int, seed: int, out_dir: str | Path, progress: bool = False,
                 desc: str | None = None) -> dict[str, int]:
-    """Write sample source files for ``spec`` into ``out_dir``; return the rows written per source."""
+    """Write sample source files for ``spec`` (a Spec, or a spec file's path) into ``out_dir``; return
+    the rows written per source."""
+    if not isinstance(spec, Spec):
+        spec = load_spec(spec)
     if isinstance(scale, bool) or not isinstance(scale, int) or scale < 1:
         raise SourceError(f"scale must be a whole number >= 1, got {scale!r}", where="scale",
                           hint="scale is the approximate total number of rows, e.g. --scale 5000")
