@@ -1,4 +1,4 @@
-"""Commands that make and move data: ``sample``, ``load``, ``size``, ``prepare``, ``lab``."""
+"""Commands that make and move data: ``sample``, ``profile``, ``load``, ``size``, ``prepare``, ``lab``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from blue_nb.errors import ItemError
 from blue_nb.items import parse_item_line
 from blue_nb.sizing import MAX_ITEM_BYTES, item_costs, wire_item_size
 
-__all__ = ["lab", "load", "prepare", "sample", "size"]
+__all__ = ["lab", "load", "prepare", "profile", "sample", "size"]
 
 
 @cli.command()
@@ -42,6 +42,30 @@ def sample(spec_or_domain, scale, seed, out, progress, fmt):
         for source, n in counts.items():
             click.echo(f"{n:>10,}  {source}")
         click.echo(f"{sum(counts.values()):>10,}  rows written to {out}")
+
+
+@cli.command()
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("--data", "data_dir", type=click.Path(file_okay=False), help="folder of source rows to profile")
+@click.option("--duckdb", type=click.Path(dir_okay=False), help="a DuckDB store that blue-nb load filled")
+@click.option("--labels/--no-labels", default=True, show_default=True,
+              help="keep the labels of enum-like columns (--no-labels: only their count and skew)")
+@click.option("--out", type=click.Path(dir_okay=False), help="write SPEC with the fitted generate: section here")
+@handles_errors
+def profile(spec, data_dir, duckdb, labels, out):
+    """Fit SPEC's generate: section to real data (rows or a loaded store), for a synthetic twin:
+    `blue-nb sample` of the result draws data of the same shape, without the original's values."""
+    import yaml  # deferred: keep `blue-nb --help` fast
+
+    from blue_nb.app.profile import profile_data  # deferred: keep `blue-nb --help` fast
+    from blue_nb.spec import dump_spec, load_spec  # deferred: keep `blue-nb --help` fast
+
+    fitted = profile_data(spec, data_dir=data_dir, duckdb=duckdb, labels=labels)
+    if out:
+        dump_spec(load_spec(spec).with_changes(generate=fitted), out)
+        click.echo(f"wrote {out}: {spec} with a generate: section fitted to {data_dir or duckdb}")
+    else:
+        click.echo(yaml.safe_dump({"generate": fitted}, sort_keys=False, allow_unicode=True, width=100), nl=False)
 
 
 @cli.command()

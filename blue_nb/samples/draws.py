@@ -47,17 +47,17 @@ class Distribution:
     ``low`` (the smallest possible draw) plan the scale."""
 
     def __init__(self, draw: Callable[[random.Random], float], mean: float, low: float,
-                 lo: float | None = None, hi: float | None = None, first: float | None = None):
-        self._draw, self._lo, self._hi, self._first = draw, lo, hi, first
+                 lo: float | None = None, hi: float | None = None, first: float | list | None = None):
+        self._draw, self._lo, self._hi = draw, lo, hi
+        self._first = [] if first is None else list(first) if isinstance(first, list) else [first]
+        self._first.reverse()                       # popped from the end, in the declared order
         self.low = max(low, lo or 0)
         self.mean = min(max(mean, self.low), hi if hi is not None else math.inf)
-        if first is not None:
-            self.low = min(self.low, first)
+        self.first_total = sum(self._first)
 
     def draw(self, rng: random.Random) -> int:
-        if self._first is not None:
-            first, self._first = self._first, None
-            return int(first)
+        if self._first:
+            return int(self._first.pop())
         x = self._draw(rng)
         if self._lo is not None and x < self._lo:
             x = self._lo
@@ -85,9 +85,9 @@ def compile_distribution(decl: dict, path: str) -> Distribution:
     if lo is not None and hi is not None and lo > hi:
         raise _fail(f"{path}.min", f"min {lo:g} is above max {hi:g}", "swap them")
     if kind is None:
-        if first is None:
+        if first is None or isinstance(first, list) and not first:
             raise _fail(path, "the distribution has no kind", f"give one of: {', '.join(DIST_KINDS)}")
-        kind, decl = "fixed", {**decl, "fixed": first}
+        kind, decl = "fixed", {**decl, "fixed": first[-1] if isinstance(first, list) else first}
     if kind == "fixed":
         v = decl["fixed"]
         return Distribution(lambda rng: v, v, v, lo, hi, first)

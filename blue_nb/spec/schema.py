@@ -114,7 +114,8 @@ _DIST_FIELDS = dict(
     weights=OPT(T("list", items=_WEIGHT, min_items=1, description="weight of each value 0, 1, 2, ...")),
     min=OPT(T("num", minimum=0, description="no draw below this")),
     max=OPT(T("num", minimum=0, description="no draw above this (Zipf: the largest value)")),
-    first=OPT(T("num", minimum=0, description="the first draw is this value (one deliberate outlier)")),
+    first=OPT(T("any-of", options=(T("num", minimum=0), T("list", items=T("num", minimum=0))),
+                description="the first draw(s): a value (one deliberate outlier) or a list, drawn in order")),
 )
 _DIST_PART = OBJ("One component of a mixture", weight=REQ(_WEIGHT), **_DIST_FIELDS)
 DISTRIBUTION = OBJ("How a count or a length is drawn: one of fixed, uniform, zipf, lognormal, weights, mix",
