@@ -137,6 +137,7 @@ class TextSource:
     sliced at a random offset."""
 
     def __init__(self, rng: random.Random):
+        self.rng_for_names = random.Random(rng.random())      # name lists: shuffled once per run
         pool = TextPool(rng)
         self.corpus = " ".join(pool.sentences)
         self.words = sorted({w.strip(".,!?…:;()'\"") for s in pool.sentences[:400] for w in s.split()} - {""})
@@ -189,9 +190,23 @@ def _parse_ts(text: str, path: str) -> int:
     return int((dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).timestamp())
 
 
-def _slug(rng: random.Random, unicode_share: float) -> str:
-    head = rng.choice(_NON_ASCII) if rng.random() < unicode_share else rng.choice(_WORDS)
-    return f"{head}-{rng.choice(_WORDS)}"
+def _names(rng: random.Random, unicode_share: float) -> Callable[[random.Random, int, dict], str]:
+    """Readable slugs, distinct under one parent by construction: the ``i``-th is two words picked by
+    ``i`` from shuffled lists (a share of the first words in other scripts), then a number once the
+    pairs run out."""
+    heads = list(_WORDS)
+    k = min(len(heads) - 1, round(unicode_share * len(heads)))
+    heads[:k] = [_NON_ASCII[j % len(_NON_ASCII)] + ("" if j < len(_NON_ASCII) else f"{j}") for j in range(k)]
+    rng.shuffle(heads)
+    tails = list(_WORDS)
+    rng.shuffle(tails)
+    nh, nt = len(heads), len(tails)
+
+    def name(r: random.Random, i: int, st: dict) -> str:
+        n = i // (nh * nt)
+        base = f"{heads[i % nh]}-{tails[(i // nh) % nt]}"
+        return f"{base}-{n}" if n else base
+    return name
 
 
 def _cardinality(n: int, skew: float, stem: str, numeric: bool) -> Callable[[random.Random, int, dict], Any]:
@@ -273,8 +288,7 @@ def compile_field(decl: dict, *, name: str, dtype: str, numeric_key: bool, path:
         values, cum = list(labels), list(itertools.accumulate(labels.values()))
         fn = lambda rng, i, st: rng.choices(values, cum_weights=cum)[0]  # noqa: E731
     elif kind == "name":
-        share = decl["name"].get("unicode", 0.02)
-        fn = lambda rng, i, st: _slug(rng, share)  # noqa: E731
+        fn, unique = _names(text.rng_for_names, decl["name"].get("unicode", 0.02)), True
     elif kind == "cardinality":
         fn = _cardinality(decl["cardinality"], decl.get("skew", 0.0), stem, number)
     else:

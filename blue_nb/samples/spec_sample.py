@@ -36,6 +36,7 @@ __all__ = ["EntityPlan", "SamplePlan", "plan_sample", "sample_spec", "DEFAULT_PE
 DEFAULT_PER_PARENT = {"uniform": [1, 5]}
 _SCALAR_TYPES = frozenset({"S", "N"})
 _MAX_KEY_RETRIES = 20
+_MAX_MISSES = 100           # rows in a row that found no new key: the key space is spent
 
 
 @dataclass
@@ -244,6 +245,7 @@ class _Writer:
         state: dict[str, dict] = {c: {} for c in draws}
         own_unique = not p.own_key or any(draws[c].unique for c in p.own_key if c in draws)
         seen: set = set()
+        misses = 0
         for i in range(n):
             row = dict(base)
             for c, d in draws.items():
@@ -256,8 +258,12 @@ class _Writer:
                         row[c] = draws[c].draw(rng, i, state[c])
                     key = tuple(row[c] for c in p.own_key)
                     tries += 1
-                if key in seen:          # the declared values cannot make another distinct key here
-                    break
+                if key in seen:          # the declared values hardly make another distinct key here
+                    misses += 1
+                    if misses >= _MAX_MISSES:
+                        break
+                    continue
+                misses = 0
                 seen.add(key)
             write(tuple(row.get(c) for c in columns))
             self.pending += 1
