@@ -24,7 +24,7 @@ __all__ = ["Distribution", "FieldDraw", "compile_distribution", "compile_field",
            "TextSource", "looks_like_time"]
 
 DIST_KINDS = ("fixed", "uniform", "zipf", "lognormal", "weights", "mix")
-FIELD_KINDS = ("seq", "uuid", "timestamp", "enum", "name", "cardinality", "value")
+FIELD_KINDS = ("seq", "uuid", "timestamp", "enum", "name", "cardinality", "value", "dist", "ref")
 _ZIPF_DEFAULT_MAX = 1000
 _SPREAD = 120 * 86_400                     # where a parent's first timestamp falls, after the start
 _START_TS = END_TS - 182 * 86_400            # 2025-12-01: six months before the samples' fixed "now"
@@ -53,7 +53,11 @@ class Distribution:
         self._first.reverse()                       # popped from the end, in the declared order
         self.low = max(low, lo or 0)
         self.mean = min(max(mean, self.low), hi if hi is not None else math.inf)
-        self.first_total = sum(self._first)
+        self.first_extra = sum(f - self.mean for f in self._first)   # what the first draws add to the mean
+
+    def drop_first(self) -> None:
+        """Forget the first draws (a sample too small for its deliberate outlier)."""
+        self._first, self.first_extra = [], 0.0
 
     def draw(self, rng: random.Random) -> int:
         if self._first:
@@ -139,7 +143,7 @@ class TextSource:
     def __init__(self, rng: random.Random):
         self.rng_for_names = random.Random(rng.random())      # name lists: shuffled once per run
         pool = TextPool(rng)
-        self.corpus = " ".join(pool.sentences)
+        self.corpus = "".join(s + ("\n\n" if k % 7 == 6 else " ") for k, s in enumerate(pool.sentences))
         self.words = sorted({w.strip(".,!?…:;()'\"") for s in pool.sentences[:400] for w in s.split()} - {""})
 
     def text(self, rng: random.Random, n: int) -> str:
@@ -223,7 +227,7 @@ def looks_like_time(name: str) -> bool:
 
 
 def compile_field(decl: dict, *, name: str, dtype: str, numeric_key: bool, path: str,
-                  text: TextSource) -> FieldDraw:
+                  text: TextSource, refs: dict[str, list] | None = None) -> FieldDraw:
     """The draw of column ``name`` of declared type ``dtype`` (an attribute type, or ``"key"`` for a
     key-only column; ``numeric_key``: the template formats it as an integer, or the key type is N)."""
     kind = _one_kind(decl, FIELD_KINDS, path, f"column {name!r}")
@@ -291,6 +295,15 @@ def compile_field(decl: dict, *, name: str, dtype: str, numeric_key: bool, path:
         fn, unique = _names(text.rng_for_names, decl["name"].get("unicode", 0.02)), True
     elif kind == "cardinality":
         fn = _cardinality(decl["cardinality"], decl.get("skew", 0.0), stem, number)
+    elif kind == "dist":
+        d = compile_distribution(decl["dist"], f"{path}.dist")
+        fn = lambda rng, i, st: d.draw(rng)  # noqa: E731
+    elif kind == "ref":
+        if refs is None or decl["ref"] not in refs:
+            raise _fail(f"{path}.ref", f"{decl['ref']!r} names no column of an entity",
+                        "write Entity.column, e.g. Document.doc_number")
+        pool = refs[decl["ref"]]
+        fn = lambda rng, i, st: pool[rng.randrange(len(pool))] if pool else None  # noqa: E731
     else:
         fn = _default(decl, name=name, dtype=dtype, number=number, path=path, text=text)
     return FieldDraw(fn, unique=unique, present=present, first=decl.get("first"))
@@ -328,6 +341,18 @@ def _default(decl: dict, *, name: str, dtype: str, number: bool, path: str,
         return lambda rng, i, st: True
     size = size or Distribution(lambda rng: rng.randint(1, 4), 2.5, 1)
     words = text.words
+    if "members" in decl:
+        if dtype not in ("SS", "L"):
+            raise _fail(f"{path}.members", f"{name!r} is of type {dtype}: members are text labels", "use it on SS or L")
+        labels, weights = list(decl["members"]), list(decl["members"].values())
+        if sum(weights) <= 0:
+            raise _fail(f"{path}.members", "every weight is 0: nothing can be drawn", "give one a weight above 0")
+
+        def members(rng: random.Random, i: int, st: dict) -> Any:
+            k = max(1, size.draw(rng))
+            drawn = rng.choices(labels, weights, k=k)
+            return set(drawn) if dtype == "SS" else drawn
+        return members
     if dtype == "SS":
         return lambda rng, i, st: set(rng.sample(words, min(len(words), max(1, size.draw(rng)))))
     if dtype == "NS":

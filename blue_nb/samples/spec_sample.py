@@ -55,6 +55,8 @@ class EntityPlan:
     draws: dict[str, FieldDraw]
     fmt: str
     children: list["EntityPlan"] = field(default_factory=list)
+    refs: dict[str, list] = field(default_factory=dict)   # column -> the values other columns refer to
+    ref_keys: tuple[str, ...] = ()                        # own key columns drawn by reference
 
     def subtree_mean(self) -> float:
         """Expected rows of this entity's item and everything under it."""
@@ -195,12 +197,34 @@ def plan_sample(spec: Spec, scale: int) -> tuple[SamplePlan, Callable[[random.Ra
     counted = sum(p.count * p.subtree_mean() for p in roots if p.count is not None)
     free = [p for p in roots if p.count is None]
     counts = {p.name: p.count for p in roots if p.count is not None}
-    left = max(0.0, scale - counted)
+    # first draws (a deliberate outlier) add rows to one top-level item: the others share what is left;
+    # a sample smaller than twice what they add leaves them out
+    extra = sum(p.per_parent.first_extra * p.subtree_mean() for p in plans.values()
+                if p.per_parent is not None and plans[_root_of(plans, p.name)].count is None)
+    if extra > scale / 2:
+        for p in plans.values():
+            if p.per_parent is not None:
+                p.per_parent.drop_first()
+        extra = 0.0
+    left = max(0.0, scale - counted - extra)
     for p in free:
         counts[p.name] = max(1, round(left / len(free) / p.subtree_mean()))
 
+    refs: dict[str, list] = {f"{n}.{c}": [] for n, p in plans.items() for c in p.columns}
+
     def compile_draws(rng: random.Random) -> None:
         text = TextSource(rng)
+        for pool in refs.values():
+            pool.clear()
+        for name, p in plans.items():
+            p.refs = {}
+            p.ref_keys = tuple(c for c, d in ((gen.get(name) or {}).get("fields") or {}).items()
+                               if "ref" in d and c in p.own_key)
+        for name, p in plans.items():
+            for col, decl in ((gen.get(name) or {}).get("fields") or {}).items():
+                if "ref" in decl and decl["ref"] in refs:
+                    owner, ref_col = decl["ref"].split(".", 1)
+                    plans[owner].refs[ref_col] = refs[decl["ref"]]
         for name, p in plans.items():
             e = spec.entities[name]
             decls = ((gen.get(name) or {}).get("fields") or {})
@@ -215,11 +239,18 @@ def plan_sample(spec: Spec, scale: int) -> tuple[SamplePlan, Callable[[random.Ra
                 try:
                     p.draws[col] = compile_field(decl or {}, name=col, dtype=e.attributes.get(col, "key"),
                                                  numeric_key=_numeric_key(spec, e, col),
-                                                 path=f"generate.entities.{name}.fields.{col}", text=text)
+                                                 path=f"generate.entities.{name}.fields.{col}", text=text,
+                                                 refs=refs)
                 except SpecError as err:
                     raise SpecError(err.msg, where=_where(spec, err.where), hint=err.hint) from None
     compile_draws(random.Random(0))          # refuse a bad declaration before any file is opened
     return SamplePlan(roots=roots, counts=counts, entities=plans), compile_draws
+
+
+def _root_of(plans: dict[str, EntityPlan], name: str) -> str:
+    while plans[name].parent:
+        name = plans[name].parent  # type: ignore[assignment]
+    return name
 
 
 def _stem(col: str) -> str:
@@ -229,9 +260,16 @@ def _stem(col: str) -> str:
 class _Writer:
     """Writes one entity's rows and, after each, its children's."""
 
-    def __init__(self, rng: random.Random, files: SourceFiles, tick: Callable[[int], None]):
+    def __init__(self, rng: random.Random, files: SourceFiles, tick: Callable[[int], None],
+                 entities: list[EntityPlan]):
         self.rng, self.files, self.tick = rng, files, tick
         self.pending = 0
+        self.pools = [pool for p in entities for pool in p.refs.values()]
+
+    @staticmethod
+    def _to_itself(p: EntityPlan, row: dict[str, Any]) -> bool:
+        """An item whose key refers to the same item twice (a link from a document to itself)."""
+        return len(p.ref_keys) > 1 and len({row[c] for c in p.ref_keys}) < len(p.ref_keys)
 
     def flush(self) -> None:
         if self.pending:
@@ -247,18 +285,23 @@ class _Writer:
         seen: set = set()
         misses = 0
         for i in range(n):
+            if parent_row is None:
+                for pool in self.pools:
+                    pool.clear()         # references stay within one top-level item
             row = dict(base)
             for c, d in draws.items():
                 row[c] = d.draw(rng, i, state[c])
-            if not own_unique:
+            if p.own_key and any(row[c] is None for c in p.own_key):
+                continue                 # a reference with nothing to refer to yet: no row
+            if not own_unique or p.ref_keys:
                 key = tuple(row[c] for c in p.own_key)
                 tries = 0
-                while key in seen and tries < _MAX_KEY_RETRIES:
+                while (key in seen or self._to_itself(p, row)) and tries < _MAX_KEY_RETRIES:
                     for c in p.own_key:
                         row[c] = draws[c].draw(rng, i, state[c])
                     key = tuple(row[c] for c in p.own_key)
                     tries += 1
-                if key in seen:          # the declared values hardly make another distinct key here
+                if key in seen or self._to_itself(p, row):   # the declared values hardly make another key here
                     misses += 1
                     if misses >= _MAX_MISSES:
                         break
@@ -266,6 +309,8 @@ class _Writer:
                 misses = 0
                 seen.add(key)
             write(tuple(row.get(c) for c in columns))
+            for c, pool in p.refs.items():
+                pool.append(row[c])
             self.pending += 1
             if self.pending >= 4096:
                 self.flush()
@@ -291,7 +336,7 @@ def sample_spec(spec: Spec | str | Path, *, scale: int, seed: int, out_dir: str 
     bar = tqdm(total=expected, desc=desc or f"sample {spec.domain}", unit="row") if progress else None
     try:
         with SourceFiles(out_dir, plan.sources) as files:
-            writer = _Writer(rng, files, bar.update if bar is not None else _no_tick)
+            writer = _Writer(rng, files, bar.update if bar is not None else _no_tick, list(plan.entities.values()))
             for p in plan.roots:
                 writer.rows(p, plan.counts[p.name], None)
             writer.flush()

@@ -138,6 +138,10 @@ GEN_FIELD = OBJ(
     present=OPT(T("num", minimum=0, description="share of items that have the attribute, 0..1")),
     first=OPT(T("list", items=T("any-of", options=(S(), _NUM)), description="the first values, in order")),
     value=OPT(T("any-of", options=(S(), _NUM, T("bool")), description="always this value")),
+    dist=OPT(DISTRIBUTION),
+    ref=OPT(S(r"^[A-Za-z_][A-Za-z0-9_]*\.[^\s.]+$", d="Entity.column: a value of that column already drawn under "
+                                                         "the same top-level item (a link to a sibling)")),
+    members=OPT(T("map", items=_WEIGHT, description="a set's or list's members: value -> weight")),
 )
 GEN_ENTITY = OBJ(
     "How many items of an entity, and how their columns are drawn",
