@@ -1,39 +1,55 @@
-"""The shipped domains' samples, drawn by the spec engine from their specs' ``generate:`` sections.
+"""Deterministic, realistic relational sample rows for the ADR 0018 example domains.
 
-``generate_sample("dialogue", scale=5000, seed=7, out_dir="data/sample/dialogue")`` is
-``sample_spec(data/specs/dialogue.yaml, ...)``: it writes one file per source table (see
-:data:`SAMPLE_SOURCES`) and returns the rows written per source. ``scale`` is the approximate total
-number of rows over all sources; the same ``(domain, scale, seed)`` always gives byte-identical
-files, and memory stays flat at any scale.
+``generate_sample("dialogue", scale=5000, seed=7, out_dir="data/sample/dialogue")`` writes one
+file per source table (see :data:`SAMPLE_SOURCES`) and returns the rows written per source.
+``scale`` is the approximate total number of rows over all sources; the same
+``(domain, scale, seed)`` always gives byte-identical files. Rows are generated and written one
+collection (a dialogue, a realm) at a time, so memory stays bounded at any scale.
 
-The data is skewed like real use, as the ``generate:`` sections declare it: a few big dialogues
-(the first, ``nvidia-dec``, the ADR's example) and Zipf-sized rest, more than nine rounds, tension
-ids past ``T100``, non-ASCII ids and mixed Unicode text, the ``ann``/``anna`` prefix pair; realms of
-Zipf-skewed sizes and document bodies near and over DynamoDB's 400 KB limit.
+The data is skewed like real use: Zipf-sized collections (a few dialogues with thousands of
+perspectives, most with dozens; a few realms with most documents), timestamps spread over the
+six months before 2026-06-01 UTC, mixed Unicode text, prefix-colliding names (``ann``/``anna``,
+``T10``/``T100``), more than nine rounds, and documents near and over DynamoDB's 400 KB limit.
+
+What both domain generators share (the text pools and size planning) is in :mod:`.text`.
 """
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
+from typing import Callable
+
+from tqdm.auto import tqdm
 
 from blue_nb.errors import SourceError
-from blue_nb.samples.spec_sample import plan_sample, sample_spec
-from blue_nb.spec import load_spec
+from blue_nb.samples.dialogue import generate_dialogue
+from blue_nb.samples.document import generate_document
+from blue_nb.samples.writers import SourceFiles
 
-__all__ = ["SAMPLE_DOMAINS", "SAMPLE_SOURCES", "SAMPLE_SPECS", "generate_sample"]
+GENERATORS = {"dialogue": generate_dialogue, "document": generate_document}
+
+__all__ = ["GENERATORS", "SAMPLE_DOMAINS", "SAMPLE_SOURCES", "generate_sample"]
 
 SAMPLE_DOMAINS = ("dialogue", "document")
-#: domain -> its shipped spec, whose generate: section draws the sample
-SAMPLE_SPECS = {d: Path(__file__).resolve().parents[2] / "data" / "specs" / f"{d}.yaml" for d in SAMPLE_DOMAINS}
-
-
-def _sources(domain: str) -> dict[str, tuple[str, tuple[str, ...]]]:
-    plan, _ = plan_sample(load_spec(SAMPLE_SPECS[domain]), 1 << 40)
-    return plan.sources
-
 
 # source name -> (file format, columns); the column names are the contract of the specs' key templates
-SAMPLE_SOURCES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {d: _sources(d) for d in SAMPLE_DOMAINS}
+SAMPLE_SOURCES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
+    "dialogue": {
+        "dialogues": ("csv", ("dialogue_id", "title", "status", "created_at")),
+        "experts": ("csv", ("dialogue_id", "expert", "role", "tier", "score")),
+        "perspectives": ("csv", ("dialogue_id", "round", "expert", "seq", "label", "content", "status")),
+        "tensions": ("csv", ("dialogue_id", "tension_id", "description", "status")),
+        "tension_events": ("csv", ("dialogue_id", "tension_id", "ts", "event_type", "actor", "reason")),
+    },
+    "document": {
+        "realms": ("csv", ("realm_id", "name", "path")),
+        "documents": ("jsonl", ("realm_id", "doc_type", "doc_number", "title", "status", "content", "tags")),
+        "links": ("csv", ("realm_id", "from_doc", "to_doc", "link_type")),
+    },
+}
+
+Tick = Callable[[int], None]
 
 
 def generate_sample(domain: str, *, scale: int, seed: int, out_dir: str | Path,
@@ -41,6 +57,24 @@ def generate_sample(domain: str, *, scale: int, seed: int, out_dir: str | Path,
     """Write the sample source files of ``domain`` into ``out_dir``; return rows per source."""
     if domain not in SAMPLE_DOMAINS:
         raise SourceError(f"unknown sample domain {domain!r}", where="domain",
-                          hint=f"use one of: {', '.join(SAMPLE_DOMAINS)}, or give a spec file")
-    return sample_spec(SAMPLE_SPECS[domain], scale=scale, seed=seed, out_dir=out_dir, progress=progress,
-                       desc=f"sample {domain}")
+                          hint=f"use one of: {', '.join(SAMPLE_DOMAINS)}")
+    if isinstance(scale, bool) or not isinstance(scale, int) or scale < 1:
+        raise SourceError(f"scale must be a whole number >= 1, got {scale!r}", where="scale",
+                          hint="scale is the approximate total number of rows, e.g. --scale 5000")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise SourceError(f"seed must be an integer, got {seed!r}", where="seed", hint="e.g. --seed 7")
+    gen = GENERATORS[domain]
+    rng = random.Random(seed)
+    bar = tqdm(total=scale, desc=f"sample {domain}", unit="row") if progress else None
+    tick: Tick = bar.update if bar is not None else _no_tick
+    try:
+        with SourceFiles(out_dir, SAMPLE_SOURCES[domain]) as files:
+            gen(rng, scale, files, tick)
+    finally:
+        if bar is not None:
+            bar.close()
+    return files.counts
+
+
+def _no_tick(n: int) -> None:
+    pass

@@ -1,15 +1,63 @@
-"""What the sample draws share: the fixed clock and the pools of mixed-Unicode text the rows are
-written from."""
+"""What both sample generators share: the fixed clock, collection size planning (Zipf), and the
+pools of mixed-Unicode text the rows are written from."""
 
 from __future__ import annotations
 
+import math
 import random
 from datetime import datetime, timezone
 
-__all__ = ["DAY", "END_TS", "TextPool", "iso_utc"]
+__all__ = ["DAY", "END_TS", "TextPool", "iso_utc", "plan_sizes", "zipf_alloc"]
 
 END_TS = int(datetime(2026, 6, 1, tzinfo=timezone.utc).timestamp())  # fixed "now": never the clock
 DAY = 86_400
+
+
+# ---------------------------------------------------------------------------------- planning
+
+def plan_sizes(rng: random.Random, total: int, *, head: float, cap: int, a: float,
+               tail_median: float, tail_sigma: float) -> list[int]:
+    """Collection sizes (rank order) summing to ``total``: a Zipf head over a log-normal tail.
+
+    Rank ``i`` gets ``max(S1 / i**a, tail draw)`` with ``S1 = min(cap, head * total)``; rank 1 is
+    exactly ``S1`` so the biggest collection is the same for every seed.
+    """
+    sizes: list[int] = []
+    first = max(1, min(cap, int(head * total)))
+    acc, i = 0, 1
+    while acc < total:
+        zipf = first / i ** a * (1.0 if i == 1 else rng.uniform(0.85, 1.15))
+        tail = tail_median * rng.lognormvariate(0.0, tail_sigma)
+        size = max(1, min(cap, int(max(zipf, tail)), total - acc))
+        sizes.append(size)
+        acc += size
+        i += 1
+    return sizes
+
+
+def zipf_alloc(rng: random.Random, total: int, n: int, *, a: float, cap: int) -> list[int]:
+    """Split ``total`` over ``n`` collections by jittered Zipf weights, none above ``cap``."""
+    n = max(n, 1, math.ceil(total / cap))
+    weights = [rng.uniform(0.8, 1.25) / (i + 1) ** a for i in range(n)]
+    alloc = [0.0] * n
+    free, rem = list(range(n)), float(total)
+    while free:
+        wsum = sum(weights[i] for i in free)
+        over = [i for i in free if rem * weights[i] / wsum > cap]
+        if not over:
+            for i in free:
+                alloc[i] = rem * weights[i] / wsum
+            break
+        for i in over:
+            alloc[i] = float(cap)
+            rem -= cap
+        capped = set(over)
+        free = [i for i in free if i not in capped]
+    sizes = [int(x) for x in alloc]
+    short = total - sum(sizes)
+    for i in sorted(range(n), key=lambda j: (sizes[j] - alloc[j], j))[:max(0, short)]:
+        sizes[i] += 1
+    return sizes
 
 
 def iso_utc(ts: int) -> str:
