@@ -239,3 +239,19 @@ def test_a_bad_declaration_exits_2_naming_the_path(tmp_path):
     assert r.exit_code == 2
     assert "generate.entities.Order.per_parent" in r.output and "Traceback" not in r.output
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
+
+
+def test_the_workbench_export_carries_generated_items_as_its_sample_data(tmp_path):
+    spec_file = tmp_path / "shop.yaml"
+    spec_file.write_text(ORDERS + GENERATE, encoding="utf-8")
+    counts = sample_spec(load_spec(spec_file), scale=1500, seed=4, out_dir=tmp_path / "rows")
+    r = run("export", spec_file, "--format", "workbench", "--data", tmp_path / "rows", "-o", tmp_path / "m.json", "--force")
+    assert r.exit_code == 0, r.output
+    model = json.loads((tmp_path / "m.json").read_text(encoding="utf-8"))["DataModel"][0]
+    facets = {f["FacetName"]: f.get("TableData", []) for f in model["TableFacets"]}
+    assert set(facets) == {"Customer", "Order", "Line"}
+    assert all(0 < len(rows_) <= min(25, counts[src]) for (name, rows_), src in
+               zip(sorted(facets.items()), ["customers", "lines", "orders"]))
+    customers = {row["customer_id"]["S"] if "customer_id" in row else row["pk"]["S"] for row in facets["Customer"]}
+    generated = {c["customer_id"] for c in rows(tmp_path / "rows" / "customers.csv")}
+    assert customers and all(any(g in c for g in generated) for c in customers)   # the generated items, as they are
