@@ -31,7 +31,7 @@ from blue_nb.samples.draws import (Distribution, FieldDraw, TextSource, compile_
 from blue_nb.samples.writers import SourceFiles
 from blue_nb.spec import Placeholder, Spec, load_spec
 
-__all__ = ["EntityPlan", "SamplePlan", "plan_sample", "sample_spec", "DEFAULT_PER_PARENT"]
+__all__ = ["DEFAULT_PER_PARENT", "EntityPlan", "SamplePlan", "check_scale_and_seed", "plan_sample", "sample_spec"]
 
 DEFAULT_PER_PARENT = {"uniform": [1, 5]}
 _SCALAR_TYPES = frozenset({"S", "N"})
@@ -318,17 +318,22 @@ class _Writer:
                 self.rows(child, child.per_parent.draw(rng), row)  # type: ignore[union-attr]
 
 
+def check_scale_and_seed(scale: Any, seed: Any) -> None:
+    """Refuse a scale that is not a whole number >= 1 and a seed that is not an integer."""
+    if isinstance(scale, bool) or not isinstance(scale, int) or scale < 1:
+        raise SourceError(f"scale must be a whole number >= 1, got {scale!r}", where="scale",
+                          hint="scale is the approximate total number of rows, e.g. --scale 5000")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise SourceError(f"seed must be an integer, got {seed!r}", where="seed", hint="e.g. --seed 7")
+
+
 def sample_spec(spec: Spec | str | Path, *, scale: int, seed: int, out_dir: str | Path, progress: bool = False,
                 desc: str | None = None) -> dict[str, int]:
     """Write sample source files for ``spec`` (a Spec, or a spec file's path) into ``out_dir``; return
     the rows written per source."""
     if not isinstance(spec, Spec):
         spec = load_spec(spec)
-    if isinstance(scale, bool) or not isinstance(scale, int) or scale < 1:
-        raise SourceError(f"scale must be a whole number >= 1, got {scale!r}", where="scale",
-                          hint="scale is the approximate total number of rows, e.g. --scale 5000")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise SourceError(f"seed must be an integer, got {seed!r}", where="seed", hint="e.g. --seed 7")
+    check_scale_and_seed(scale, seed)
     plan, compile_draws = plan_sample(spec, scale)
     rng = random.Random(seed)
     compile_draws(rng)
