@@ -4,7 +4,6 @@ the skew and the edge cases the hand-written generators promise (tests/test_samp
 
 from __future__ import annotations
 
-import csv
 import re
 from collections import Counter, defaultdict
 from pathlib import Path

@@ -255,3 +255,16 @@ def test_the_workbench_export_carries_generated_items_as_its_sample_data(tmp_pat
     customers = {row["customer_id"]["S"] if "customer_id" in row else row["pk"]["S"] for row in facets["Customer"]}
     generated = {c["customer_id"] for c in rows(tmp_path / "rows" / "customers.csv")}
     assert customers and all(any(g in c for g in generated) for c in customers)   # the generated items, as they are
+
+
+def test_a_generate_section_naming_what_the_spec_lacks_is_refused_at_its_line(tmp_path):
+    bad = ORDERS + ("generate:\n  entities:\n    Order:\n      fields:\n        colour: {value: red}\n"
+                    "        total: {enum: {a: 1}}\n        note: {ref: Nope.x}\n    Nope:\n      count: 3\n")
+    with pytest.raises(SpecError) as e:
+        loads_spec(bad, source="shop.yaml")
+    wheres = [p.where for p in e.value.problems]
+    n = ORDERS.count("\n")
+    assert wheres == [f"shop.yaml:{n + 5} generate.entities.Order.fields.colour",
+                      f"shop.yaml:{n + 6} generate.entities.Order.fields.total.enum",
+                      f"shop.yaml:{n + 7} generate.entities.Order.fields.note.ref",
+                      f"shop.yaml:{n + 8} generate.entities.Nope"]
