@@ -122,3 +122,17 @@ def test_a_twin_of_an_imported_s3_export(tmp_path):
     assert twin["largest_collection"] == original["largest_collection"]
     for k in ("item_size_p50", "item_size_p95"):
         assert abs(twin[k] - original[k]) <= TWIN_TOLERANCES[k] * original[k], (k, original, twin)
+
+
+def test_the_document_twin_keeps_the_big_bodies_and_the_figures(tmp_path):
+    spec_path = ROOT / "data/specs/document.yaml"
+    data = ROOT / "data/sample/document"
+    fitted = profile_data(spec_path, data_dir=data)
+    sample_spec(load_spec(spec_path).with_changes(generate=fitted), scale=600, seed=3, out_dir=tmp_path / "twin")
+    original = twin_figures(spec_path, data, tmp_path / "h0")
+    twin = twin_figures(spec_path, tmp_path / "twin", tmp_path / "h1")
+    diff = within(twin, original)
+    assert all(diff[k] <= TWIN_TOLERANCES[k] for k in diff), (original, twin, diff)
+    sizes = [len(json.loads(line)["content"].encode()) for line in
+             (tmp_path / "twin" / "documents.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert max(sizes) > 400_000                      # the body over the limit is in the fitted tail

@@ -28,6 +28,8 @@ from blue_nb.app.reports import heat_report
 from blue_nb.app.workflows import as_spec, open_loaded, spec_items
 from blue_nb.errors import SourceError
 from blue_nb.patterns.bind import row_values
+from blue_nb.rules.data_rules import NEAR_LIMIT_BYTES
+from blue_nb.sizing import MAX_ITEM_BYTES
 from blue_nb.samples import looks_like_time, plan_sample
 from blue_nb.spec import Spec
 
@@ -59,8 +61,11 @@ class _Bins:
         self.lo: dict[int, int] = {}
         self.hi: dict[int, int] = {}
         self.exact: Counter | None = Counter()
+        self.near: list[int] = []          # values near or over the item limit: kept exactly, as first draws
 
     def add(self, n: int, times: int = 1) -> None:
+        if n >= NEAR_LIMIT_BYTES:
+            self.near.extend([n] * times)
         b = _bin(n)
         self.count[b] += times
         self.lo[b] = min(self.lo.get(b, n), n)
@@ -295,15 +300,37 @@ def _field(spec: Spec, entity: str, col: str, prof: ColumnProfile, n_rows: int, 
             if distinct is not None:
                 f["skew"] = _skew(prof.values)
         elif dtype == "S" and prof.sizes.count:
-            f["length"] = prof.sizes.distribution()
+            f["length"] = _lengths(prof.sizes)
     elif dtype == "N" and prof.lo is not None:
         f.update({"min": float(prof.lo) if prof.decimals else int(prof.lo),
                   "max": float(prof.hi) if prof.decimals else int(prof.hi)})   # type: ignore[arg-type]
         if prof.decimals:
             f["decimals"] = prof.decimals
     elif dtype in _SIZED and prof.sizes.count:
-        f[_SIZED[dtype]] = prof.sizes.distribution()
+        f[_SIZED[dtype]] = _lengths(prof.sizes)
     return f
+
+
+def _lengths(bins: _Bins) -> dict[str, Any]:
+    """A length distribution that keeps the few values that make the size findings: those over the
+    400 KB item limit are drawn first (so the twin has them for sure), those near it are components
+    of their own (drawn as often as they were seen, wherever they fall)."""
+    over = sorted((n for n in bins.near if n > MAX_ITEM_BYTES), reverse=True)
+    near = Counter(n for n in bins.near if n <= MAX_ITEM_BYTES)
+    for n in bins.near:
+        bins.remove(n)
+    dist = bins.distribution(over or None)
+    if near:
+        parts = dist.pop("mix", None) or [{"weight": _bins_total(bins) or 0, **{k: v for k, v in dist.items()
+                                                                             if k not in ("first",)}}]
+        dist = {"mix": [p for p in parts if p["weight"]] + [{"weight": c, "fixed": n} for n, c in sorted(near.items())],
+                **({"first": over} if over else {})}
+    return dist
+
+
+def _bins_total(bins: _Bins) -> int:
+    """How many values a histogram holds."""
+    return sum(bins.count.values())
 
 
 #: How close a synthetic twin's figures come to the original's, as the tests check them (relative).
