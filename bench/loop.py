@@ -23,8 +23,8 @@ from bench.stages import BASELINES
 __all__ = ["DEFAULT_SCALES", "LOOP", "main", "run_scale"]
 
 DEFAULT_SCALES = (100_000, 1_000_000)
-LOOP = ("generate", "load_sqlite", "load_duckdb", "sizes", "heat", "validate", "report")
-_WHAT = {"generate": "sample rows (csv)", "load_sqlite": "rows -> items -> SQLite file",
+LOOP = ("generate", "generate_spec", "load_sqlite", "load_duckdb", "sizes", "heat", "validate", "report")
+_WHAT = {"generate": "sample rows (csv)", "generate_spec": "rows drawn from a spec's generate: section", "load_sqlite": "rows -> items -> SQLite file",
          "load_duckdb": "rows -> items -> DuckDB file", "sizes": "the loader's column sizing, every row",
          "heat": "partition_heat, {requests:,} modelled requests", "validate": "validate the loaded DuckDB file",
          "report": "review report (report-html) of the loaded DuckDB file"}

@@ -9,6 +9,7 @@ items to size) is reported beside it. The product stages use the product's publi
 
 =================  ===================================================================================
 generate           :func:`blue_nb.samples.generate_sample` (dialogue rows)
+generate_spec      :func:`blue_nb.samples.sample_spec` on ``bench/orders.yaml`` (rows drawn from a spec's generate: section)
 load_sqlite        :func:`blue_nb.app.workflows.load_data` into a SQLite file
 load_duckdb        :func:`blue_nb.app.workflows.load_data` into a DuckDB file
 sizes              the loader's own sizing (``csv_stage``'s plan ``sizes``) over every row of the sample, chunk by chunk
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import sys
 import time
 from array import array
@@ -42,7 +44,7 @@ from bench.sliders import bench_explorer, bench_heat_sliders
 from blue_nb.heat import DEFAULT_SEED, partition_heat
 from blue_nb.heat.model import HeatModel
 from blue_nb.layout import catalog_name, quote_ident
-from blue_nb.samples import generate_sample
+from blue_nb.samples import generate_sample, sample_spec
 from blue_nb.sources import find_source
 from blue_nb.sources.csv_stage import column_batches
 from blue_nb.spec import Spec, load_spec
@@ -89,6 +91,21 @@ def generate(ctx: dict) -> dict:
     t = time.perf_counter()
     counts = generate_sample("dialogue", scale=ctx["scale"], seed=ctx["seed"], out_dir=ctx["data"])
     return {"seconds": time.perf_counter() - t, "rows": sum(counts.values())}
+
+
+ORDERS_SPEC = Path(__file__).with_name("orders.yaml")
+
+
+@_stage("generate_spec")
+def generate_spec(ctx: dict) -> dict:
+    """Rows for any spec at ``scale`` items, streamed; the files are removed after (only the speed counts)."""
+    out = Path(ctx["work"]) / "generated"
+    t = time.perf_counter()
+    counts = sample_spec(ORDERS_SPEC, scale=ctx["scale"], seed=ctx["seed"], out_dir=out)
+    seconds = time.perf_counter() - t
+    rows = sum(counts.values())
+    shutil.rmtree(out, ignore_errors=True)
+    return {"seconds": seconds, "rows": rows, "items_per_second": round(rows / seconds)}
 
 
 def _load(ctx: dict, backend: str) -> dict:

@@ -41,7 +41,7 @@ _EXPORTS = {
     "Plan": "patterns", "ReadResult": "patterns", "WriteResult": "patterns", "plan": "patterns",
     "check_spec": "rules", "Findings": "rules",
     "open_store": "stores", "load_items": "stores",
-    "generate_sample": "samples",
+    "generate_sample": "samples", "sample_spec": "samples", "profile_data": "app.profile",
     "partition_heat": "heat",
     "DesignSession": "app.session",
     "compare_stores": "app.workflows", "entity_summary": "app.workflows", "largest_items": "app.workflows",

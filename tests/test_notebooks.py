@@ -730,6 +730,46 @@ def test_export_spec(jupyter_env, dialogue_dir, tmp_path):
         re.findall(r"dialogue\.review_files/([\w-]+\.png)", files["report-md"].read_text(encoding="utf-8")))
 
 
+@pytest.mark.slow
+def test_new_domain(jupyter_env, tmp_path):
+    """07: a spec written in a cell, its rows generated and loaded; one line of generate: changed and
+    the hot customer leads the heat."""
+    from blue_nb.app.workflows import load_data
+    from blue_nb.heat import partition_heat
+    from blue_nb.samples import sample_spec
+    from blue_nb.spec import loads_spec
+    from blue_nb.stores import open_store
+
+    out, scale, hot_orders = tmp_path / "07", 4000, 120
+    nb = run_notebook("07_new_domain.ipynb", {"OUT": str(out), "SCALE": scale, "HOT_ORDERS": hot_orders})
+    params = nbformat.read(NOTEBOOKS / "07_new_domain.ipynb", as_version=4)
+    text = ast.literal_eval(next(s.value for s in ast.parse(parameters_cell(params).source).body
+                                 if s.targets[0].id == "SPEC_TEXT"))
+    spec = loads_spec(text, source="07_new_domain")
+    rows = sample_spec(spec, scale=scale, seed=7, out_dir=tmp_path / "again")
+    assert result(nb, "rows = sample_spec(spec,")["text/plain"] == repr(rows)
+    assert (out / "base" / "orders.csv").read_bytes() == (tmp_path / "again" / "orders.csv").read_bytes()
+    assert stream(nb, "loaded = load_data(spec,").startswith(f"blue_orders: {sum(rows.values()):,} items written")
+    assert "items checked" in result(nb, "findings = validate(")["text/plain"]
+    assert stream(nb, "bill = design_cost(").startswith("on demand: $")
+    for call in ("key_heatmap(report.timeline)", "item_size_distribution(", "key_heatmap(hot_report.timeline)",
+                 "top_keys_chart("):
+        assert result(nb, call)["image/png"], f"{call} drew no picture"
+    assert result(nb, "hot_spec = loads_spec(")["text/plain"] == repr({"uniform": [1, 6], "first": hot_orders})
+    hot = loads_spec(text.replace("per_parent: {uniform: [1, 6]}", f"per_parent: {{uniform: [1, 6], first: {hot_orders}}}"))
+    sample_spec(hot, scale=scale, seed=7, out_dir=tmp_path / "hot")
+    with open_store("duckdb") as store:
+        load_data(hot, tmp_path / "hot", stores=[store], progress=False)
+        report = partition_heat(hot, store, seconds=30)
+    top = report.partitions.iloc[0]
+    shown = html_records(result(nb, "hot_report.partitions.head(3)")["text/html"])
+    assert shown[0]["pk"] == top["pk"] and int(shown[0]["items"].replace(",", "")) == top["items"]
+    assert top["index"] == "table" and top["items"] > hot_orders                 # its orders, their lines and shipments
+    first_customer = next(iter((tmp_path / "hot" / "customers.csv").read_text(encoding="utf-8").splitlines()[1:]))
+    assert top["pk"] == "CUST#" + first_customer.split(",")[0]
+
+
 EXECUTED = {"04_item_sizes.ipynb": test_item_sizes, "00_quickstart.ipynb": test_quickstart, "01_load_data.ipynb": test_load_data,
             "02_access_patterns.ipynb": test_access_patterns, "03_partition_heat.ipynb": test_partition_heat,
-            "05_dynamodb_roundtrip.ipynb": test_dynamodb_roundtrip, "06_export_spec.ipynb": test_export_spec}
+            "05_dynamodb_roundtrip.ipynb": test_dynamodb_roundtrip, "06_export_spec.ipynb": test_export_spec,
+            "07_new_domain.ipynb": test_new_domain}

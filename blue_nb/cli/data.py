@@ -1,4 +1,4 @@
-"""Commands that make and move data: ``sample``, ``load``, ``size``, ``prepare``, ``lab``."""
+"""Commands that make and move data: ``sample``, ``profile``, ``load``, ``size``, ``prepare``, ``lab``."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import click
 from blue_nb.cli.base import CliError, cli, data_option, echo_json, format_option, handles_errors
 from blue_nb.errors import ItemError
 
-__all__ = ["lab", "load", "prepare", "sample", "size"]
+__all__ = ["lab", "load", "prepare", "profile", "sample", "size"]
 
 
 @cli.command()
-@click.argument("domain")
+@click.argument("spec_or_domain", metavar="SPEC")
 @click.option("--scale", type=click.IntRange(min=1), default=5000, show_default=True,
               help="about how many rows (= items) to write, over all sources")
 @click.option("--seed", type=int, default=18, show_default=True, help="same seed, same files")
@@ -23,17 +23,47 @@ __all__ = ["lab", "load", "prepare", "sample", "size"]
 @click.option("--progress/--no-progress", default=True, help="show a progress bar")
 @format_option
 @handles_errors
-def sample(domain, scale, seed, out, progress, fmt):
-    """Generate relational sample rows for DOMAIN (dialogue or document)."""
-    from blue_nb.samples import generate_sample  # deferred: keep `blue-nb --help` fast
+def sample(spec_or_domain, scale, seed, out, progress, fmt):
+    """Generate source rows for SPEC (a spec file: its key templates, types and generate: section),
+    or for a shipped domain by name (dialogue, document)."""
+    from blue_nb.samples import SAMPLE_DOMAINS, generate_sample, sample_spec  # deferred: keep --help fast
 
-    counts = generate_sample(domain, scale=scale, seed=seed, out_dir=out, progress=progress)
+    if spec_or_domain in SAMPLE_DOMAINS:
+        counts = generate_sample(spec_or_domain, scale=scale, seed=seed, out_dir=out, progress=progress)
+        domain = spec_or_domain
+    else:
+        counts = sample_spec(spec_or_domain, scale=scale, seed=seed, out_dir=out, progress=progress)
+        domain = None
     if fmt == "json":
-        echo_json({"domain": domain, "out": out, "rows": counts})
+        echo_json({"domain": domain, "spec": None if domain else spec_or_domain, "out": out, "rows": counts})
     else:
         for source, n in counts.items():
             click.echo(f"{n:>10,}  {source}")
         click.echo(f"{sum(counts.values()):>10,}  rows written to {out}")
+
+
+@cli.command()
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("--data", "data_dir", type=click.Path(file_okay=False), help="folder of source rows to profile")
+@click.option("--duckdb", type=click.Path(dir_okay=False), help="a DuckDB store that blue-nb load filled")
+@click.option("--labels/--no-labels", default=True, show_default=True,
+              help="keep the labels of enum-like columns (--no-labels: only their count and skew)")
+@click.option("--out", type=click.Path(dir_okay=False), help="write SPEC with the fitted generate: section here")
+@handles_errors
+def profile(spec, data_dir, duckdb, labels, out):
+    """Fit SPEC's generate: section to real data (rows or a loaded store), for a synthetic twin:
+    `blue-nb sample` of the result draws data of the same shape, without the original's values."""
+    import yaml  # deferred: keep `blue-nb --help` fast
+
+    from blue_nb.app.profile import profile_data  # deferred: keep `blue-nb --help` fast
+    from blue_nb.spec import dump_spec, load_spec  # deferred: keep `blue-nb --help` fast
+
+    fitted = profile_data(spec, data_dir=data_dir, duckdb=duckdb, labels=labels)
+    if out:
+        dump_spec(load_spec(spec).with_changes(generate=fitted), out)
+        click.echo(f"wrote {out}: {spec} with a generate: section fitted to {data_dir or duckdb}")
+    else:
+        click.echo(yaml.safe_dump({"generate": fitted}, sort_keys=False, allow_unicode=True, width=100), nl=False)
 
 
 @cli.command()

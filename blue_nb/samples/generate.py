@@ -25,6 +25,7 @@ from tqdm.auto import tqdm
 from blue_nb.errors import SourceError
 from blue_nb.samples.dialogue import generate_dialogue
 from blue_nb.samples.document import generate_document
+from blue_nb.samples.spec_sample import check_scale_and_seed
 from blue_nb.samples.writers import SourceFiles
 
 GENERATORS = {"dialogue": generate_dialogue, "document": generate_document}
@@ -58,11 +59,7 @@ def generate_sample(domain: str, *, scale: int, seed: int, out_dir: str | Path,
     if domain not in SAMPLE_DOMAINS:
         raise SourceError(f"unknown sample domain {domain!r}", where="domain",
                           hint=f"use one of: {', '.join(SAMPLE_DOMAINS)}")
-    if isinstance(scale, bool) or not isinstance(scale, int) or scale < 1:
-        raise SourceError(f"scale must be a whole number >= 1, got {scale!r}", where="scale",
-                          hint="scale is the approximate total number of rows, e.g. --scale 5000")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise SourceError(f"seed must be an integer, got {seed!r}", where="seed", hint="e.g. --seed 7")
+    check_scale_and_seed(scale, seed)
     gen = GENERATORS[domain]
     rng = random.Random(seed)
     bar = tqdm(total=scale, desc=f"sample {domain}", unit="row") if progress else None

@@ -226,7 +226,8 @@ def _build(d: dict[str, Any]) -> Spec:
     patterns = [_pattern(p) for p in d.get("access_patterns") or []]
     return Spec(domain=d["domain"], table=table, entities=entities, access_patterns=patterns,
                 description=d.get("description", ""), spec_version=d["spec_version"],
-                rules=d.get("rules", RULE_PROFILES[0]), inferred=dict(d.get("inferred") or {}), stamp=dict(d["stamp"]) if d.get("stamp") else None)
+                rules=d.get("rules", RULE_PROFILES[0]), inferred=dict(d.get("inferred") or {}),
+                generate=dict(d.get("generate") or {}), stamp=dict(d["stamp"]) if d.get("stamp") else None)
 
 
 def _pattern(p: dict[str, Any]) -> AccessPattern:

@@ -207,6 +207,8 @@ class Spec:
     rules: str = "adr-0018"     # the rule profile (RULE_PROFILES): the checks the design answers to
     # spec path -> how that part was inferred from data (a draft made by an import); empty when written by hand
     inferred: dict[str, str] = field(default_factory=dict)
+    # how blue-nb sample draws this design's rows (spec-format.md, "generate"); empty: the defaults
+    generate: dict[str, Any] = field(default_factory=dict)
     source_path: str | None = field(default=None, compare=False, repr=False)
     # the validation stamp of an exported spec file (blue_nb.export), as read: kept for checking the file's hash,
     # never part of equality, and not written back by to_dict (a re-saved spec is no longer that export)
@@ -264,4 +266,6 @@ class Spec:
         d["access_patterns"] = [p.to_dict() for p in self.access_patterns]
         if self.inferred:
             d["inferred"] = dict(self.inferred)
+        if self.generate:
+            d["generate"] = self.generate
         return d

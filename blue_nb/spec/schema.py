@@ -106,6 +106,54 @@ STAMP = OBJ(
     content_sha256=REQ(S(r"^[0-9a-f]{64}$", d="sha256 of the spec without its stamp (canonical JSON)")),
     note=OPT(S()),
 )
+_NUM = T("num")
+_WEIGHT = T("num", minimum=0, description="a relative weight, 0 or more")
+_DIST_FIELDS = dict(
+    fixed=OPT(T("num", minimum=0, description="always this value")),
+    uniform=OPT(T("list", items=T("num", minimum=0), min_items=2, max_items=2, description="[low, high], inclusive")),
+    zipf=OPT(T("num", minimum=0, description="Zipf exponent over 1..max: a few draws are large, most small")),
+    lognormal=OPT(T("list", items=T("num", minimum=0), min_items=2, max_items=2, description="[median, sigma]")),
+    weights=OPT(T("list", items=_WEIGHT, min_items=1, description="weight of each value 0, 1, 2, ...")),
+    min=OPT(T("num", minimum=0, description="no draw below this")),
+    max=OPT(T("num", minimum=0, description="no draw above this (Zipf: the largest value)")),
+    first=OPT(T("any-of", options=(T("num", minimum=0), T("list", items=T("num", minimum=0))),
+                description="the first draw(s): a value (one deliberate outlier) or a list, drawn in order")),
+)
+_DIST_PART = OBJ("One component of a mixture", weight=REQ(_WEIGHT), **_DIST_FIELDS)
+DISTRIBUTION = OBJ("How a count or a length is drawn: one of fixed, uniform, zipf, lognormal, weights, mix",
+                   mix=OPT(T("list", items=_DIST_PART, min_items=1, description="components drawn by weight")),
+                   **_DIST_FIELDS)
+GEN_FIELD = OBJ(
+    "How one column's values are drawn; without a kind, the default of its type",
+    seq=OPT(OBJ("1, 2, 3, ... (per parent item)", start=OPT(T("int")), width=OPT(T("int", minimum=0)),
+                prefix=OPT(S()))),
+    uuid=OPT(T("bool", description="random UUIDs (from the seed)")),
+    timestamp=OPT(OBJ("Increasing timestamps (per parent item)", start=OPT(S(d="ISO 8601 UTC")),
+                      per_day=OPT(T("num", minimum=0, description="mean events per day")),
+                      format=OPT(S(enum=("iso", "epoch"))))),
+    enum=OPT(T("map", items=_WEIGHT, description="value -> weight")),
+    name=OPT(OBJ("Readable names (slugs), some in other scripts", unicode=OPT(T("num", minimum=0)))),
+    cardinality=OPT(T("int", minimum=1, description="draw from this many distinct values (make a key hot on purpose)")),
+    skew=OPT(T("num", minimum=0, description="with cardinality: Zipf exponent of the draw (0: uniform)")),
+    length=OPT(DISTRIBUTION), size=OPT(DISTRIBUTION),
+    min=OPT(_NUM), max=OPT(_NUM), decimals=OPT(T("int", minimum=0)),
+    present=OPT(T("num", minimum=0, description="share of items that have the attribute, 0..1")),
+    first=OPT(T("list", items=T("any-of", options=(S(), _NUM)), description="the first values, in order")),
+    value=OPT(T("any-of", options=(S(), _NUM, T("bool")), description="always this value")),
+    dist=OPT(DISTRIBUTION),
+    ref=OPT(S(r"^[A-Za-z_][A-Za-z0-9_]*\.[^\s.]+$", d="Entity.column: a value of that column already drawn under "
+                                                         "the same top-level item (a link to a sibling)")),
+    members=OPT(T("map", items=_WEIGHT, description="a set's or list's members: value -> weight")),
+)
+GEN_ENTITY = OBJ(
+    "How many items of an entity, and how their columns are drawn",
+    parent=OPT(S(ENTITY_RE, d="the entity each item belongs to (default: inferred from the key templates)")),
+    count=OPT(T("int", minimum=0, description="total items (an entity without a parent)")),
+    per_parent=OPT(DISTRIBUTION),
+    fields=OPT(T("map", items=GEN_FIELD, key_pattern=ATTR_NAME_RE)),
+)
+GENERATE = OBJ("Sample data declarations for blue-nb sample (optional)",
+               entities=OPT(T("map", items=GEN_ENTITY, key_pattern=ENTITY_RE)))
 SPEC = OBJ(
     "A blue_nb schema spec, version 1",
     spec_version=REQ(T("int", enum=(1,))), domain=REQ(S(DOMAIN_RE)), description=OPT(S()),
@@ -116,6 +164,7 @@ SPEC = OBJ(
     access_patterns=OPT(T("list", items=PATTERN)),
     inferred=OPT(T("map", items=S(), description="what an import inferred from data, and how: spec path (e.g. "
                                                  "entities.Persp.key.sk) -> the evidence; review, then delete")),
+    generate=OPT(GENERATE),
     stamp=OPT(STAMP),
 )
 

@@ -21,6 +21,49 @@ def semantic_problems(d: dict[str, Any]) -> list[Problem]:
     out = _table_problems(table)
     out += _entity_problems(d["entities"], table)
     out += _pattern_problems(d.get("access_patterns") or [], d["entities"], table)
+    out += _generate_problems((d.get("generate") or {}).get("entities") or {}, d["entities"])
+    return out
+
+
+def _columns(entity: dict) -> dict[str, str]:
+    """An entity's source columns -> their type: the key templates' placeholders ("key"), then attributes."""
+    cols: dict[str, str] = {}
+    for attr, text in entity["key"].items():
+        try:
+            cols.update((name, "key") for name in KeyTemplate(text).placeholders)
+        except TemplateError:
+            continue                                  # reported with the entity's key
+    cols.update(entity.get("attributes") or {})
+    return cols
+
+
+def _generate_problems(gen: dict, entities: dict) -> list[Problem]:
+    """What a generate: section names that the spec does not have (blue-nb sample checks the rest)."""
+    out = []
+    for name, g in gen.items():
+        where = f"generate.entities.{name}"
+        if name not in entities:
+            out.append(Problem(where, f"generate names entity {name!r}, which the spec does not declare",
+                               "known entities: " + ", ".join(entities)))
+            continue
+        if g.get("parent") is not None and g["parent"] not in entities:
+            out.append(Problem(f"{where}.parent", f"parent {g['parent']!r} is not an entity",
+                               "known entities: " + ", ".join(entities)))
+        cols = _columns(entities[name])
+        for col, f in (g.get("fields") or {}).items():
+            if col not in cols:
+                out.append(Problem(f"{where}.fields.{col}", f"{name} has no column {col!r} (not in its key templates "
+                                   "or attributes)", "columns: " + ", ".join(cols)))
+            elif "enum" in f and cols[col] not in ("S", "key"):
+                kind = "a number (N)" if cols[col] == "N" else f"of type {cols[col]}"
+                out.append(Problem(f"{where}.fields.{col}.enum", f"{col!r} is {kind}: an enum draws text labels",
+                                   "use min/max for numbers, or declare the attribute S"))
+            ref = f.get("ref")
+            if ref:
+                owner, _, ref_col = ref.partition(".")
+                if owner not in entities or ref_col not in _columns(entities[owner]):
+                    out.append(Problem(f"{where}.fields.{col}.ref", f"{ref!r} names no column of an entity",
+                                       "write Entity.column, e.g. Document.doc_number"))
     return out
 
 
