@@ -31,13 +31,13 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from blue_nb.app.text import table_lines
-from blue_nb.app.workflows import as_spec, located_items, source_files
+from blue_nb.app.workflows import as_spec, located_items, open_loaded, source_files
 from blue_nb.errors import SpecError
 from blue_nb.items import ItemBuilder
 from blue_nb.patterns import row_values
 from blue_nb.patterns.paging import index_entry
 from blue_nb.pricing import as_prices
-from blue_nb.printing import human_bytes, number, usd
+from blue_nb.printing import number, usd
 from blue_nb.sizing import (MAX_ITEM_BYTES, PAGE_BYTES, PARTITION_WCU, delete_write_units, item_size,
                             put_write_units, query_read_units, write_units)
 from blue_nb.sources.files import iter_rows
@@ -244,8 +244,6 @@ def _old_items(old: Spec, data_dir: str | Path | None, duckdb: str | Path | None
     if duckdb is None:
         yield from located_items(old, data_dir)
         return
-    from blue_nb.app.workflows import open_loaded     # deferred: a store only for --duckdb
-
     store = open_loaded(old, duckdb)
     try:
         for entity in old.entities:

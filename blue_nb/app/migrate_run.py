@@ -30,8 +30,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from blue_nb.app.migrate import MigrationPlan, delete_units, plan_migration, put_units, scan_read_units
+from blue_nb.app.text import table_lines
 from blue_nb.app.workflows import located_items
 from blue_nb.errors import MigrationError
+from blue_nb.printing import number
 from blue_nb.sizing import item_size
 from blue_nb.spec import Spec
 
@@ -79,9 +81,6 @@ class MigrationRun:
         return self.items_match
 
     def lines(self) -> list[str]:
-        from blue_nb.app.text import table_lines
-        from blue_nb.printing import number
-
         planned = {s.name: s for s in self.plan.steps}
         rows = [["step", "planned RCU", "consumed RCU", "planned WCU", "consumed WCU"]]
         for name, used in self.consumed.items():
@@ -133,9 +132,8 @@ def execute_migration(old: Spec | str | Path, new: Spec | str | Path, *, data_di
                       segments: int = 4, workers: int = 1, progress: bool = False,
                       deadline: float = DEADLINE) -> MigrationRun:
     """Plan the migration and run it on the table (see the module); returns what it did and consumed."""
-    # deferred: boto3 only when a migration is run
-    from blue_nb.app.roundtrip import items_digest, spec_digest
-    from blue_nb.dynamo import resolve_endpoint
+    from blue_nb.app.roundtrip import items_digest, spec_digest  # deferred: boto3 only when a migration runs
+    from blue_nb.dynamo import resolve_endpoint  # deferred: boto3 only when a migration runs
 
     plan = plan_migration(old, new, data_dir=data_dir, duckdb=duckdb, rate=rate, items=items)
     if plan.blocked and not force:
