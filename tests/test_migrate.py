@@ -215,3 +215,27 @@ def test_a_migration_killed_at_any_point_resumes_to_the_same_table(dynamo_endpoi
     expected = items_digest(i for _, i, _ in located_items(load_spec(NEW), small))
     assert items_digest(client.scan_items("blue_dialogue", progress=False)) == expected
     assert client.tags("blue_dialogue")[MIGRATION_TAG].startswith("complete")
+
+
+# -- the review report ----------------------------------------------------------------------------
+
+def test_the_review_report_against_the_previous_version_has_a_migration_part(tmp_path, small):
+    from blue_nb.app.exports import export_spec
+    from blue_nb.app.review import review_data
+
+    plan = plan_migration(OLD, NEW, data_dir=small)
+    moved = sum(v for e in plan.counts().values() for k, v in e.items() if k.startswith("move"))
+    checked = review_data(NEW, small, against=OLD, figures=False)
+    data = checked[1]
+    m = data.changes.migration
+    assert m["summary"].startswith(f"{moved:,} of {len(plan.changes):,} items move to new keys")
+    assert m["entities"][0] == ["entity", "items", "stay", "move partition", "move sort", "update", "disappear",
+                                "appear"]
+    assert [row[0] for row in m["steps"][1:]] == [s.name for s in plan.steps]
+    out = tmp_path / "review.md"
+    export_spec(NEW, "report-md", data_dir=small, against=OLD, out=out, checked=checked)
+    text = out.read_text()
+    part = text[text.index("### Migration"):]
+    assert "| 2 backfill |" in part and "risk live-writes" in part
+    _, bare = review_data(NEW, against=OLD, figures=False)
+    assert bare.changes.migration is None and "--data" in bare.changes.migration_note

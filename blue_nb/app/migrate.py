@@ -198,6 +198,28 @@ class MigrationPlan:
         out += [f"note: {n}" for n in self.notes]
         return out
 
+    def report_data(self) -> dict[str, Any]:
+        """The plan as the review report shows it: cells as text (the report's "Migration" part)."""
+        moved = sum(e.fates[f] for e in self.entities for f in ("move partition", "move sort"))
+        p = self.planned_units
+        scaled = any(f != 1 for f in self.scale.values())
+        return {
+            "summary": (f"{moved:,} of {sum(e.items for e in self.entities):,} items move to new keys "
+                        f"(put new, delete old), {sum(e.fates['update'] for e in self.entities):,} are rewritten in "
+                        f"place; {number(p['rcu'], None)} RCU and {number(p['wcu'], 0)} WCU in all, at "
+                        f"{number(self.rate, 0)} WCU/s and {number(self.read_rate, 0)} RCU/s"
+                        + (" (a new table: the key schema changes)" if self.new_table else "")),
+            "entities": [["entity", "items", *FATES], *(e.row() for e in self.entities)],
+            "steps": [["step", "RCU", "WCU", "on demand", "provisioned", "time", "what"],
+                      *([s.name, number(s.rcu, None), number(s.wcu, 0), usd(s.on_demand_usd), usd(s.provisioned_usd),
+                         _duration(s.seconds), s.what] for s in self.steps)],
+            "scaled": scaled,
+            "risks": [" ".join(line.strip() for line in r.lines()[:1]) + (f" ({'; '.join(r.items[:3])}"
+                                                                         + (", ..." if len(r.items) > 3 else "") + ")"
+                                                                         if r.items else "") for r in self.risks],
+            "command": "blue-nb migrate OLD NEW --data DIR [--execute]",
+        }
+
     def to_json(self) -> dict[str, Any]:
         return {"table": self.old.table_name, "new_table": self.new_table, "rate_wcu_per_s": self.rate,
                 "read_rate_rcu_per_s": self.read_rate, "entities": self.counts(),
