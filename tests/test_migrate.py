@@ -239,3 +239,16 @@ def test_the_review_report_against_the_previous_version_has_a_migration_part(tmp
     assert "| 2 backfill |" in part and "risk live-writes" in part
     _, bare = review_data(NEW, against=OLD, figures=False)
     assert bare.changes.migration is None and "--data" in bare.changes.migration_note
+
+
+def test_ctrl_c_during_a_migration_says_how_to_finish_it(dynamo_endpoint, small):
+    p = f"i{uuid.uuid4().hex[:8]}-"
+    args = ["migrate", str(OLD), str(NEW), "--data", str(small), "--execute", "--endpoint-url", dynamo_endpoint.url,
+            "--table-prefix", p]
+    proc = subprocess.Popen([sys.executable, "-m", "tests.paused", "migrate-scan-2", *args], stderr=subprocess.PIPE,
+                            text=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+    code, err = signal_at(proc, "migrate-scan-2", signal.SIGINT)
+    assert code == 130 and "Traceback" not in err, err
+    assert f"interrupted: the migration of {p}blue_dialogue on moto at {dynamo_endpoint.url}" in err
+    assert "run the same command again: it finishes it, without duplicates or loss" in err
+    assert "nothing was changed" not in err

@@ -37,7 +37,7 @@ from blue_nb.printing import number
 from blue_nb.sizing import item_size
 from blue_nb.spec import Spec
 
-__all__ = ["MIGRATION_TAG", "MigrationRun", "execute_migration"]
+__all__ = ["MIGRATION_TAG", "MigrationInterrupted", "MigrationRun", "execute_migration"]
 
 MIGRATION_TAG = "blue-nb:migration"
 DEADLINE = 120.0
@@ -148,21 +148,41 @@ def execute_migration(old: Spec | str | Path, new: Spec | str | Path, *, data_di
         client = ep.client(table_prefix=table_prefix, retries=2, connect_timeout=min(5.0, deadline / 4),
                            read_timeout=min(60.0, deadline / 4))
         name = old_spec.table_name
-        target = f"to:{spec_digest(new_spec)[:32]}"
-        seeded, resumed = _seed(client, plan, deadline, progress, segments)
-        tags = client.tags(name)
-        resumed = resumed or tags.get(MIGRATION_TAG, "").startswith(("backfill", "deleting"))
-        _check_indexes(client, new_spec)
-        run = MigrationRun(plan, client.name(name), ep.label, seeded, resumed, forced=plan.blocked)
-        client.tag(name, {MIGRATION_TAG: "backfill " + target})
-        present = _backfill(client, run, new_spec, segments, progress, deadline, workers)
-        _verify(client, run, new_spec, present, segments, progress, deadline)
-        client.tag(name, {MIGRATION_TAG: "deleting " + target})
-        _delete_old(client, run, new_spec, present, deadline)
-        _prove(client, run, new_spec, data_dir, segments, items_digest)
-        if run.items_match:
-            client.tag(name, {MIGRATION_TAG: "complete " + target})
-        return run
+        try:
+            return _run(client, plan, ep.label, spec_digest(new_spec), data_dir, deadline, progress, segments,
+                        workers, items_digest)
+        except KeyboardInterrupt as e:
+            raise MigrationInterrupted(f"interrupted: the migration of {client.name(name)} on {ep.label} stopped "
+                                       f"part-way (its tag {MIGRATION_TAG} says where); run the same command again: "
+                                       "it finishes it, without duplicates or loss") from e
+
+
+class MigrationInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a migration once the endpoint was touched: ``message`` says so and how to finish it."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def _run(client, plan: MigrationPlan, label: str, digest: str, data_dir, deadline: float, progress: bool,
+         segments: int, workers: int, items_digest) -> MigrationRun:
+    """The steps on the table (see the module)."""
+    new_spec, name, target = plan.new, plan.old.table_name, f"to:{digest[:32]}"
+    seeded, resumed = _seed(client, plan, deadline, progress, segments)
+    tags = client.tags(name)
+    resumed = resumed or tags.get(MIGRATION_TAG, "").startswith(("backfill", "deleting"))
+    _check_indexes(client, new_spec)
+    run = MigrationRun(plan, client.name(name), label, seeded, resumed, forced=plan.blocked)
+    client.tag(name, {MIGRATION_TAG: "backfill " + target})
+    present = _backfill(client, run, new_spec, segments, progress, deadline, workers)
+    _verify(client, run, new_spec, present, segments, progress, deadline)
+    client.tag(name, {MIGRATION_TAG: "deleting " + target})
+    _delete_old(client, run, new_spec, present, deadline)
+    _prove(client, run, new_spec, data_dir, segments, items_digest)
+    if run.items_match:
+        client.tag(name, {MIGRATION_TAG: "complete " + target})
+    return run
 
 
 def _seed(client, plan: MigrationPlan, deadline: float, progress: bool, segments: int) -> tuple[int, bool]:
@@ -182,6 +202,11 @@ def _seed(client, plan: MigrationPlan, deadline: float, progress: bool, segments
 
 
 def _check_indexes(client, new: Spec) -> None:
+    keys = tuple(a for a in new.key_attributes() if a)
+    if client.key_attributes(new.table_name) != keys:
+        raise MigrationError(f"the table's key ({', '.join(client.key_attributes(new.table_name))}) is not the "
+                             f"designs' ({', '.join(keys)}): it holds another design's items",
+                             where=client.name(new.table_name), hint="give --table-prefix for another table name")
     have = {i["IndexName"] for i in client.describe(new.table_name).get("GlobalSecondaryIndexes", [])}
     want = {n for n, i in new.table.indexes.items() if i.type == "global"}
     if have != want:
