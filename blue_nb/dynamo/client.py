@@ -19,6 +19,7 @@ without the client's prefix. Its methods, by concept:
   retries ``UnprocessedItems`` and throttled calls with exponential backoff and full jitter (base
   50 ms, cap 5 s) and gives up after ``max_attempts`` with a DynamoError saying how many items are
   not written. Puts are idempotent: writing the same items again resumes an interrupted load.
+  :meth:`~DynamoClient.delete_keys` deletes by key, 25 at a time, with the same retries.
 * **Reads**: :meth:`~DynamoClient.run_plan` sends exactly the plan's boto3 request
   (``plan.boto3``), follows ``LastEvaluatedKey`` and returns a :class:`blue_nb.patterns.ReadResult`
   built from what the endpoint returned: the items, and one :class:`DynamoPage` per call with the
