@@ -252,3 +252,38 @@ def test_ctrl_c_during_a_migration_says_how_to_finish_it(dynamo_endpoint, small)
     assert f"interrupted: the migration of {p}blue_dialogue on moto at {dynamo_endpoint.url}" in err
     assert "run the same command again: it finishes it, without duplicates or loss" in err
     assert "nothing was changed" not in err
+
+
+# -- the first migration: Blue's SQLite file into the table ---------------------------------------
+
+def test_blue_sqlite_import_plans_and_executes_the_first_migration(tmp_path, dialogue_spec, small, dynamo_endpoint):
+    from tests.test_import import _blue_sqlite
+
+    items = _blue_sqlite(tmp_path / "blue.sqlite", dialogue_spec, small)
+    r = blue_nb("import", str(tmp_path / "blue.sqlite"), "--from", "sqlite", "--out", str(tmp_path / "out"), "--plan",
+                "--no-progress", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    [planned] = json.loads(r.stdout)
+    plan = planned["migration"]
+    assert plan["first"] is True and not plan["blocked"]
+    assert sum(c["appear"] for c in plan["entities"].values()) == len(items)
+    assert all(c["appear"] == sum(c.values()) for c in plan["entities"].values())
+    steps = {s["name"]: s for s in plan["steps"]}
+    assert steps["6 delete old"]["wcu"] == 0 and steps["2 backfill"]["wcu"] >= len(items)
+    r = blue_nb("import", str(tmp_path / "blue.sqlite"), "--from", "sqlite", "--out", str(tmp_path / "out2"),
+                "--execute", "--endpoint-url", dynamo_endpoint.url, "--no-progress")
+    assert r.returncode == 0, r.stderr
+    assert "first migration into blue_dialogue: every item written from the rows into a new table" in r.stdout
+    assert "units: consumed equal to planned" in r.stdout
+    assert f"items: {len(items):,} stored in blue_dialogue on moto at {dynamo_endpoint.url}" in r.stdout
+    assert "content digests equal and to what apply NEW builds from the rows" in r.stdout
+    client = Endpoint.embedded(dynamo_endpoint).client()
+    spec = load_spec(tmp_path / "out2" / "dialogue.yaml")
+    assert items_digest(client.scan_items("blue_dialogue", progress=False)) == \
+        items_digest(i for _, i, _ in located_items(spec, tmp_path / "out2" / "dialogue"))
+    client.delete_table("blue_dialogue")
+
+
+def test_import_refuses_migration_options_for_other_sources(tmp_path):
+    r = blue_nb("import", str(tmp_path), "--from", "s3-export", "--out", str(tmp_path / "o"), "--plan")
+    assert r.returncode == 2 and "plan the first migration from Blue's SQLite file" in r.stderr

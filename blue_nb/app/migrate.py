@@ -143,7 +143,7 @@ class Risk:
 class MigrationPlan:
     """What :func:`plan_migration` found: per entity and index counts, the steps, the risks."""
 
-    old: Spec
+    old: Spec | None                  # None: the first migration, from rows (Blue's SQLite) into an empty table
     new: Spec
     changes: list[Change]
     entities: list[EntityCounts]
@@ -169,7 +169,9 @@ class MigrationPlan:
         return {e.entity: {f: e.fates[f] for f in FATES} for e in self.entities}
 
     def lines(self) -> list[str]:
-        out = [f"migration of {self.old.table_name}: the items of the old design in the new one's shape"
+        out = [f"migration of {self.new.table_name}: the items of the old design in the new one's shape"
+               if self.old is not None else
+               f"first migration into {self.new.table_name}: every item written from the rows into a new table"
                + (" (a new table: the key schema changes)" if self.new_table else ""), "", "items per entity:"]
         out += table_lines([["entity", "items", *FATES], *(e.row() for e in self.entities)])
         out += ["", "index entries (table = the items themselves):"]
@@ -221,7 +223,7 @@ class MigrationPlan:
         }
 
     def to_json(self) -> dict[str, Any]:
-        return {"table": self.old.table_name, "new_table": self.new_table, "rate_wcu_per_s": self.rate,
+        return {"table": self.new.table_name, "first": self.old is None, "new_table": self.new_table, "rate_wcu_per_s": self.rate,
                 "read_rate_rcu_per_s": self.read_rate, "entities": self.counts(),
                 "indexes": [vars(i) for i in self.indexes], "steps": [s.to_dict() for s in self.steps],
                 "planned": self.planned_units, "scale": self.scale, "blocked": self.blocked,
@@ -275,9 +277,10 @@ def _old_items(old: Spec, data_dir: str | Path | None, duckdb: str | Path | None
         store.close()
 
 
-def _appearing(old: Spec, new: Spec, data_dir: str | Path | None) -> Iterator[tuple[str, dict, str]]:
-    """(entity, item, where) of the entities only the new design has, built from their rows."""
-    names = [n for n in new.entities if n not in old.entities]
+def _appearing(old: Spec | None, new: Spec, data_dir: str | Path | None) -> Iterator[tuple[str, dict, str]]:
+    """(entity, item, where) of the entities only the new design has (every one without an old design),
+    built from their rows."""
+    names = [n for n in new.entities if old is None or n not in old.entities]
     if not names or data_dir is None:
         return
     files = source_files(new, data_dir)
@@ -287,12 +290,12 @@ def _appearing(old: Spec, new: Spec, data_dir: str | Path | None) -> Iterator[tu
             yield name, item, where
 
 
-def changes_of(old: Spec, new: Spec, data_dir: str | Path | None = None, duckdb: str | Path | None = None,
+def changes_of(old: Spec | None, new: Spec, data_dir: str | Path | None = None, duckdb: str | Path | None = None,
                ) -> list[Change]:
     """Every item of the migration with its fate (see the module)."""
-    ok, nk = _table_keys(old), _table_keys(new)
+    ok, nk = _table_keys(old or new), _table_keys(new)
     out: list[Change] = []
-    for entity, item, where in _old_items(old, data_dir, duckdb):
+    for entity, item, where in (_old_items(old, data_dir, duckdb) if old is not None else ()):
         if entity not in new.entities:
             out.append(Change(entity, where, item, None, _key(item, ok), None, "disappear"))
             continue
@@ -350,9 +353,10 @@ def _entry_size(item: Mapping[str, Any] | None, spec: Spec, index: str) -> int |
     return item_size(entry) if entry is not None else None
 
 
-def _index_counts(changes: list[Change], old: Spec, new: Spec, new_table: bool) -> list[IndexCounts]:
+def _index_counts(changes: list[Change], old: Spec | None, new: Spec, new_table: bool) -> list[IndexCounts]:
     """The table's items and each index's entries: kept, written, moved, updated, deleted, and their units."""
     out = []
+    old = old or new
     names = ["table", *dict.fromkeys([*new.table.indexes, *old.table.indexes])]
     for name in names:
         ic = IndexCounts(name)
@@ -392,7 +396,7 @@ def _index_counts(changes: list[Change], old: Spec, new: Spec, new_table: bool) 
     return out
 
 
-def _risks(changes: list[Change], old: Spec, new: Spec, rate: float, new_table: bool) -> list[Risk]:
+def _risks(changes: list[Change], old: Spec | None, new: Spec, rate: float, new_table: bool) -> list[Risk]:
     risks: list[Risk] = []
     big = [f"{c.shown}: {item_size(c.new):,} bytes" for c in changes
            if c.new is not None and item_size(c.new) > MAX_ITEM_BYTES]
@@ -424,7 +428,7 @@ def _risks(changes: list[Change], old: Spec, new: Spec, rate: float, new_table: 
     return risks
 
 
-def _heat_risks(changes: list[Change], old: Spec, new: Spec, rate: float) -> list[Risk]:
+def _heat_risks(changes: list[Change], old: Spec | None, new: Spec, rate: float) -> list[Risk]:
     """The backfill's own heat: its puts arrive in Scan order, spread over the partitions in proportion to
     each one's units, so a partition that takes a share s of the units takes s x rate WCU/s."""
     out = []
@@ -454,7 +458,7 @@ def _heat_risks(changes: list[Change], old: Spec, new: Spec, rate: float) -> lis
 
 
 def _live_writes(changes: list[Change], new: Spec) -> Risk | None:
-    moved = {c.entity for c in changes if c.fate in ("move partition", "move sort", "update")}
+    moved = {c.entity for c in changes if c.fate in ("move partition", "move sort", "update", "appear")}
     writers = [p for p in new.access_patterns if not p.is_read and set(p.entities) & moved]
     if not moved:
         return None
@@ -479,26 +483,30 @@ def _scale(changes: list[Change], items: Mapping[str, int] | int | None) -> dict
     return {e: (items[e] / per[e] if e in items else 1.0) for e in per}
 
 
-def plan_migration(old: Spec | str | Path, new: Spec | str | Path, *, data_dir: str | Path | None = None,
+def plan_migration(old: Spec | str | Path | None, new: Spec | str | Path, *, data_dir: str | Path | None = None,
                    duckdb: str | Path | None = None, rate: float | None = None, read_rate: float | None = None,
                    items: Mapping[str, int] | int | None = None, prices=None) -> MigrationPlan:
     """The migration from ``old`` to ``new`` of the items under ``data_dir`` (or in the DuckDB file ``duckdb``,
     loaded with ``old``'s items): see the module. ``rate``: write units per second of the backfill and the
     delete (default: the new table's provisioned write capacity, else 1,000 WCU/s); ``read_rate``: read units
     per second of the Scans (default: the provisioned read capacity, else 3 x the write rate); ``items``: the
-    production size, a total or per entity."""
-    old, new = as_spec(old), as_spec(new)
+    production size, a total or per entity. ``old=None``: the first migration, every item of ``new`` written
+    from its rows (say, those ``import --from sqlite`` wrote from Blue's SQLite file) into a new table."""
+    old, new = (as_spec(old) if old is not None else None), as_spec(new)
+    if old is None and data_dir is None:
+        raise SpecError("the first migration writes the items built from the rows: give --data DIR", where="migrate",
+                        hint="import --from sqlite writes the rows beside the draft spec")
     if (data_dir is None) == (duckdb is None):
         raise SpecError("give the old design's items: --data DIR (its rows) or --duckdb FILE (loaded with it)",
                         where="migrate", hint="e.g. --data data/sample/dialogue")
-    if old.table_name != new.table_name:
+    if old is not None and old.table_name != new.table_name:
         raise SpecError(f"the designs name different tables ({old.table_name!r}, {new.table_name!r})",
                         where="table.name", hint="a migration changes one table: give both designs its name")
     rate = float(rate or new.table.write_capacity or DEFAULT_WRITE_RATE)
     read_rate = float(read_rate or new.table.read_capacity or READ_PER_WRITE * rate)
     if rate <= 0 or read_rate <= 0:
         raise SpecError("the rates must be above 0 units per second", where="--rate", hint="e.g. --rate 500")
-    new_table = _table_keys(old) != _table_keys(new) or any(
+    new_table = old is not None and _table_keys(old) != _table_keys(new) or old is not None and any(
         old.table.indexes.get(n) != i for n, i in new.table.indexes.items() if i.type == "local")
     changes = changes_of(old, new, data_dir, duckdb)
     entities: dict[str, EntityCounts] = {}
@@ -508,9 +516,9 @@ def plan_migration(old: Spec | str | Path, new: Spec | str | Path, *, data_dir: 
     scale = _scale(changes, items)
     steps = _steps(changes, indexes, old, new, new_table, scale, rate, read_rate, as_prices(prices))
     notes = []
-    if duckdb is not None and any(n not in old.entities for n in new.entities):
+    if old is not None and duckdb is not None and any(n not in old.entities for n in new.entities):
         notes.append("the entities only the new design has appear from their rows: give --data to count them")
-    new_gsis = [n for n in new.table.indexes if n not in old.table.indexes]
+    new_gsis = [n for n in new.table.indexes if old is not None and n not in old.table.indexes]
     if new_gsis:
         notes.append(f"new index(es) {', '.join(new_gsis)}: DynamoDB backfills a new GSI itself, at the cost of "
                      "its entries' writes (counted in the backfill)")
@@ -518,7 +526,7 @@ def plan_migration(old: Spec | str | Path, new: Spec | str | Path, *, data_dir: 
                          _risks(changes, old, new, rate, new_table), rate, read_rate, scale, new_table, notes)
 
 
-def _steps(changes: list[Change], indexes: list[IndexCounts], old: Spec, new: Spec, new_table: bool,
+def _steps(changes: list[Change], indexes: list[IndexCounts], old: Spec | None, new: Spec, new_table: bool,
            scale: dict[str, float], rate: float, read_rate: float, prices) -> list[Step]:
     old_by_key = {c.old_key: c.old for c in changes if c.old is not None}
     new_keys = {c.new_key for c in changes if c.new is not None}
@@ -534,10 +542,14 @@ def _steps(changes: list[Change], indexes: list[IndexCounts], old: Spec, new: Sp
     weight = Counter(c.entity for c in changes)
     n = sum(weight.values()) or 1
     factor = sum(scale.get(e, 1.0) * k for e, k in weight.items()) / n
+    first = old is None
     steps = [
-        Step("1 dual writes", "the application writes both shapes of every item it changes (its own write units, "
-             "doubled for the moved entities, are its bill, not the migration's)"),
-        Step("2 backfill", ("a new table created, " if new_table else "")
+        Step("1 dual writes", "the application writes to its SQLite files and to the table (its own write units "
+             "are its bill, not the migration's)" if first else "the application writes both shapes of every item "
+             "it changes (its own write units, doubled for the moved entities, are its bill, not the migration's)"),
+        Step("2 backfill", "the table created, every item built from the rows put with BatchWriteItem (index "
+             "entries included), retried with backoff; resumable: a put is idempotent" if first else
+             ("a new table created, " if new_table else "")
              + "a parallel Scan of the old items, each new shape put with BatchWriteItem (index entries included), "
              "retried with backoff; resumable: a put is idempotent", scan_read_units(old_sizes), backfill_wcu),
         Step("3 verify", "a Scan of the " + ("new " if new_table else "") + "table: each old item's new shape must be "

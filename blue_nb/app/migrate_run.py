@@ -125,13 +125,14 @@ def _refuse_blocked(plan: MigrationPlan) -> None:
                               "or give --force to run it as planned (the colliding items are lost)")
 
 
-def execute_migration(old: Spec | str | Path, new: Spec | str | Path, *, data_dir: str | Path | None = None,
+def execute_migration(old: Spec | str | Path | None, new: Spec | str | Path, *, data_dir: str | Path | None = None,
                       duckdb: str | Path | None = None, endpoint_url: str | None = None, aws: bool = False,
                       profile: str | None = None, endpoint=None, table_prefix: str = "", force: bool = False,
                       rate: float | None = None, items: Mapping[str, int] | int | None = None,
                       segments: int = 4, workers: int = 1, progress: bool = False,
                       deadline: float = DEADLINE) -> MigrationRun:
-    """Plan the migration and run it on the table (see the module); returns what it did and consumed."""
+    """Plan the migration and run it on the table (see the module); returns what it did and consumed.
+    ``old=None``: the first migration, the items built from ``data_dir``'s rows written into a new table."""
     from blue_nb.app.roundtrip import items_digest, spec_digest  # deferred: boto3 only when a migration runs
     from blue_nb.dynamo import resolve_endpoint  # deferred: boto3 only when a migration runs
 
@@ -142,12 +143,12 @@ def execute_migration(old: Spec | str | Path, new: Spec | str | Path, *, data_di
         raise MigrationError("the table's key schema changes: this migration needs a new table and a full copy, "
                              "which --execute does not run yet", where="table",
                              hint="the plan (without --execute) prices it; keep the key attributes to migrate in place")
-    old_spec, new_spec = plan.old, plan.new
+    new_spec = plan.new
     with ExitStack() as stack:
         ep = endpoint or stack.enter_context(resolve_endpoint(endpoint_url, aws=aws, profile=profile))
         client = ep.client(table_prefix=table_prefix, retries=2, connect_timeout=min(5.0, deadline / 4),
                            read_timeout=min(60.0, deadline / 4))
-        name = old_spec.table_name
+        name = new_spec.table_name
         try:
             return _run(client, plan, ep.label, spec_digest(new_spec), data_dir, deadline, progress, segments,
                         workers, items_digest)
@@ -168,7 +169,7 @@ class MigrationInterrupted(KeyboardInterrupt):
 def _run(client, plan: MigrationPlan, label: str, digest: str, data_dir, deadline: float, progress: bool,
          segments: int, workers: int, items_digest) -> MigrationRun:
     """The steps on the table (see the module)."""
-    new_spec, name, target = plan.new, plan.old.table_name, f"to:{digest[:32]}"
+    new_spec, name, target = plan.new, plan.new.table_name, f"to:{digest[:32]}"
     seeded, resumed = _seed(client, plan, deadline, progress, segments)
     tags = client.tags(name)
     resumed = resumed or tags.get(MIGRATION_TAG, "").startswith(("backfill", "deleting"))
@@ -188,9 +189,16 @@ def _run(client, plan: MigrationPlan, label: str, digest: str, data_dir, deadlin
 def _seed(client, plan: MigrationPlan, deadline: float, progress: bool, segments: int) -> tuple[int, bool]:
     """Create the table with the old design and its items where it does not exist (or finish that);
     (items seeded, whether an interrupted seed was resumed)."""
-    name = plan.old.table_name
+    name = plan.new.table_name
     exists = client.table_exists(name)
     state = client.tags(name).get(MIGRATION_TAG, "") if exists else ""
+    if plan.old is None:                      # the first migration: a new table of the new design
+        if not exists:
+            client.create_table(plan.new, tags={MIGRATION_TAG: "seeded"}, timeout=deadline)
+        elif not state:
+            raise MigrationError(f"table {client.name(name)!r} already exists and no migration of blue_nb made it",
+                                 where=client.name(name), hint="give --table-prefix to write a table of another name")
+        return 0, False
     if exists and not state.startswith("seeding"):
         return 0, False
     if not exists:
