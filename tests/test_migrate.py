@@ -83,6 +83,16 @@ def test_the_plan_s_units_are_the_sum_of_its_puts_deletes_and_scans(sample_plan)
     assert b.scaled_wcu == pytest.approx(b.wcu * 10) and b.seconds == pytest.approx(b.wcu / 500 + b.rcu / 1500)
 
 
+def test_a_duckdb_file_loaded_with_the_old_design_plans_the_same(tmp_path, small):
+    from blue_nb.app.workflows import load_data
+
+    load_data(OLD, small, duckdb=tmp_path / "old.duckdb", progress=False)
+    from_rows = plan_migration(OLD, NEW, data_dir=small)
+    from_store = plan_migration(OLD, NEW, duckdb=tmp_path / "old.duckdb")
+    assert from_store.counts() == from_rows.counts() and from_store.planned_units == from_rows.planned_units
+    assert [vars(i) for i in from_store.indexes] == [vars(i) for i in from_rows.indexes]
+
+
 def test_the_backfill_heat_names_the_partition_and_a_safe_rate():
     plan = plan_migration(OLD, NEW, data_dir=SAMPLE, rate=40_000)
     heat = [r for r in plan.risks if r.kind == "backfill-heat"]
