@@ -93,6 +93,20 @@ def test_a_duckdb_file_loaded_with_the_old_design_plans_the_same(tmp_path, small
     assert [vars(i) for i in from_store.indexes] == [vars(i) for i in from_rows.indexes]
 
 
+def test_a_production_size_per_entity_scales_each_entity_s_units():
+    plan = plan_migration(OLD, NEW, data_dir=SAMPLE, items={"Perspective": 3063 * 100})
+    new = plan.new
+    per = {e: sum(put_units(new, None, c.new) for c in plan.changes if c.entity == e and c.fate.startswith("move"))
+           for e in ("Perspective", "TensionEvent")}
+    steps = {s.name: s for s in plan.steps}
+    assert steps["2 backfill"].wcu == per["Perspective"] + per["TensionEvent"]
+    assert steps["2 backfill"].scaled_wcu == pytest.approx(per["Perspective"] * 100 + per["TensionEvent"])
+    assert steps["6 delete old"].scaled_wcu == pytest.approx(
+        sum(delete_units(new, c.old) * (100 if c.entity == "Perspective" else 1)
+            for c in plan.changes if c.fate.startswith("move")))
+    assert steps["4 switch reads"].scaled_wcu == 0
+
+
 def test_the_backfill_heat_names_the_partition_and_a_safe_rate():
     plan = plan_migration(OLD, NEW, data_dir=SAMPLE, rate=40_000)
     heat = [r for r in plan.risks if r.kind == "backfill-heat"]

@@ -530,18 +530,32 @@ def _steps(changes: list[Change], indexes: list[IndexCounts], old: Spec | None, 
            scale: dict[str, float], rate: float, read_rate: float, prices) -> list[Step]:
     old_by_key = {c.old_key: c.old for c in changes if c.old is not None}
     new_keys = {c.new_key for c in changes if c.new is not None}
-    gone = [c.old for c in changes if c.old is not None and c.old_key not in new_keys]
-    puts = [(None if new_table else old_by_key.get(c.new_key), c.new) for c in changes
+    gone = [c for c in changes if c.old is not None and c.old_key not in new_keys]
+    puts = [(c.entity, None if new_table else old_by_key.get(c.new_key), c.new) for c in changes
             if c.new is not None and (new_table or old_by_key.get(c.new_key) != c.new)]
-    old_sizes = [item_size(c.old) for c in changes if c.old is not None]
-    final = [item_size(c.new) for c in changes if c.new is not None]
-    during = final + ([] if new_table else [item_size(i) for i in gone])
-    backfill_wcu = sum(put_units(new, before, after) for before, after in puts)
-    delete_wcu = 0 if new_table else sum(delete_units(new, i) for i in gone)
-    # the production size: each entity's items times its factor
-    weight = Counter(c.entity for c in changes)
-    n = sum(weight.values()) or 1
-    factor = sum(scale.get(e, 1.0) * k for e, k in weight.items()) / n
+    old_sizes = [(c.entity, item_size(c.old)) for c in changes if c.old is not None]
+    final = [(c.entity, item_size(c.new)) for c in changes if c.new is not None]
+    during = final + ([] if new_table else [(c.entity, item_size(c.old)) for c in gone])
+    put_w, delete_w = Counter(), Counter()
+    for entity, before, after in puts:
+        put_w[entity] += put_units(new, before, after)
+    for c in [] if new_table else gone:
+        delete_w[c.entity] += delete_units(new, c.old)
+    backfill_wcu, delete_wcu = sum(put_w.values()), sum(delete_w.values())
+
+    def bytes_of(sized: list[tuple[str, int]]) -> Counter:
+        out: Counter = Counter()
+        for entity, size in sized:
+            out[entity] += size
+        return out
+
+    def factor(weights: Counter) -> float:
+        """The production size over the sample's, for units spread over the entities as ``weights``."""
+        total = sum(weights.values())
+        if not total:
+            return sum(scale.values()) / len(scale) if scale else 1.0
+        return sum(scale.get(e, 1.0) * w for e, w in weights.items()) / total
+
     first = old is None
     steps = [
         Step("1 dual writes", "the application writes to its SQLite files and to the table (its own write units "
@@ -551,20 +565,25 @@ def _steps(changes: list[Change], indexes: list[IndexCounts], old: Spec | None, 
              "entries included), retried with backoff; resumable: a put is idempotent" if first else
              ("a new table created, " if new_table else "")
              + "a parallel Scan of the old items, each new shape put with BatchWriteItem (index entries included), "
-             "retried with backoff; resumable: a put is idempotent", scan_read_units(old_sizes), backfill_wcu),
+             "retried with backoff; resumable: a put is idempotent", scan_read_units([z for _, z in old_sizes]),
+             backfill_wcu),
         Step("3 verify", "a Scan of the " + ("new " if new_table else "") + "table: each old item's new shape must be "
-             "there, equal (a missing or different one is put again)", scan_read_units(during)),
+             "there, equal (a missing or different one is put again)", scan_read_units([z for _, z in during])),
         Step("4 switch reads", "the application reads the new keys"),
         Step("5 stop old writes", "the application writes the new shape only"),
         Step("6 delete old", ("the old table deleted (no units)" if new_table else
                               "each old item no longer in the new design deleted with BatchWriteItem (index entries "
                               "included)"), 0, delete_wcu),
         Step("7 prove", "a Scan of the table: it equals what apply NEW builds, item for item",
-             scan_read_units(final)),
+             scan_read_units([z for _, z in final])),
     ]
+    # each step's units scaled entity by entity: writes by each entity's units, Scans by its bytes
+    weights = {"2 backfill": (bytes_of(old_sizes), put_w), "3 verify": (bytes_of(during), Counter()),
+               "6 delete old": (Counter(), delete_w), "7 prove": (bytes_of(final), Counter())}
     hours = Decimal(1) / 3600
     for s in steps:
-        s.scaled_rcu, s.scaled_wcu = s.rcu * factor, s.wcu * factor
+        read_w, write_w = weights.get(s.name, (Counter(), Counter()))
+        s.scaled_rcu, s.scaled_wcu = s.rcu * factor(read_w), s.wcu * factor(write_w)
         for attr, (r, w) in (("", (s.rcu, s.wcu)), ("scaled_", (s.scaled_rcu, s.scaled_wcu))):
             rd, wd = Decimal(str(r)), Decimal(str(w))
             setattr(s, attr + "on_demand_usd", (rd * prices.on_demand_read_per_million
