@@ -311,3 +311,22 @@ def test_blue_sqlite_import_plans_and_executes_the_first_migration(tmp_path, dia
 def test_import_refuses_migration_options_for_other_sources(tmp_path):
     r = blue_nb("import", str(tmp_path), "--from", "s3-export", "--out", str(tmp_path / "o"), "--plan")
     assert r.returncode == 2 and "plan the first migration from Blue's SQLite file" in r.stderr
+
+
+def test_attribute_and_index_changes_are_updates_executed_at_the_planned_units(tmp_path, small, dynamo_endpoint):
+    text = NEW.read_text()
+    text = text.replace('gsi1sk: "{created_at}"        #', 'gsi1sk: "C#{created_at}"      #')
+    text = text.replace("attributes: {label: S, content: S, status: S}", "attributes: {label: S, content: S}")
+    assert text.count("C#{created_at}") == 1 and "attributes: {label: S, content: S}\n" in text
+    path = tmp_path / "dialogue_v3.yaml"
+    path.write_text(text)
+    plan = plan_migration(NEW, path, data_dir=small)
+    counts = plan.counts()
+    assert counts["Dialogue"]["update"] == sum(counts["Dialogue"].values()) > 0
+    assert counts["Perspective"]["update"] == sum(counts["Perspective"].values())
+    gsi = next(i for i in plan.indexes if i.index == "gsi1")
+    assert gsi.moved == counts["Dialogue"]["update"] and gsi.kept == 0
+    run = execute_migration(NEW, path, data_dir=small, endpoint=Endpoint.embedded(dynamo_endpoint),
+                            table_prefix=f"u{uuid.uuid4().hex[:8]}-")
+    assert run.ok and run.units_match and run.deletes == 0
+    assert run.puts == counts["Dialogue"]["update"] + counts["Perspective"]["update"]
