@@ -330,3 +330,22 @@ def test_attribute_and_index_changes_are_updates_executed_at_the_planned_units(t
                             table_prefix=f"u{uuid.uuid4().hex[:8]}-")
     assert run.ok and run.units_match and run.deletes == 0
     assert run.puts == counts["Dialogue"]["update"] + counts["Perspective"]["update"]
+
+
+def test_a_new_global_index_is_priced_with_the_entries_dynamodb_writes(tmp_path, small):
+    text = NEW.read_text().replace("  indexes:\n", "  indexes:\n    gsi2:\n      type: global\n      partition_key: gsi2pk\n"
+                                   "      sort_key: gsi2sk\n", 1)
+    text = text.replace('sk: "EXPERT#{expert}"', 'sk: "EXPERT#{expert}"\n      gsi2pk: "EXPERT#{expert}"\n'
+                        '      gsi2sk: "{dialogue_id}"', 1)
+    path = tmp_path / "dialogue_gsi2.yaml"
+    path.write_text(text)
+    plan = plan_migration(NEW, path, data_dir=small)
+    experts = [c for c in plan.changes if c.entity == "Expert"]
+    assert {c.fate for c in experts} == {"update"}           # the new key attributes: a put over each expert
+    gsi2 = next(i for i in plan.indexes if i.index == "gsi2")
+    assert gsi2.written == len(experts) and gsi2.backfill_wcu == len(experts)
+    backfill = next(s for s in plan.steps if s.name == "2 backfill")
+    assert backfill.wcu == sum(put_units(plan.new, c.old, c.new) for c in experts)
+    assert "new index(es) gsi2: DynamoDB backfills a new GSI itself" in " ".join(plan.notes)
+    with pytest.raises(MigrationError, match=r"the table's global indexes change \(gsi1 -> gsi1, gsi2\)"):
+        execute_migration(NEW, path, data_dir=small)

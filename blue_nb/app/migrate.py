@@ -541,6 +541,15 @@ def _steps(changes: list[Change], indexes: list[IndexCounts], old: Spec | None, 
         put_w[entity] += put_units(new, before, after)
     for c in [] if new_table else gone:
         delete_w[c.entity] += delete_units(new, c.old)
+    # a new global index: DynamoDB writes the entries of the items not put (they stay) itself, at their cost
+    fresh = [n for n in new.table.indexes if old is not None and n not in old.table.indexes]
+    put_ids = {id(after) for _, _, after in puts}
+    for c in changes:
+        if c.new is not None and id(c.new) not in put_ids:
+            for index in fresh:
+                entry = index_entry(c.new, new, index)
+                if entry is not None:
+                    put_w[c.entity] += write_units(item_size(entry))
     backfill_wcu, delete_wcu = sum(put_w.values()), sum(delete_w.values())
 
     def bytes_of(sized: list[tuple[str, int]]) -> Counter:
@@ -565,7 +574,9 @@ def _steps(changes: list[Change], indexes: list[IndexCounts], old: Spec | None, 
              "entries included), retried with backoff; resumable: a put is idempotent" if first else
              ("a new table created, " if new_table else "")
              + "a parallel Scan of the old items, each new shape put with BatchWriteItem (index entries included), "
-             "retried with backoff; resumable: a put is idempotent", scan_read_units([z for _, z in old_sizes]),
+             "retried with backoff; resumable: a put is idempotent"
+             + (f"; DynamoDB backfills the new index {', '.join(fresh)} itself (its entries' writes included)"
+                if fresh else ""), scan_read_units([z for _, z in old_sizes]),
              backfill_wcu),
         Step("3 verify", "a Scan of the " + ("new " if new_table else "") + "table: each old item's new shape must be "
              "there, equal (a missing or different one is put again)", scan_read_units([z for _, z in during])),

@@ -144,6 +144,11 @@ def execute_migration(old: Spec | str | Path | None, new: Spec | str | Path, *, 
                              "which --execute does not run yet", where="table",
                              hint="the plan (without --execute) prices it; keep the key attributes to migrate in place")
     new_spec = plan.new
+    if plan.old is not None and _globals(plan.old) != _globals(new_spec):
+        raise MigrationError(f"the table's global indexes change ({', '.join(sorted(_globals(plan.old))) or 'none'} -> "
+                             f"{', '.join(sorted(_globals(new_spec))) or 'none'}): --execute migrates items between "
+                             "designs with the same indexes", where="table.indexes",
+                             hint="create or delete the indexes first (UpdateTable); the plan prices their entries")
     with ExitStack() as stack:
         ep = endpoint or stack.enter_context(resolve_endpoint(endpoint_url, aws=aws, profile=profile))
         client = ep.client(table_prefix=table_prefix, retries=2, connect_timeout=min(5.0, deadline / 4),
@@ -209,6 +214,10 @@ def _seed(client, plan: MigrationPlan, deadline: float, progress: bool, segments
     return len(old_items), exists
 
 
+def _globals(spec: Spec) -> set[str]:
+    return {n for n, i in spec.table.indexes.items() if i.type == "global"}
+
+
 def _check_indexes(client, new: Spec) -> None:
     keys = tuple(a for a in new.key_attributes() if a)
     if client.key_attributes(new.table_name) != keys:
@@ -216,7 +225,7 @@ def _check_indexes(client, new: Spec) -> None:
                              f"designs' ({', '.join(keys)}): it holds another design's items",
                              where=client.name(new.table_name), hint="give --table-prefix for another table name")
     have = {i["IndexName"] for i in client.describe(new.table_name).get("GlobalSecondaryIndexes", [])}
-    want = {n for n, i in new.table.indexes.items() if i.type == "global"}
+    want = _globals(new)
     if have != want:
         raise MigrationError(f"the table's global indexes ({', '.join(sorted(have)) or 'none'}) are not the new "
                              f"design's ({', '.join(sorted(want)) or 'none'}): --execute migrates items between "
