@@ -39,15 +39,6 @@ def blue_nb(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def small(tmp_path_factory) -> Path:
-    from blue_nb.samples import generate_sample
-
-    out = tmp_path_factory.mktemp("migrate_small")
-    generate_sample("dialogue", scale=300, seed=4, out_dir=out)
-    return out
-
-
-@pytest.fixture(scope="module")
 def sample_plan():
     return plan_migration(OLD, NEW, data_dir=SAMPLE)
 
@@ -83,11 +74,11 @@ def test_the_plan_s_units_are_the_sum_of_its_puts_deletes_and_scans(sample_plan)
     assert b.scaled_wcu == pytest.approx(b.wcu * 10) and b.seconds == pytest.approx(b.wcu / 500 + b.rcu / 1500)
 
 
-def test_a_duckdb_file_loaded_with_the_old_design_plans_the_same(tmp_path, small):
+def test_a_duckdb_file_loaded_with_the_old_design_plans_the_same(tmp_path, small_dialogue):
     from blue_nb.app.workflows import load_data
 
-    load_data(OLD, small, duckdb=tmp_path / "old.duckdb", progress=False)
-    from_rows = plan_migration(OLD, NEW, data_dir=small)
+    load_data(OLD, small_dialogue, duckdb=tmp_path / "old.duckdb", progress=False)
+    from_rows = plan_migration(OLD, NEW, data_dir=small_dialogue)
     from_store = plan_migration(OLD, NEW, duckdb=tmp_path / "old.duckdb")
     assert from_store.counts() == from_rows.counts() and from_store.planned_units == from_rows.planned_units
     assert [vars(i) for i in from_store.indexes] == [vars(i) for i in from_rows.indexes]
@@ -123,7 +114,8 @@ def test_live_writes_are_named_with_the_patterns_that_write_the_moved_entities(s
 
 def test_cli_plan_prints_and_writes_it(tmp_path):
     out = tmp_path / "plan"
-    r = blue_nb("migrate", str(OLD), str(NEW), "--data", str(SAMPLE), "--items", "Perspective=6000000", "--out", str(out))
+    r = blue_nb("migrate", str(OLD), str(NEW), "--data", str(SAMPLE), "--items", "Perspective=6000000",
+                "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert "Perspective   3,063  0     0               3,063" in r.stdout
     assert "(sample | production)" in r.stdout and "risk live-writes" in r.stdout
@@ -155,27 +147,27 @@ def colliding_spec(tmp_path: Path) -> Path:
     return path
 
 
-def test_colliding_keys_are_named_and_not_executed_without_force(tmp_path, small, dynamo_endpoint):
+def test_colliding_keys_are_named_and_not_executed_without_force(tmp_path, small_dialogue, dynamo_endpoint):
     spec = colliding_spec(tmp_path)
-    plan = plan_migration(OLD, spec, data_dir=small)
+    plan = plan_migration(OLD, spec, data_dir=small_dialogue)
     clash = next(r for r in plan.risks if r.kind == "key-collision")
     assert clash.blocks and plan.blocked
     first = clash.items[0]
     assert first.startswith("Perspective (") and " and Perspective (" in first and "-> one key " in first
     assert "perspectives.csv:" in first
-    r = blue_nb("migrate", str(OLD), str(spec), "--data", str(small))
+    r = blue_nb("migrate", str(OLD), str(spec), "--data", str(small_dialogue))
     assert r.returncode == 1 and "BLOCKS key-collision" in r.stdout
     p = f"m{uuid.uuid4().hex[:8]}-"
-    r = blue_nb("migrate", str(OLD), str(spec), "--data", str(small), "--execute", "--endpoint-url",
+    r = blue_nb("migrate", str(OLD), str(spec), "--data", str(small_dialogue), "--execute", "--endpoint-url",
                 dynamo_endpoint.url, "--table-prefix", p)
     assert r.returncode == 2 and "the migration is not executed" in r.stderr and "--force" in r.stderr, r.stderr
     assert first in r.stderr
     assert not Endpoint.embedded(dynamo_endpoint).client(table_prefix=p).table_exists("blue_dialogue")
 
 
-def test_an_item_that_crosses_400_kb_in_the_new_shape_is_named(tmp_path, small):
+def test_an_item_that_crosses_400_kb_in_the_new_shape_is_named(tmp_path, small_dialogue):
     data = tmp_path / "data"
-    shutil.copytree(small, data)
+    shutil.copytree(small_dialogue, data)
     path = data / "perspectives.csv"
     with path.open(newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
@@ -199,32 +191,33 @@ def test_an_item_that_crosses_400_kb_in_the_new_shape_is_named(tmp_path, small):
 
 # -- execution ------------------------------------------------------------------------------------
 
-def test_execute_leaves_the_table_apply_new_builds_and_consumes_the_planned_units(dynamo_endpoint, small):
+def test_execute_leaves_the_table_apply_new_builds_and_consumes_the_planned_units(dynamo_endpoint, small_dialogue):
     p = f"m{uuid.uuid4().hex[:8]}-"
     ep = Endpoint.embedded(dynamo_endpoint)
-    run = execute_migration(OLD, NEW, data_dir=small, endpoint=ep, table_prefix=p)
+    run = execute_migration(OLD, NEW, data_dir=small_dialogue, endpoint=ep, table_prefix=p)
     assert run.ok and run.units_match and not run.resumed
     assert run.units == run.plan.planned_units and run.units["wcu"] > 0
     client = ep.client(table_prefix=p)
     stored = items_digest(client.scan_items("blue_dialogue", progress=False))
-    assert stored == items_digest(i for _, i, _ in located_items(load_spec(NEW), small))
+    assert stored == items_digest(i for _, i, _ in located_items(load_spec(NEW), small_dialogue))
     assert client.tags("blue_dialogue")[MIGRATION_TAG].startswith("complete")
     moved = sum(v for e in run.plan.counts().values() for k, v in e.items() if k.startswith("move"))
     assert run.puts == run.deletes == moved > 0
-    again = execute_migration(OLD, NEW, data_dir=small, endpoint=ep, table_prefix=p)   # nothing left to do
+    again = execute_migration(OLD, NEW, data_dir=small_dialogue, endpoint=ep, table_prefix=p)   # nothing left to do
     assert again.ok and again.puts == again.deletes == 0 and again.units["wcu"] == 0
 
 
 @pytest.mark.parametrize("phase", ["migrate-write-3", "migrate-scan-1", "migrate-write-17", "migrate-scan-2",
                                    "migrate-write-28", "migrate-scan-3"])
-def test_a_migration_killed_at_any_point_resumes_to_the_same_table(dynamo_endpoint, small, phase):
-    plan = plan_migration(OLD, NEW, data_dir=small)
+def test_a_migration_killed_at_any_point_resumes_to_the_same_table(dynamo_endpoint, small_dialogue, phase):
+    plan = plan_migration(OLD, NEW, data_dir=small_dialogue)
     old_items = sum(1 for c in plan.changes if c.old is not None)
     moved = sum(1 for c in plan.changes if c.fate.startswith("move"))
     seed, backfill = -(-old_items // 25), -(-moved // 25)
     assert seed < 17 <= seed + backfill < 28 <= seed + 2 * backfill   # seeding, backfilling, deleting
     p = f"k{uuid.uuid4().hex[:8]}-"
-    args = ["migrate", str(OLD), str(NEW), "--data", str(small), "--execute", "--endpoint-url", dynamo_endpoint.url,
+    args = ["migrate", str(OLD), str(NEW), "--data", str(small_dialogue), "--execute", "--endpoint-url",
+            dynamo_endpoint.url,
             "--table-prefix", p]
     proc = subprocess.Popen([sys.executable, "-m", "tests.paused", phase, *args], stderr=subprocess.PIPE, text=True,
                             stdout=subprocess.DEVNULL, cwd=ROOT)
@@ -236,20 +229,20 @@ def test_a_migration_killed_at_any_point_resumes_to_the_same_table(dynamo_endpoi
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)["run"]
     assert out["ok"] and out["items"]["match"] and out["resumed"]
-    expected = items_digest(i for _, i, _ in located_items(load_spec(NEW), small))
+    expected = items_digest(i for _, i, _ in located_items(load_spec(NEW), small_dialogue))
     assert items_digest(client.scan_items("blue_dialogue", progress=False)) == expected
     assert client.tags("blue_dialogue")[MIGRATION_TAG].startswith("complete")
 
 
 # -- the review report ----------------------------------------------------------------------------
 
-def test_the_review_report_against_the_previous_version_has_a_migration_part(tmp_path, small):
+def test_the_review_report_against_the_previous_version_has_a_migration_part(tmp_path, small_dialogue):
     from blue_nb.app.exports import export_spec
     from blue_nb.app.review import review_data
 
-    plan = plan_migration(OLD, NEW, data_dir=small)
+    plan = plan_migration(OLD, NEW, data_dir=small_dialogue)
     moved = sum(v for e in plan.counts().values() for k, v in e.items() if k.startswith("move"))
-    checked = review_data(NEW, small, against=OLD, figures=False)
+    checked = review_data(NEW, small_dialogue, against=OLD, figures=False)
     data = checked[1]
     m = data.changes.migration
     assert m["summary"].startswith(f"{moved:,} of {len(plan.changes):,} items move to new keys")
@@ -257,7 +250,7 @@ def test_the_review_report_against_the_previous_version_has_a_migration_part(tmp
                                 "appear"]
     assert [row[0] for row in m["steps"][1:]] == [s.name for s in plan.steps]
     out = tmp_path / "review.md"
-    export_spec(NEW, "report-md", data_dir=small, against=OLD, out=out, checked=checked)
+    export_spec(NEW, "report-md", data_dir=small_dialogue, against=OLD, out=out, checked=checked)
     text = out.read_text()
     part = text[text.index("### Migration"):]
     assert "| 2 backfill |" in part and "risk live-writes" in part
@@ -265,9 +258,10 @@ def test_the_review_report_against_the_previous_version_has_a_migration_part(tmp
     assert bare.changes.migration is None and "--data" in bare.changes.migration_note
 
 
-def test_ctrl_c_during_a_migration_says_how_to_finish_it(dynamo_endpoint, small):
+def test_ctrl_c_during_a_migration_says_how_to_finish_it(dynamo_endpoint, small_dialogue):
     p = f"i{uuid.uuid4().hex[:8]}-"
-    args = ["migrate", str(OLD), str(NEW), "--data", str(small), "--execute", "--endpoint-url", dynamo_endpoint.url,
+    args = ["migrate", str(OLD), str(NEW), "--data", str(small_dialogue), "--execute", "--endpoint-url",
+            dynamo_endpoint.url,
             "--table-prefix", p]
     proc = subprocess.Popen([sys.executable, "-m", "tests.paused", "migrate-scan-2", *args], stderr=subprocess.PIPE,
                             text=True, stdout=subprocess.DEVNULL, cwd=ROOT)
@@ -280,10 +274,11 @@ def test_ctrl_c_during_a_migration_says_how_to_finish_it(dynamo_endpoint, small)
 
 # -- the first migration: Blue's SQLite file into the table ---------------------------------------
 
-def test_blue_sqlite_import_plans_and_executes_the_first_migration(tmp_path, dialogue_spec, small, dynamo_endpoint):
+def test_blue_sqlite_import_plans_and_executes_the_first_migration(tmp_path, dialogue_spec, small_dialogue,
+                                                                   dynamo_endpoint):
     from tests.test_import import _blue_sqlite
 
-    items = _blue_sqlite(tmp_path / "blue.sqlite", dialogue_spec, small)
+    items = _blue_sqlite(tmp_path / "blue.sqlite", dialogue_spec, small_dialogue)
     r = blue_nb("import", str(tmp_path / "blue.sqlite"), "--from", "sqlite", "--out", str(tmp_path / "out"), "--plan",
                 "--no-progress", "--format", "json")
     assert r.returncode == 0, r.stderr
@@ -313,33 +308,34 @@ def test_import_refuses_migration_options_for_other_sources(tmp_path):
     assert r.returncode == 2 and "plan the first migration from Blue's SQLite file" in r.stderr
 
 
-def test_attribute_and_index_changes_are_updates_executed_at_the_planned_units(tmp_path, small, dynamo_endpoint):
+def test_attribute_and_index_changes_are_updates_executed_at_the_planned_units(tmp_path, small_dialogue,
+                                                                              dynamo_endpoint):
     text = NEW.read_text()
     text = text.replace('gsi1sk: "{created_at}"        #', 'gsi1sk: "C#{created_at}"      #')
     text = text.replace("attributes: {label: S, content: S, status: S}", "attributes: {label: S, content: S}")
     assert text.count("C#{created_at}") == 1 and "attributes: {label: S, content: S}\n" in text
     path = tmp_path / "dialogue_v3.yaml"
     path.write_text(text)
-    plan = plan_migration(NEW, path, data_dir=small)
+    plan = plan_migration(NEW, path, data_dir=small_dialogue)
     counts = plan.counts()
     assert counts["Dialogue"]["update"] == sum(counts["Dialogue"].values()) > 0
     assert counts["Perspective"]["update"] == sum(counts["Perspective"].values())
     gsi = next(i for i in plan.indexes if i.index == "gsi1")
     assert gsi.moved == counts["Dialogue"]["update"] and gsi.kept == 0
-    run = execute_migration(NEW, path, data_dir=small, endpoint=Endpoint.embedded(dynamo_endpoint),
+    run = execute_migration(NEW, path, data_dir=small_dialogue, endpoint=Endpoint.embedded(dynamo_endpoint),
                             table_prefix=f"u{uuid.uuid4().hex[:8]}-")
     assert run.ok and run.units_match and run.deletes == 0
     assert run.puts == counts["Dialogue"]["update"] + counts["Perspective"]["update"]
 
 
-def test_a_new_global_index_is_priced_with_the_entries_dynamodb_writes(tmp_path, small):
-    text = NEW.read_text().replace("  indexes:\n", "  indexes:\n    gsi2:\n      type: global\n      partition_key: gsi2pk\n"
-                                   "      sort_key: gsi2sk\n", 1)
+def test_a_new_global_index_is_priced_with_the_entries_dynamodb_writes(tmp_path, small_dialogue):
+    text = NEW.read_text().replace("  indexes:\n", "  indexes:\n    gsi2:\n      type: global\n"
+                                   "      partition_key: gsi2pk\n      sort_key: gsi2sk\n", 1)
     text = text.replace('sk: "EXPERT#{expert}"', 'sk: "EXPERT#{expert}"\n      gsi2pk: "EXPERT#{expert}"\n'
                         '      gsi2sk: "{dialogue_id}"', 1)
     path = tmp_path / "dialogue_gsi2.yaml"
     path.write_text(text)
-    plan = plan_migration(NEW, path, data_dir=small)
+    plan = plan_migration(NEW, path, data_dir=small_dialogue)
     experts = [c for c in plan.changes if c.entity == "Expert"]
     assert {c.fate for c in experts} == {"update"}           # the new key attributes: a put over each expert
     gsi2 = next(i for i in plan.indexes if i.index == "gsi2")
@@ -348,4 +344,4 @@ def test_a_new_global_index_is_priced_with_the_entries_dynamodb_writes(tmp_path,
     assert backfill.wcu == sum(put_units(plan.new, c.old, c.new) for c in experts)
     assert "new index(es) gsi2: DynamoDB backfills a new GSI itself" in " ".join(plan.notes)
     with pytest.raises(MigrationError, match=r"the table's global indexes change \(gsi1 -> gsi1, gsi2\)"):
-        execute_migration(NEW, path, data_dir=small)
+        execute_migration(NEW, path, data_dir=small_dialogue)

@@ -223,7 +223,8 @@ class MigrationPlan:
         }
 
     def to_json(self) -> dict[str, Any]:
-        return {"table": self.new.table_name, "first": self.old is None, "new_table": self.new_table, "rate_wcu_per_s": self.rate,
+        return {"table": self.new.table_name, "first": self.old is None, "new_table": self.new_table,
+                "rate_wcu_per_s": self.rate,
                 "read_rate_rcu_per_s": self.read_rate, "entities": self.counts(),
                 "indexes": [vars(i) for i in self.indexes], "steps": [s.to_dict() for s in self.steps],
                 "planned": self.planned_units, "scale": self.scale, "blocked": self.blocked,

@@ -108,7 +108,8 @@ def import_(source, fmt_from, out, sqlite, duckdb, domain, key, segments, endpoi
                           profile=profile, domain=domain, key=key, segments=segments, progress=progress)
     migrations = _first_migrations(results, plan, execute, force, rate, endpoint_url, aws, profile)
     if fmt == "json":
-        echo_json([{**r.to_dict(), **{k: v for k, v in m.items() if k != "lines"}} for r, m in zip(results, migrations)])
+        echo_json([{**r.to_dict(), **{k: v for k, v in m.items() if k != "lines"}}
+                   for r, m in zip(results, migrations)])
     else:
         _say_imported(results, migrations)
     if any(m.get("ok") is False for m in migrations):
