@@ -15,7 +15,8 @@ wraps as ``cause`` (also chained with ``raise ... from``).
     ├── SourceError              an input data file or row is bad (file:line, column)
     ├── QueryError               an access pattern cannot run: missing parameters, bad values
     ├── StoreError               SQLite/DuckDB failed (wraps sqlite3/duckdb errors)
-    └── DynamoError              a DynamoDB endpoint call failed; .code is the AWS error code
+    ├── DynamoError              a DynamoDB endpoint call failed; .code is the AWS error code
+    └── MigrationError           a migration refused: a blocking risk without --force, a table in another state
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ __all__ = [
     "BlueNbError",
     "DynamoError",
     "ItemError",
+    "MigrationError",
     "QueryError",
     "Problem",
     "SourceError",
@@ -104,3 +106,7 @@ class DynamoError(BlueNbError):
     def __init__(self, msg: str, *, code: str = "", **kw):
         self.code = code
         super().__init__(msg, **kw)
+
+
+class MigrationError(BlueNbError):
+    """A migration that cannot run as asked: a blocking risk without ``--force``, a table in another state."""

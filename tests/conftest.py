@@ -40,6 +40,16 @@ def dialogue_data(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def small_dialogue(tmp_path_factory) -> Path:
+    """A few hundred dialogue rows: enough for every pattern and for several batches, quick to write."""
+    from blue_nb.samples import generate_sample
+
+    out = tmp_path_factory.mktemp("small_dialogue")
+    generate_sample("dialogue", scale=300, seed=4, out_dir=out)
+    return out
+
+
+@pytest.fixture(scope="session")
 def dynamo_endpoint():
     """One embedded moto_server (a started LocalDynamo) for the whole session."""
     from blue_nb.dynamo import LocalDynamo

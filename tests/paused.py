@@ -14,6 +14,9 @@ When the run reaches the phase it writes ``blue-nb-test-pause PHASE`` to stderr 
   swap, marked done there but not committed.
 * the DynamoDB writer: ``dynamo-writing`` after the first BatchWriteItem call is answered; every
   later BatchWriteItem call waits there too (so with several writer threads no more is written).
+* the migration (:mod:`blue_nb.app.migrate_run`): ``migrate-write-N`` after the N-th BatchWriteItem call is
+  answered (the seed's puts, then the backfill's, then the deletes), ``migrate-scan-N`` before the N-th
+  Scan of the whole table begins (1: the backfill's, 2: the verify step's, 3: the proof's).
 * the command line's load: ``loaded`` after the load returned, as the command prints what it did.
 * the importer (:mod:`blue_nb.app.imports`): ``import-staged`` with every table's spec and rows written
   aside, before the stores open; ``import-loaded`` after the stores' loads, before the files are
@@ -25,6 +28,7 @@ When the run reaches the phase it writes ``blue-nb-test-pause PHASE`` to stderr 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -118,8 +122,35 @@ def _install_writer(phase: str) -> None:
     DynamoClient.call = call
 
 
+def _install_migration(phase: str) -> None:
+    kind, _, n = phase.removeprefix("migrate-").partition("-")
+    at, seen = int(n), {"write": 0, "scan": 0}
+    call, scan = DynamoClient.call, DynamoClient.scan_items
+
+    def counted_call(self: DynamoClient, method: str, **kw: Any) -> dict[str, Any]:
+        out = call(self, method, **kw)
+        if method == "batch_write_item" and kind == "write":
+            seen["write"] += 1
+            if seen["write"] == at:
+                pause(phase)
+        return out
+
+    def counted_scan(self: DynamoClient, *args: Any, **kw: Any):
+        if kind == "scan":
+            seen["scan"] += 1
+            if seen["scan"] == at:
+                pause(phase)
+        return scan(self, *args, **kw)
+
+    DynamoClient.call = counted_call
+    DynamoClient.scan_items = counted_scan
+
+
 def install(phase: str) -> None:
-    """Pause this process at ``phase`` (one of :data:`PHASES`)."""
+    """Pause this process at ``phase`` (one of :data:`PHASES`, or ``migrate-write-N``, ``migrate-scan-N``)."""
+    if re.fullmatch(r"migrate-(write|scan)-[1-9][0-9]*", phase):
+        _install_migration(phase)
+        return
     if phase not in PHASES:
         raise SystemExit(f"unknown phase {phase!r}; one of {', '.join(PHASES)}")
     if phase in LOADER_PHASES:

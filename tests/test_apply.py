@@ -47,16 +47,6 @@ def document_data(tmp_path_factory) -> Path:
     return out
 
 
-@pytest.fixture(scope="module")
-def small_dialogue(tmp_path_factory) -> Path:
-    """A few hundred dialogue rows: enough for every pattern and for several batches, quick to write."""
-    from blue_nb.samples import generate_sample
-
-    out = tmp_path_factory.mktemp("small_dialogue")
-    generate_sample("dialogue", scale=300, seed=4, out_dir=out)
-    return out
-
-
 def blue_nb(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "blue_nb.cli", *args], capture_output=True, text=True,
                           timeout=timeout, cwd=ROOT, env={**os.environ, **(env or {})})

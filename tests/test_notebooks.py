@@ -682,6 +682,7 @@ def test_dynamodb_roundtrip(jupyter_env, dialogue_dir, monkeypatch):
 @pytest.mark.slow
 def test_export_spec(jupyter_env, dialogue_dir, tmp_path):
     from blue_nb.app.costs import cost_whatif, design_cost
+    from blue_nb.app.migrate import plan_migration
     from blue_nb.app.workflows import validate
     from blue_nb.export import FORMATS, verify_stamp
     from blue_nb.printing import cents
@@ -726,6 +727,14 @@ def test_export_spec(jupyter_env, dialogue_dir, tmp_path):
     assert report["text/plain"].startswith(f"ExportResult(wrote report-html to {files['report-html']} (")
     html = files["report-html"].read_text(encoding="utf-8")
     assert html.count('<img alt="') == 10 and "Since the previous version" in html
+    assert ">Migration</h3>" in html and "2 backfill" in html
+
+    migration = plan_migration(v1, spec, data_dir=dialogue_dir)
+    assert stream(nb, "migration = plan_migration(") == "\n".join(migration.lines()) + "\n"
+    ran = stream(nb, "run = execute_migration(")
+    assert "units: consumed equal to planned" in ran, ran
+    assert f"items: {len(migration.changes):,} stored in blue_dialogue on embedded moto_server" in ran
+    assert "content digests equal and to what apply NEW builds from the rows" in ran
     assert sorted(p.name for p in (out / "dialogue.review_files").iterdir()) == sorted(
         re.findall(r"dialogue\.review_files/([\w-]+\.png)", files["report-md"].read_text(encoding="utf-8")))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from blue_nb.app.migrate import plan_migration
 from blue_nb.app.reports import heat_figures
 from blue_nb.app.workflows import (as_spec, beside_checks, data_store, heat_failed, load_checked, validate_into,
                                    with_heat_findings)
@@ -172,11 +173,24 @@ def _changes(old_spec: Spec, findings: Findings, bill: Bill | None, data_dir: st
             note = f"The previous version's cost was not computed: {failed.msg}"
     new, gone = findings_changes(old_findings, findings)
     ch = Changes(label, spec_changes(old_spec, spec), new, gone)
+    _migration(ch, old_spec, spec, data_dir, prices)
     if old_bill is None or bill is None:
         ch.costs_note = note
         return ch
     ch.costs = dollar_changes(old_bill, bill)
     return ch
+
+
+def _migration(ch: Changes, old_spec: Spec, spec: Spec, data_dir: str | Path | None, prices: Any) -> None:
+    """The migration of the items from ``old_spec`` to ``spec``, planned on the rows (with --data)."""
+    if data_dir is None:
+        ch.migration_note = ("The migration of the items already stored is planned on the rows: make the report "
+                             "with --data, or run blue-nb migrate OLD NEW --data DIR.")
+        return
+    try:
+        ch.migration = plan_migration(old_spec, spec, data_dir=data_dir, prices=prices).report_data()
+    except BlueNbError as e:
+        ch.migration_note = f"The migration of the items was not planned: {e.msg}"
 
 
 def review_data(spec: Spec | str | Path, data_dir: str | Path | None = None, *, duckdb: str | Path | None = None,

@@ -8,6 +8,7 @@ found errors, 2 bad input or usage (a message on stderr, never a traceback).
 * :mod:`.design` - ``validate``, ``query``, ``heat``
 * :mod:`.dynamo` - ``apply``, ``import`` (a DynamoDB API endpoint, real data in)
 * :mod:`.handover` - ``export`` (the spec, CreateTable, CloudFormation, NoSQL Workbench)
+* :mod:`.migrate` - ``migrate`` (a design change's migration: planned, priced, executed)
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from blue_nb.cli import data, design, dynamo  # noqa: F401  (registers the commands)
 from blue_nb.cli import handover  # noqa: F401  (registers `export`)
 from blue_nb.cli import cost  # noqa: F401  (registers `cost`)
+from blue_nb.cli import migrate  # noqa: F401  (registers `migrate`)
 from blue_nb.cli.base import cli
 
 __all__ = ["cli", "main"]

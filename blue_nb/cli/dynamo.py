@@ -80,26 +80,49 @@ def apply(spec, data_dir, duckdb, endpoint_url, aws, profile, table_prefix, repl
 @click.option("--segments", type=click.IntRange(1, 64), default=4, show_default=True,
               help="parallel Scan segments (dynamodb)")
 @endpoint_options(prefix=False)
+@click.option("--plan", "plan", is_flag=True,
+              help="sqlite: plan the first migration, Blue's items into the table (blue-nb migrate's plan)")
+@click.option("--execute", is_flag=True, help="sqlite: run that migration on a DynamoDB endpoint (the embedded one "
+                                               "unless --endpoint-url or --aws)")
+@click.option("--force", is_flag=True, help="with --execute: run a plan with blocking risks")
+@click.option("--rate", type=click.FloatRange(min=0, min_open=True), help="with --plan: write units per second")
 @click.option("--progress/--no-progress", default=True, help="show a progress bar")
 @format_option
 @handles_errors
-def import_(source, fmt_from, out, sqlite, duckdb, domain, key, segments, endpoint_url, aws, profile, progress, fmt):
+def import_(source, fmt_from, out, sqlite, duckdb, domain, key, segments, endpoint_url, aws, profile, plan, execute,
+            force, rate, progress, fmt):
     """Bring real data in: items from SOURCE into the stores, and a draft spec inferred from them.
 
     Every inferred part of the spec is listed under `inferred:` in it; the draft is validated at once.
+    From Blue's SQLite file, --plan plans the first migration of its items into the table, and --execute
+    runs it (resumably) and proves the table holds them.
     """
     from blue_nb.app.imports import import_data  # deferred: keep `blue-nb --help` fast
 
     endpoint_usage(endpoint_url, aws, profile)
+    if (plan or execute or force or rate) and fmt_from != "sqlite":
+        raise CliError("--plan, --execute, --force and --rate plan the first migration from Blue's SQLite file\n"
+                       "  hint: use --from sqlite, or blue-nb migrate OLD NEW for a design change")
+    if (endpoint_url or aws) and fmt_from == "sqlite" and not execute:
+        raise CliError("--endpoint-url and --aws are where --execute writes\n  hint: add --execute")
     if fmt_from == "dynamodb" and not (endpoint_url or aws or os.environ.get("AWS_ENDPOINT_URL_DYNAMODB")):
             raise CliError("--from dynamodb reads a live table: give --endpoint-url URL or --aws [--profile P]\n"
                            "  hint: blue_nb never contacts AWS unless told to")
     results = import_data(source, fmt_from, out, sqlite=sqlite, duckdb=duckdb, endpoint_url=endpoint_url, aws=aws,
                           profile=profile, domain=domain, key=key, segments=segments, progress=progress)
+    migrations = _first_migrations(results, plan, execute, force, rate, endpoint_url, aws, profile)
     if fmt == "json":
-        echo_json([r.to_dict() for r in results])
-        return
-    for r in results:
+        echo_json([{**r.to_dict(), **{k: v for k, v in m.items() if k != "lines"}}
+                   for r, m in zip(results, migrations)])
+    else:
+        _say_imported(results, migrations)
+    if any(m.get("ok") is False for m in migrations):
+        sys.stdout.flush()
+        sys.exit(1)
+
+
+def _say_imported(results, migrations) -> None:
+    for r, m in zip(results, migrations):
         click.echo(str(r))
         for note in r.notes:
             click.echo(f"  note: {note}")
@@ -107,3 +130,26 @@ def import_(source, fmt_from, out, sqlite, duckdb, domain, key, segments, endpoi
             c = r.findings.counts
             click.echo(f"  draft checked: {c['error']} errors, {c['warning']} warnings, {c['info']} notes; every inferred "
                        f"part is listed under 'inferred:'; review: blue-nb validate {r.spec_path} --data {r.rows_dir}")
+        for line in m.get("lines", []):
+            click.echo(line)
+
+
+def _first_migrations(results, plan: bool, execute: bool, force: bool, rate, endpoint_url, aws, profile) -> list[dict]:
+    """Per imported domain, its first migration planned (and run): {"lines": text, "migration": its JSON}."""
+    out: list[dict] = []
+    for r in results:
+        if execute:
+            from blue_nb.app.migrate_run import execute_migration  # deferred: boto3 only when run
+
+            run = execute_migration(None, r.spec_path, data_dir=r.rows_dir, endpoint_url=endpoint_url, aws=aws,
+                                    profile=profile, force=force, rate=rate)
+            out.append({"ok": run.ok, "lines": [*run.plan.lines(), "", *run.lines()],
+                        "migration": {"plan": run.plan.to_json(), "run": run.to_json()}})
+        elif plan:
+            from blue_nb.app.migrate import plan_migration  # deferred: keep `blue-nb --help` fast
+
+            p = plan_migration(None, r.spec_path, data_dir=r.rows_dir, rate=rate)
+            out.append({"lines": p.lines(), "migration": p.to_json()})
+        else:
+            out.append({})
+    return out

@@ -19,6 +19,7 @@ without the client's prefix. Its methods, by concept:
   retries ``UnprocessedItems`` and throttled calls with exponential backoff and full jitter (base
   50 ms, cap 5 s) and gives up after ``max_attempts`` with a DynamoError saying how many items are
   not written. Puts are idempotent: writing the same items again resumes an interrupted load.
+  :meth:`~DynamoClient.delete_keys` deletes by key, 25 at a time, with the same retries.
 * **Reads**: :meth:`~DynamoClient.run_plan` sends exactly the plan's boto3 request
   (``plan.boto3``), follows ``LastEvaluatedKey`` and returns a :class:`blue_nb.patterns.ReadResult`
   built from what the endpoint returned: the items, and one :class:`DynamoPage` per call with the
@@ -50,9 +51,9 @@ from blue_nb.dynamo.batches import Put, batches
 from blue_nb.dynamo.calls import THROTTLE_CODES, backoff, boto_item, boto_request, wrap_error
 from blue_nb.dynamo.local import MOTO_ITEM_LIMIT
 from blue_nb.errors import DynamoError, QueryError
-from blue_nb.items.values import item_from_wire
+from blue_nb.items.values import item_from_wire, item_to_wire
 from blue_nb.patterns import Page, Plan, ReadResult, create_table_request
-from blue_nb.sizing import MAX_ITEM_BYTES, item_size, query_read_units, read_units
+from blue_nb.sizing import BATCH_WRITE_MAX_REQUESTS, MAX_ITEM_BYTES, item_size, query_read_units, read_units
 from blue_nb.spec import Spec
 
 __all__ = ["RESUME_HINT", "STALLED", "BatchWriteReport", "DynamoClient", "DynamoPage", "WriteInterrupted"]
@@ -288,9 +289,32 @@ class DynamoClient:
         return BatchWriteReport(stats.items, stats.calls, stats.unprocessed, stats.throttled,
                                 round(time.monotonic() - start, 3))
 
+    def delete_keys(self, table: str, keys: Iterable[Mapping[str, Any]], *, max_attempts: int = 12,
+                    stall: float | None = None) -> BatchWriteReport:
+        """Delete the items with these keys (each a dict of the table's key attributes) with BatchWriteItem,
+        25 at a time, retried as :meth:`write_items` retries; deleting a key that is not there is no error,
+        so deleting again resumes an interrupted delete."""
+        start, stats = time.monotonic(), _Stats(stall)
+        batch: list[dict[str, Any]] = []
+        for key in keys:
+            batch.append({"DeleteRequest": {"Key": boto_item(item_to_wire(key))}})
+            if len(batch) == BATCH_WRITE_MAX_REQUESTS:
+                self._send_requests(table, batch, stats, max_attempts)
+                batch = []
+        if batch:
+            self._send_requests(table, batch, stats, max_attempts)
+        return BatchWriteReport(stats.items, stats.calls, stats.unprocessed, stats.throttled,
+                                round(time.monotonic() - start, 3))
+
     def _send(self, table: str, batch: list[Put], stats: "_Stats", max_attempts: int) -> None:
         """One batch, until every put is processed or ``max_attempts`` calls are spent."""
-        requests = [{"PutRequest": {"Item": boto_item(p.wire)}} for p in batch]
+        self._send_requests(table, [{"PutRequest": {"Item": boto_item(p.wire)}} for p in batch], stats,
+                            max_attempts, batch)
+
+    def _send_requests(self, table: str, requests: list[dict[str, Any]], stats: "_Stats", max_attempts: int,
+                       batch: list[Put] | None = None) -> None:
+        """One BatchWriteItem request list (puts or deletes), until every request is processed or
+        ``max_attempts`` calls are spent."""
         full = self.name(table)
         for attempt in range(1, max_attempts + 1):
             stats.add(pending=len(requests))           # sent: written or not, until the answer says
@@ -300,7 +324,7 @@ class DynamoClient:
                 refused = e.code in THROTTLE_CODES or e.code in _NOT_WRITING     # else: no clear answer
                 stats.add(calls=1, throttled=_retries_of(getattr(e.cause, "response", None)),
                           pending=-len(requests) if refused else 0)
-                if "maximum allowed size" in e.msg and all(p.size <= MAX_ITEM_BYTES for p in batch):
+                if batch and "maximum allowed size" in e.msg and all(p.size <= MAX_ITEM_BYTES for p in batch):
                     raise self._item_limit_error(batch, e) from e
                 if e.code not in THROTTLE_CODES:
                     raise

@@ -145,6 +145,24 @@ def _changes(data: ReviewData) -> list:
         out += [Heading(3, "Cost per month"), TableBlock(["", "before", "after", "change"], rows, (1, 2, 3))]
     elif ch.costs_note:
         out.append(Para(ch.costs_note, "muted"))
+    return out + _migration(ch)
+
+
+def _migration(ch: Changes) -> list:
+    """The items already stored: what the change does to them, its steps, cost, time and risks."""
+    m = ch.migration
+    if m is None:
+        return [Heading(3, "Migration"), Para(ch.migration_note, "muted")] if ch.migration_note else []
+    out: list = [Heading(3, "Migration"), Para(m["summary"]),
+                 TableBlock(m["entities"][0], m["entities"][1:], tuple(range(1, len(m["entities"][0]))),
+                            "items per entity: stay, move to new keys, rewritten in place, gone, new"),
+                 TableBlock(m["steps"][0], m["steps"][1:], (1, 2, 3, 4, 5),
+                            "the steps of an online migration: dual writes, backfill, verify, switch, delete")]
+    if m["risks"]:
+        out.append(Items(m["risks"]))
+    else:
+        out.append(Para("No risk found in the data: no key collides, every item fits 400 KB.", "ok"))
+    out.append(Para(f"Plan it on other sizes and run it with `{m['command']}`.", "muted"))
     return out
 
 

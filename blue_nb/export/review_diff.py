@@ -40,6 +40,8 @@ class Changes:
     resolved_findings: list[Finding] = field(default_factory=list)
     costs: list[dict[str, Any]] = field(default_factory=list)   # {"what", "old_usd", "new_usd"}: Decimals or None
     costs_note: str = ""                                         # why there are no cost rows, if there are none
+    migration: dict[str, Any] | None = None    # the items' migration as text cells (app.migrate's report_data)
+    migration_note: str = ""                   # why there is no migration plan, if there is none
 
     @property
     def empty(self) -> bool:
