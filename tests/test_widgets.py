@@ -180,8 +180,7 @@ def test_heat_sliders_read_in_plain_numbers_and_redraw_while_dragging(heat_repor
     slider.value = 10 ** 3.56                                     # where a drag lands
     assert ex.rate_labels["list_perspectives"].value == "<b>3,631</b>" and ex.result.rates["list_perspectives"] == slider.value
     assert [rate_label(x) for x in (10_000, 363.078, 2.5, 0.05)] == ["10,000", "363", "2.5", "0.05"]
-    assert ex.heatmap_figure.get_dpi() == 110 and tuple(ex.heatmap_figure.get_size_inches()) == (8.0, 4.5)
-    assert ex.heatmap.value[:4] == b"\x89PNG"
+    assert ex.heatmap_figure.get_dpi() == 110 and ex.heatmap.rows == len(ex.result.key_ranges["table"])
 
 
 def test_heat_severity_rises_with_the_overload_and_says_how_many_times(heat_report):
