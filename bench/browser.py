@@ -49,6 +49,7 @@ def measure(keys: int = 100_000, presses: int = 25) -> dict:
         (Path(tmp) / "lab" / "notebooks" / "bench").symlink_to(ROOT / "bench", target_is_directory=True)
         times: list[float] = []
         arrived: list[float] = []                      # key press to the cells' arrival in the page
+        status: list[str] = []                         # the explorer's status line: the kernel's own timings
 
         def interact(page):
             canvas = page.locator(".blue-nb-heatcanvas").first
@@ -66,6 +67,8 @@ def measure(keys: int = 100_000, presses: int = 25) -> dict:
                 key = page.evaluate("window.__keys[window.__keys.length - 1]")
                 times.append(at - key)
                 arrived.append(float(canvas.get_attribute("data-arrived-at")) - key)
+            page.wait_for_timeout(1000)
+            status.append(page.locator(".blue-nb-heat-explorer .blue-nb-status").first.inner_text())
 
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(NOTEBOOK.format(keys=keys))])
         try:
@@ -74,7 +77,7 @@ def measure(keys: int = 100_000, presses: int = 25) -> dict:
             lab.close()
     return {"keys": keys, "presses": len(times), "median_ms": round(statistics.median(times), 1),
             "max_ms": round(max(times), 1), "arrived_median_ms": round(statistics.median(arrived), 1),
-            "all_ms": [round(t, 1) for t in times]}
+            "all_ms": [round(t, 1) for t in times], "last_status": status[-1] if status else ""}
 
 
 def main() -> None:

@@ -259,8 +259,8 @@ def test_moving_a_rate_slider_redraws_heat_and_findings(explorer):
     assert explorer.partitions.iloc[0]["pk"] == "nvidia-dec" and explorer.last_ms > 0
     assert set(explorer.timings) == {"evaluate_ms", "heatmap_ms", "top_keys_ms", "findings_ms"}
     # the browser's map gets the numbers of the static one: the same cells, and the hottest key owns its cells
-    cells = np.frombuffer(explorer.heatmap.grid, np.float32).reshape(explorer.heatmap.rows, explorer.heatmap.cols)
-    np.testing.assert_allclose(cells, image.astype(np.float32))
+    cells = np.frombuffer(explorer.heatmap.grid, np.float64).reshape(explorer.heatmap.rows, explorer.heatmap.cols)
+    assert np.array_equal(cells, image)
     owners = np.frombuffer(explorer.heatmap.owners, np.int32).reshape(cells.shape)
     row, col = np.unravel_index(cells.argmax(), cells.shape)
     assert explorer.heatmap.names[owners[row, col]] == "nvidia-dec"

@@ -1,18 +1,22 @@
-// The key-space heat map drawn in the browser: the kernel sends numbers (a float32 grid of units/s, the
+// The key-space heat map drawn in the browser: the kernel sends numbers (a float64 grid of units/s, the
 // key of each cell's peak, the row labels), this draws them on a canvas; hovering a cell names its key,
 // its units per second and its share of the partition limit.
 const LEFT = 200, RIGHT = 96, TOP = 8, BOTTOM = 34;
 
 function floats(view) {
-  if (!view) return new Float32Array(0);
-  return new Float32Array(view.buffer.slice(view.byteOffset, view.byteOffset + view.byteLength));
+  if (!view) return new Float64Array(0);
+  return new Float64Array(view.buffer.slice(view.byteOffset, view.byteOffset + view.byteLength));
 }
 function ints(view) {
   if (!view) return new Int32Array(0);
   return new Int32Array(view.buffer.slice(view.byteOffset, view.byteOffset + view.byteLength));
 }
+function even(v) {                         // half to even, as Python's format rounds: 2158.5 -> 2158
+  const f = Math.floor(v), d = v - f;
+  return d > 0.5 ? f + 1 : d < 0.5 ? f : (f % 2 === 0 ? f : f + 1);
+}
 function fmt(v) {
-  if (v >= 100) return Math.round(v).toLocaleString("en-US");
+  if (v >= 100) return even(v).toLocaleString("en-US");
   return Number(v.toPrecision(3)).toLocaleString("en-US", {maximumFractionDigits: 3});
 }
 
@@ -43,14 +47,14 @@ function render({ model, el }) {
     const rows = model.get("rows"), cols = model.get("cols");
     const width = model.get("width"), height = model.get("height");
     const top = model.get("top"), limit = model.get("limit");
-    const cells = floats(model.get("cells")), owners = ints(model.get("owners"));
+    const cells = floats(model.get("grid")), owners = ints(model.get("owners"));
     const pal = model.get("palette"), palette = new Uint8Array(pal.buffer, pal.byteOffset, pal.byteLength);
     const over = model.get("over_color");
     title.textContent = model.get("title");
     caption.textContent = model.get("caption");
     const ratio = window.devicePixelRatio || 1;
     canvas.width = Math.round(width * ratio); canvas.height = Math.round(height * ratio);
-    canvas.style.width = width + "px"; canvas.style.height = height + "px";
+    canvas.style.width = width + "px"; canvas.style.height = "auto";   // narrower: scaled, same shape
     const ctx = canvas.getContext("2d");
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     ctx.clearRect(0, 0, width, height);
@@ -76,8 +80,11 @@ function render({ model, el }) {
     ctx.strokeStyle = "#333"; ctx.lineWidth = 1; ctx.strokeRect(LEFT + 0.5, TOP + 0.5, pw - 1, ph - 1);
     // key labels on the left (the hot rows dark or red, range starts grey), peaks on the right
     ctx.textBaseline = "middle"; ctx.font = "11px sans-serif";
+    const taken = [];                       // hottest first: a label too near a hotter one is left out
     for (const [row, text, color, peak] of model.get("labels")) {
       const y = TOP + (row + 0.5) * ph / Math.max(rows, 1);
+      if (taken.some((t) => Math.abs(t - y) < 12)) continue;
+      taken.push(y);
       ctx.fillStyle = color; ctx.textAlign = "right"; ctx.fillText(text, LEFT - 6, y, LEFT - 10);
       if (peak) { ctx.textAlign = "left"; ctx.fillText(peak, LEFT + pw + 4, y, RIGHT - 28); }
     }

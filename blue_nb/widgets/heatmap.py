@@ -1,6 +1,6 @@
 """The key-space heat map of the heat sliders, drawn in the browser: :class:`HeatCanvas`.
 
-A slider's move sends numbers, not a picture: the cells of :func:`blue_nb.plots.heat.heat_cells` (a float32
+A slider's move sends numbers, not a picture: the cells of :func:`blue_nb.plots.heat.heat_cells` (a float64
 grid of units/s, the key that owns each cell, the names of the hottest rows) go to a canvas that the
 browser paints (``heatmap.js``, an anywidget). Hovering a cell shows its key, its units per second and its
 share of the partition limit. The static pictures (the report's, the CLI's, ``key_heatmap``) stay matplotlib.
@@ -77,7 +77,7 @@ class HeatCanvas(anywidget.AnyWidget):
         with self.hold_sync():
             self.rows, self.cols = cells.grid.shape if cells.grid.size else (0, 0)
             self.seconds = cells.seconds
-            self.grid = cells.grid.astype(np.float32).tobytes()
+            self.grid = cells.grid.astype(np.float64).tobytes()     # the numbers as computed: one rounding, shown
             self.owners = cells.owner.astype(np.int32).tobytes()
             self.names, self.row_starts, self.labels = cells.names, [short(k, MAX_KEY_LABEL) for k in cells.starts], labels
             self.limit, self.top, self.unit = limit, top, unit.split(" (")[0]
