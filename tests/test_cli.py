@@ -139,3 +139,13 @@ def test_every_command_has_help_and_is_in_the_readme(root):
         assert command.help, name
         assert run(name, "--help").exit_code == 0
         assert f"blue-nb {name}" in readme, f"README does not show blue-nb {name}"
+
+
+def test_a_name_value_option_written_as_two_words_says_how_to_write_it(root):
+    r = run("query", root / "data/specs/dialogue.yaml", "list_round", "--param", "dialogue_id", "nvidia-dec")
+    assert r.exit_code == 2 and "Got unexpected extra argument (nvidia-dec)" in r.output
+    assert "hint: write --param dialogue_id=nvidia-dec (--param takes NAME=VALUE as one word)" in r.output
+    r = run("cost", root / "data/specs/dialogue.yaml", "--data", root / "data/sample/dialogue", "--rate", "list_round", "300")
+    assert r.exit_code == 2 and "hint: write --rate list_round=300 (--rate takes NAME=N as one word)" in r.output
+    r = run("query", root / "data/specs/dialogue.yaml", "list_round", "extra", "words")     # no such option: no hint
+    assert r.exit_code == 2 and "hint" not in r.output
