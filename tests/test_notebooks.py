@@ -697,7 +697,7 @@ def test_dynamodb_roundtrip(jupyter_env, dialogue_dir, monkeypatch):
     assert len(rows) == runs and {r["match"] for r in rows} == {"true"}        # as the text says: match is true
     assert [(r["pattern"], r["case"]) for r in rows] == [(n, c.label) for n, cs in cases.items() for c in cs]
     shown = html_records(result(nb, "result.pages_frame(PATTERN)")["text/html"])
-    largest = [r for r in shown if r["case"] == "largest partition"]
+    largest = [r for r in shown if r["case"] == "most items read"]
     assert [r["engine"] for r in largest] == ["sqlite", "duckdb", "dynamodb"]
     assert {r["items per call"] for r in largest} == {str(pages)} and int(largest[0]["items"]) == big.items
     assert {r["calls"] for r in shown} == {"1"}          # the text: no dialogue read reaches a limit or 1 MB
