@@ -149,3 +149,10 @@ def test_a_name_value_option_written_as_two_words_says_how_to_write_it(root):
     assert r.exit_code == 2 and "hint: write --rate list_round=300 (--rate takes NAME=N as one word)" in r.output
     r = run("query", root / "data/specs/dialogue.yaml", "list_round", "extra", "words")     # no such option: no hint
     assert r.exit_code == 2 and "hint" not in r.output
+
+
+def test_size_prints_no_header_before_an_error():
+    r = run("size", "-", input="not json\n")
+    assert r.exit_code == 2 and "line" not in r.stdout.split("error")[0] and r.stdout == ""
+    r = run("size", "-", input='{"pk": {"S": "a"}}\n')
+    assert r.exit_code == 0 and r.stdout.splitlines()[0].split()[:2] == ["line", "bytes"]
