@@ -194,3 +194,17 @@ def test_heat_severity_rises_with_the_overload_and_says_how_many_times(heat_repo
     first = hot.findings.by_rule("HOT-PARTITION")[0]
     assert first.severity == "error" and "'nvidia-dec'" in first.message and "(12x the partition's 3,000 RCU/s" in first.message
     assert "%" not in first.message.split("(", 1)[1].split(")")[0]
+
+
+def test_a_spec_changes_new_findings_are_shown_whole_never_cut_mid_word():
+    from blue_nb.app.session import SpecChange
+    from blue_nb.rules import Finding, Findings
+
+    message = ("sort key template PERSP#{round}#{expert}#{seq} orders seq 10 before seq 2 because numbers are "
+               "compared as text; pad them: {seq:03d}")
+    f = Finding("NUMERIC-SORT-KEY", "warning", "entities.Perspective.key.sk", message)
+    change = SpecChange("set_key Perspective.sk", "A", "B", Findings([f]), "0 errors", new=[f])
+    assert message in repr(change) and "…" not in repr(change)
+    html = change._repr_html_()
+    assert "orders seq 10 before seq 2 because numbers are compared as text; pad them: {seq:03d}" in html
+    assert "overflow-wrap:break-word" in html
