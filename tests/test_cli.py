@@ -156,3 +156,14 @@ def test_size_prints_no_header_before_an_error():
     assert r.exit_code == 2 and "line" not in r.stdout.split("error")[0] and r.stdout == ""
     r = run("size", "-", input='{"pk": {"S": "a"}}\n')
     assert r.exit_code == 0 and r.stdout.splitlines()[0].split()[:2] == ["line", "bytes"]
+
+
+def test_query_prints_items_as_a_person_reads_them(root, dialogue_data, tmp_path):
+    spec, db = root / "data/specs/dialogue.yaml", tmp_path / "d.sqlite"
+    assert run("load", spec, "--data", dialogue_data, "--sqlite", db, "--no-progress").exit_code == 0
+    r = run("query", spec, "list_experts", "--param", "dialogue_id=nvidia-dec", "--sqlite", db)
+    lines = [line for line in r.stdout.splitlines() if line.startswith("nvidia-dec")]
+    assert r.exit_code == 0 and lines and all("{role: \"" in line and "': " not in line for line in lines)
+    r = run("query", spec, "add_perspective", *(f"--param={p}" for p in ("dialogue_id=nvidia-dec", "round=1",
+                                                                         "expert=ada", "seq=999")), "--sqlite", db)
+    assert r.exit_code == 0 and "old no item, new " in r.stdout and " B -> 1 WCU (table 1, indexes gsi1: 0)" in r.stdout
