@@ -701,8 +701,10 @@ def test_dynamodb_roundtrip(jupyter_env, dialogue_dir, monkeypatch):
     assert [r["engine"] for r in largest] == ["sqlite", "duckdb", "dynamodb"]
     assert {r["items per call"] for r in largest} == {str(pages)} and int(largest[0]["items"]) == big.items
     assert {r["calls"] for r in shown} == {"1"}          # the text: no dialogue read reaches a limit or 1 MB
-    write = result(nb, "result.write")["text/plain"]
-    assert f"items={built}" in write and f"calls={-(-built // 25)}" in write
+    write = result(nb, "result.write")
+    assert write["text/plain"].startswith(f"BatchWriteReport({built:,} items in {-(-built // 25):,} calls")
+    facts = dict(re.findall(r"<th[^>]*>([^<]+)</th><td[^>]*>([^<]+)</td>", write["text/html"]))   # shown as a table
+    assert facts["items written"] == f"{built:,}" and facts["BatchWriteItem calls"] == f"{-(-built // 25):,}"
 
 
 @pytest.mark.slow
