@@ -1,16 +1,19 @@
 # make lab    - create .venv, install, prepare the sample data, open JupyterLab on the quickstart;
 #               PORT (8888) is tried first and a port in use is skipped; Ctrl-C twice stops it.
 #               The CLI is then .venv/bin/blue-nb (or: source .venv/bin/activate); write output to scratch/
-# make test   - create or update .venv with the test extras and run every test (notebooks included)
+#               It installs what the lab needs and nothing else (no test tools).
+# make test   - add the test extras to .venv (pytest, hypothesis, Playwright, ...) and run every test
 # make bench  - the whole design loop at 100k and 1M items (SCALE=N for another), each stage's seconds and
 #               peak memory against a naive baseline measured in the same run; writes bench/results.json
 # make dynalite - install dynalite (tests/dynalite, with npm) for the differential test; make test runs it
-# make browser - install Chromium and a CJK font with apt-get where they are missing (for the browser
-#               tests, which run in make test whenever Chromium is installed; .ci/run calls it)
+# make browser - install Chromium, a CJK font and an emoji font with apt-get where they are missing (for the
+#               browser tests, which run in make test whenever Chromium is installed; .ci/run calls it)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
+PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 PORT   ?= 8888
 
 DYNALITE := tests/dynalite/node_modules/dynalite/cli.js
@@ -21,9 +24,12 @@ venv: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(PIP) -e .
 	touch $(STAMP)
+
+$(TEST_STAMP): $(STAMP)
+	$(PIP) -e ".[test]"
+	touch $(TEST_STAMP)
 
 sample-data: $(STAMP)
 	$(BIN)/blue-nb prepare
@@ -31,7 +37,7 @@ sample-data: $(STAMP)
 lab: sample-data
 	$(BIN)/blue-nb lab --port $(PORT)
 
-test: $(STAMP) dynalite
+test: $(TEST_STAMP) dynalite
 	$(BIN)/python -m pytest
 
 # dynalite (an independent DynamoDB implementation, pinned in tests/dynalite/package-lock.json) for the
@@ -46,14 +52,15 @@ bench: $(STAMP)
 	$(BIN)/python -m bench $(if $(SCALE),--scale $(SCALE))
 
 browser:
-	@if command -v chromium >/dev/null 2>&1 && fc-list 2>/dev/null | grep -qi "cjk"; then \
-		echo "Chromium and a CJK font are installed"; \
+	@if command -v chromium >/dev/null 2>&1 && fc-list 2>/dev/null | grep -qi "cjk" \
+		&& fc-list 2>/dev/null | grep -qi "emoji"; then \
+		echo "Chromium, a CJK font and an emoji font are installed"; \
 	elif command -v apt-get >/dev/null 2>&1; then \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends chromium fonts-noto-cjk; \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends chromium fonts-noto-cjk fonts-noto-color-emoji; \
 	else \
-		echo "no apt-get: install Chromium and a CJK font (Noto Sans CJK) yourself; the browser tests skip without Chromium"; \
+		echo "no apt-get: install Chromium, a CJK font (Noto Sans CJK) and an emoji font (Noto Color Emoji) yourself; the browser tests skip without Chromium"; \
 	fi
 
 clean:

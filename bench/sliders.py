@@ -3,7 +3,7 @@ answer, on a wide sample (many small dialogues: the dialogue sample generator ma
 dialogue, so 100k partitions would take ~9M rows; this one takes ~170k items).
 
 :func:`bench_heat_sliders` drags the :class:`~blue_nb.widgets.HeatExplorer` sliders (each change:
-:meth:`RateModel.evaluate <blue_nb.heat.RateModel.evaluate>`, the live heat map, the top keys, the
+:meth:`RateModel.evaluate <blue_nb.heat.RateModel.evaluate>`, the heat map's cells for the browser, the top keys, the
 findings) against the naive way (``partition_heat`` anew for one change); :func:`bench_explorer`
 changes the :class:`~blue_nb.widgets.PatternExplorer`'s parameters (plan + run_plan + the answer shown)."""
 
@@ -23,6 +23,7 @@ from blue_nb.app.session import DesignSession
 from blue_nb.app.workflows import load_data
 from blue_nb.heat import partition_heat, top_keys
 from blue_nb.plots import key_heatmap, top_keys_chart
+from blue_nb.plots.base import DPI
 from blue_nb.spec import load_spec, with_pattern
 from blue_nb.stores import open_store
 from blue_nb.widgets import HeatExplorer, PatternExplorer
@@ -89,9 +90,9 @@ def bench_heat_sliders(dialogues: int = 100_000) -> dict:
         redraw.append((time.perf_counter() - t0) * 1000)
         for k in parts:
             parts[k].append(explorer.timings[k])
-    t0 = time.perf_counter()                     # naive pictures: both figures drawn anew, as before LiveHeatmap
+    t0 = time.perf_counter()                     # naive pictures: both figures drawn anew by matplotlib
     for fig in (key_heatmap(explorer.timeline), top_keys_chart(top_keys(explorer.partitions, explorer.top))):
-        fig.savefig(io.BytesIO(), format="png", dpi=explorer.dpi)
+        fig.savefig(io.BytesIO(), format="png", dpi=DPI)
     t_figures = time.perf_counter() - t0
     t0 = time.perf_counter()
     partition_heat(with_pattern(spec, "list_perspectives", rate_per_second=300), store)

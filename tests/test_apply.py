@@ -71,7 +71,7 @@ def test_every_read_pattern_matches_on_the_endpoint(request, endpoint, spec_name
         assert len(set(c.counts.values())) == 1, c
         if c.case == "missing key":
             assert c.counts["dynamodb"] == 0 and c.rcu["dynamodb"] == 0.5
-    assert {c.case for c in result.checks} == {"largest partition", "smallest partition", "missing key"}
+    assert {c.case for c in result.checks} == {"most items read", "fewest items read", "missing key"}
     assert result.write.items == built and result.write.calls >= -(-built // 25)
 
 
@@ -87,7 +87,7 @@ def test_a_missing_item_on_the_endpoint_is_a_mismatch(endpoint, dialogue_data, d
     p = prefix()
     result = apply_spec(dialogue_spec, dialogue_data, endpoint=endpoint, table_prefix=p, progress=False)
     assert result.ok
-    case = next(c for c in result.checks if c.pattern == "list_experts" and c.case == "largest partition")
+    case = next(c for c in result.checks if c.pattern == "list_experts" and c.case == "most items read")
     client = endpoint.client(table_prefix=p)
     victim = run_on_endpoint(dialogue_spec, "list_experts", case.params, endpoint=endpoint, table_prefix=p).items[1]
     client.call("delete_item", TableName=dialogue_spec.table_name,
@@ -98,9 +98,9 @@ def test_a_missing_item_on_the_endpoint_is_a_mismatch(endpoint, dialogue_data, d
         load_data(dialogue_spec, dialogue_data, stores=[s, d], progress=False)
         checks = compare_patterns(dialogue_spec, [s, d], client, emulator="moto")
     bad = {(c.pattern, c.case): c.difference for c in checks if c.difference}
-    assert bad[("list_experts", "largest partition")].startswith(
+    assert bad[("list_experts", "most items read")].startswith(
         f"dynamodb: item 2: sqlite has pk={victim['pk']}, sk={victim['sk']}, dynamodb has pk={victim['pk']}, sk=")
-    assert ("list_experts", "smallest partition") not in bad and ("get_dialogue", "largest partition") not in bad
+    assert ("list_experts", "fewest items read") not in bad and ("get_dialogue", "most items read") not in bad
 
 
 # -- comparing pages -------------------------------------------------------------------------------
@@ -154,7 +154,7 @@ def test_parameter_cases_draw_from_the_data(dialogue_spec, dialogue_data):
     with open_store("sqlite") as s:
         load_data(dialogue_spec, dialogue_data, stores=[s], progress=False)
         cases = parameter_cases(s, dialogue_spec, dialogue_spec.pattern("list_round"))
-        assert [c.label for c in cases] == ["largest partition", "smallest partition", "missing key"]
+        assert [c.label for c in cases] == ["most items read", "fewest items read", "missing key"]
         big, small, missing = cases
         assert big.items > small.items > 0 and missing.items == 0
         for c in (big, small):                           # each case's partition really holds that many items

@@ -167,3 +167,31 @@ def test_export_writes_several_formats_into_a_folder_in_one_run(tmp_path):
     assert r.exit_code == 0 and r.output.count("wrote ") == 8
     r = CliRunner().invoke(cli, ["export", str(spec), "--format", "all", "-o", "-"])
     assert r.exit_code == 2 and "several formats go into a folder" in r.output and "Traceback" not in r.output
+
+
+def test_a_name_value_option_written_as_two_words_says_how_to_write_it(root):
+    r = run("query", root / "data/specs/dialogue.yaml", "list_round", "--param", "dialogue_id", "nvidia-dec")
+    assert r.exit_code == 2 and "Got unexpected extra argument (nvidia-dec)" in r.output
+    assert "hint: write --param dialogue_id=nvidia-dec (--param takes NAME=VALUE as one word)" in r.output
+    r = run("cost", root / "data/specs/dialogue.yaml", "--data", root / "data/sample/dialogue", "--rate", "list_round", "300")
+    assert r.exit_code == 2 and "hint: write --rate list_round=300 (--rate takes NAME=N as one word)" in r.output
+    r = run("query", root / "data/specs/dialogue.yaml", "list_round", "extra", "words")     # no such option: no hint
+    assert r.exit_code == 2 and "hint" not in r.output
+
+
+def test_size_prints_no_header_before_an_error():
+    r = run("size", "-", input="not json\n")
+    assert r.exit_code == 2 and "line" not in r.stdout.split("error")[0] and r.stdout == ""
+    r = run("size", "-", input='{"pk": {"S": "a"}}\n')
+    assert r.exit_code == 0 and r.stdout.splitlines()[0].split()[:2] == ["line", "bytes"]
+
+
+def test_query_prints_items_as_a_person_reads_them(root, dialogue_data, tmp_path):
+    spec, db = root / "data/specs/dialogue.yaml", tmp_path / "d.sqlite"
+    assert run("load", spec, "--data", dialogue_data, "--sqlite", db, "--no-progress").exit_code == 0
+    r = run("query", spec, "list_experts", "--param", "dialogue_id=nvidia-dec", "--sqlite", db)
+    lines = [line for line in r.stdout.splitlines() if line.startswith("nvidia-dec")]
+    assert r.exit_code == 0 and lines and all("{role: \"" in line and "': " not in line for line in lines)
+    r = run("query", spec, "add_perspective", *(f"--param={p}" for p in ("dialogue_id=nvidia-dec", "round=1",
+                                                                         "expert=ada", "seq=999")), "--sqlite", db)
+    assert r.exit_code == 0 and "old no item, new " in r.stdout and " B -> 1 WCU (table 1, indexes gsi1: 0)" in r.stdout

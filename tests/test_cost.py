@@ -358,3 +358,14 @@ def test_storage_read_off_the_heat_reports_sizes_is_the_storage_the_store_sums(w
     read = monthly_bill(spec, store, heat=heat)
     assert [(i.index, i.entries, i.bytes) for i in read.indexes] == [(i.index, i.entries, i.bytes) for i in sql.indexes]
     assert read.summary() == sql.summary() and any(i.bytes for i in read.indexes if i.index != "table")
+
+
+def test_the_whatif_leaves_units_empty_where_a_row_has_none(dialogue_whatif):
+    """Storage and the dollar totals have no RCU or WCU: None (an empty cell), not 0.00; a pattern's rate is there."""
+    _, _, diff = dialogue_whatif
+    rows = diff.set_index(["kind", "name"])
+    for name in ("storage", "total on demand", "total provisioned"):
+        assert rows.loc[("total", name), ["rcu_old", "rcu_new", "wcu_diff", "rate_new"]].isna().all(), name
+        assert rows.loc[("total", name), "usd_new"] is not None
+    assert rows.loc[("total", "on demand requests"), "rcu_new"] > 0 and rows.xs("pattern")["rate_new"].notna().all()
+    assert rows.xs("index")["rate_new"].isna().all()

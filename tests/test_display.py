@@ -115,3 +115,14 @@ def test_size_stats_show_as_a_table_largest_entity_first():
                           "B": {"count": 1, "p50": 5000, "p95": 5000, "max": 5000, "bytes": 5000}})
     assert t["entity"].tolist() == ["B", "A"] and t.loc[0, "p95_bytes"] == 5000
     assert ">5,000<" in t._repr_html_()
+
+
+def test_the_spec_table_shows_the_writer_and_keys_before_the_long_attributes():
+    """ADR 0018's writer column comes right after the entity; the long attributes column is last, where a
+    narrow notebook cuts it."""
+    from blue_nb.app.frames import spec_frame
+
+    spec = load_spec(Path(__file__).resolve().parents[1] / "data/specs/dialogue.yaml")
+    frame = spec_frame(spec)
+    assert list(frame.columns) == ["entity", "writer", "source", "pk", "sk", "index keys", "attributes"]
+    assert frame["writer"].tolist() == [e.writer for e in spec.entities.values()]

@@ -107,3 +107,14 @@ def test_the_chain_prefers_the_scripts_locale_and_sans():
                                                 ("abcdefg", 6, "abcde…"), (KEY, 28, KEY)])
 def test_short_counts_terminal_columns_and_never_escapes(text, width, cut):
     assert short(text, width) == cut
+
+
+def test_a_bitmap_font_is_never_in_the_chain():
+    """Noto Color Emoji (installed by make browser for Chromium) is a bitmap font matplotlib cannot draw: the
+    chain holds only scalable faces, so a key with an emoji draws (the emoji then missing, said once)."""
+    from blue_nb.plots import fonts
+
+    fonts.clear_cache()
+    faces = fonts.installed_faces()
+    assert faces and all(FT2Font(f.path, face_index=f.index).scalable for f in faces)
+    assert "Noto Color Emoji" not in {f.family for f in faces}

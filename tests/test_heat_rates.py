@@ -241,16 +241,16 @@ def test_explorer_has_a_rate_and_a_skew_slider_per_pattern(explorer, model):
     assert explorer.rate_sliders[HOT].value == 60 and explorer.skew_sliders[HOT].value == pytest.approx(1.2)
     assert explorer.index.options == ("table", "gsi1") and explorer.metric.options == ("rcu", "wcu", "ctu")
     assert_same_load(explorer.partitions, model.evaluate().partitions)
-    assert explorer.last_ms > 0 and explorer.heatmap.value[:4] == b"\x89PNG" and "<table>" in explorer.top_table.value
+    assert explorer.last_ms > 0 and explorer.heatmap.rows > 0 and "<table>" in explorer.top_table.value
     assert "0 errors, 0 warnings" in explorer.findings_html.value
 
 
 def test_moving_a_rate_slider_redraws_heat_and_findings(explorer):
-    before_map, before_top = explorer.heatmap.value, explorer.top_table.value
+    before_map, before_top = explorer.heatmap.grid, explorer.top_table.value
     explorer.rate_sliders[HOT].value = 300                     # what a person dragging the slider does
     assert explorer.result.rates[HOT] == 300
     assert "HOT-PARTITION" in explorer.findings_html.value and "nvidia-dec" in explorer.findings_html.value
-    assert explorer.heatmap.value != before_map and explorer.top_table.value != before_top
+    assert explorer.heatmap.grid != before_map and explorer.top_table.value != before_top
     first_row = explorer.top_table.value.split("<tr>")[2]     # the hottest key, its bar red and "(n×)" over 3,000
     assert "<code>nvidia-dec</code>" in first_row and "#d62728" in first_row and "×)" in first_row
     image = explorer.heatmap_figure.axes[0].images[0].get_array()
@@ -258,9 +258,14 @@ def test_moving_a_rate_slider_redraws_heat_and_findings(explorer):
     assert "over the 3,000/s partition limit" in explorer.heatmap_figure.axes[0].get_title()
     assert explorer.partitions.iloc[0]["pk"] == "nvidia-dec" and explorer.last_ms > 0
     assert set(explorer.timings) == {"evaluate_ms", "heatmap_ms", "top_keys_ms", "findings_ms"}
-    for rate in (120, 240, 30, 600):                           # dragging: the map is blitted, not laid out again
-        explorer.rate_sliders[HOT].value = rate
-    assert list(explorer._maps) == [("table", "rcu")] and explorer._maps[("table", "rcu")].layouts <= 2
+    # the browser's map gets the numbers of the static one: the same cells, and the hottest key owns its cells
+    cells = np.frombuffer(explorer.heatmap.grid, np.float64).reshape(explorer.heatmap.rows, explorer.heatmap.cols)
+    assert np.array_equal(cells, image)
+    owners = np.frombuffer(explorer.heatmap.owners, np.int32).reshape(cells.shape)
+    row, col = np.unravel_index(cells.argmax(), cells.shape)
+    assert explorer.heatmap.names[owners[row, col]] == "nvidia-dec"
+    assert explorer.heatmap.labels[0][1:] == ["nvidia-dec", "#d62728", f"◀ {cells.max():,.0f}/s"]
+    assert explorer.heatmap.scale_top == "limit 3,000" and explorer.heatmap.state.endswith("table/rcu")
 
 
 def test_the_browsers_snap_of_a_rate_to_the_sliders_grid_is_not_a_move(report, model):
@@ -282,9 +287,10 @@ def test_skew_slider_index_and_metric(explorer, model):
     assert explorer.result.distributions["list_round"] == "uniform" and "uniform" in \
         explorer.distribution_labels["list_round"].value
     assert_same_load(explorer.partitions, model.evaluate(skews={"list_round": 0.0}).partitions)
-    table_map = explorer.heatmap.value
+    table_map = explorer.heatmap.grid
     explorer.index.value = "gsi1"
-    assert explorer.heatmap.value != table_map and "gsi1" in explorer.heatmap_figure.get_suptitle()
+    assert explorer.heatmap.grid != table_map and "gsi1" in explorer.heatmap_figure.get_suptitle()
+    assert "gsi1" in explorer.heatmap.title and explorer.heatmap.state.endswith("gsi1/rcu")
     explorer.metric.value = "ctu"
     assert "consumed throughput" in explorer.heatmap_figure.axes[1].get_ylabel()
 

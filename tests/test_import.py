@@ -246,6 +246,7 @@ def test_manifest_item_count_mismatch_names_the_file_and_loads_nothing(tmp_path)
     assert e.value.where == str(folder / "data" / "f0.json.gz")
     assert "holds 6 items, but manifest-files.json says itemCount 7" in e.value.msg
     assert digest(tmp_path / "s.sqlite", load_spec(tmp_path / "out" / "shop.yaml")) == before
+    assert not (tmp_path / "out2").exists()                   # a failed import leaves no empty --out folder
 
 
 def _drop_md5(folder: Path) -> None:

@@ -136,7 +136,7 @@ def test_the_lab_command_names_its_port_token_notebook_and_switches_the_news_off
     for arg in ("--ServerApp.ip=127.0.0.1", "--ServerApp.port=8890", "--ServerApp.port_retries=0",
                 "--IdentityProvider.token=t0k", "--ServerApp.root_dir=/proj", f"--LabApp.default_url=/lab/tree/{NOTEBOOK}",
                 "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-                "--no-browser"):
+                "--ServerApp.log_level=WARN", "--no-browser"):
         assert arg in argv
     assert "--no-browser" not in lab_argv(8890, "t0k", NOTEBOOK, "/proj", browser=True)
     assert lab_url(8890, NOTEBOOK, "t0k") == f"http://127.0.0.1:8890/lab/tree/{NOTEBOOK}?token=t0k"

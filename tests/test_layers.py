@@ -1,5 +1,5 @@
 """The layers, checked. The map is written once, as import-linter contracts in pyproject.toml;
-here ``lint-imports`` runs them, and README.md, docs/architecture.md and the package docstring must draw the same map.
+here ``lint-imports`` runs them, and docs/guide.md, docs/architecture.md and the package docstring must draw the same map.
 Also: no import cycles (imports made only for type checking included), no hidden imports inside
 functions, each driver imported only in its own module, importing a room loads no driver (the drivers are
 lazy), and no private name imported from another module."""
@@ -35,7 +35,7 @@ LOADS_A_DRIVER = {
 
 
 def layer_map() -> str:
-    """The layer map as README.md and blue_nb/__init__.py draw it: top layer first."""
+    """The layer map as docs/guide.md and blue_nb/__init__.py draw it: top layer first."""
     return "\n".join(" | ".join(layer) for layer in LAYERS)
 
 
@@ -99,7 +99,7 @@ def test_every_module_lives_in_a_layer():
     assert not loose, f"only the face, the exception tree and the CLI sit at the top of blue_nb/: move {loose}"
 
 
-@pytest.mark.parametrize("doc", ["README.md", "blue_nb/__init__.py", "docs/architecture.md"])
+@pytest.mark.parametrize("doc", ["docs/guide.md", "blue_nb/__init__.py", "docs/architecture.md"])
 def test_every_description_draws_the_same_layer_map(doc):
     text = (ROOT / doc).read_text(encoding="utf-8")
     drawn = [m.group(1) for line in text.splitlines() if (m := re.match(r"^L\d\s+(.+?)(?:\s{2,}|$)", line.strip()))]

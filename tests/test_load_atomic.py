@@ -3,6 +3,8 @@ checked, and the switch's recovery (rolled forward, rolled back, idempotent, its
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from blue_nb.errors import SourceError, StoreError
@@ -274,3 +276,4 @@ def test_a_second_load_of_a_file_is_refused_while_one_runs(files):
         assert content(second) == before                          # nothing of the refused load landed
         load_items([second], SPEC, rows(5), progress=False)       # the lock is gone with the first load
         assert len(content(second)) == 5
+    assert not Path(str(a) + ".lock").exists()                   # and no empty .lock file stays beside the store

@@ -9,6 +9,7 @@ the same library functions compute here, in the test process.
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import sys
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import nbformat
+import numpy as np
 import pytest
 
 from tests.browser import Lab, chromium_path
@@ -565,9 +567,14 @@ def test_partition_heat(jupyter_env, dialogue_dir):
     from blue_nb.spec import load_spec
     from blue_nb.stores import open_store
     from blue_nb.app.workflows import load_data
+    from blue_nb.plots import heat_cells
 
     seconds, hot_rate, over_rate = 30, 300.0, 1200.0
-    seen: dict[str, str] = {}
+    seen: dict[str, Any] = {}
+    spec = load_spec(DIALOGUE_SPEC)
+    store = open_store("duckdb")
+    load_data(spec, dialogue_dir, stores=[store], progress=False)
+    report = partition_heat(spec, store, seconds=seconds, rate_model=True)
 
     def interact(page):
         """In the browser: drag list_perspectives' rate up by keyboard in the first explorer; the readout
@@ -585,6 +592,23 @@ def test_partition_heat(jupyter_env, dialogue_dir):
         page.wait_for_timeout(1500)
         seen["rate_after"] = row.locator(".blue-nb-rate-value").inner_text()
         seen["status_after"] = explorer.locator(".blue-nb-status").inner_text()
+        # the heat map in the page is the result's for the state it names: hover the hottest cell
+        canvas = explorer.locator(".blue-nb-heatcanvas").first
+        state = canvas.get_attribute("data-state").split(":", 1)[1].split("; ")
+        settings = dict(s.split("=") for s in state[:-1])
+        rates = {n: float(v.split("/")[0]) for n, v in settings.items()}
+        skews = {n: float(v.split("/")[1]) for n, v in settings.items() if v.split("/")[1]}
+        moved = report.rate_model.evaluate(rates, skews)
+        left, top, pw, ph, width, height = json.loads(canvas.get_attribute("data-plot"))
+        cells = heat_cells(moved.timeline, key_ranges=moved.key_ranges, max_cols=width - 300)
+        r, c = np.unravel_index(cells.grid.argmax(), cells.grid.shape)
+        canvas.locator("canvas").scroll_into_view_if_needed()
+        box = canvas.locator("canvas").bounding_box()
+        page.mouse.move(box["x"] + (left + (c + 0.5) * pw / cells.grid.shape[1]) * box["width"] / width,
+                        box["y"] + (top + (r + 0.5) * ph / cells.grid.shape[0]) * box["height"] / height)
+        page.wait_for_timeout(300)
+        seen["tip"] = canvas.locator(".blue-nb-heat-tip").inner_text()
+        seen["want"] = (cells.names[cells.owner[r, c]], float(cells.grid[r, c]), moved.partitions.iloc[0])
 
     nb = run_notebook("03_partition_heat.ipynb", {"DATA": str(dialogue_dir), "SECONDS": seconds, "HOT_RATE": hot_rate,
                                                   "OVER_RATE": over_rate}, interact)
@@ -592,10 +616,12 @@ def test_partition_heat(jupyter_env, dialogue_dir):
         before, after = (float(seen[k].replace(",", "")) for k in ("rate_before", "rate_after"))
         assert before == 60 and after > before and "e+" not in seen["rate_after"]
         assert seen["status_after"] != seen["status_before"]
-    spec = load_spec(DIALOGUE_SPEC)
-    with open_store("duckdb") as store:
-        load_data(spec, dialogue_dir, stores=[store], progress=False)
-        report = partition_heat(spec, store, seconds=seconds, rate_model=True)
+        key, value, hottest = seen["want"]
+        assert seen["tip"].startswith(f"{key} · second") and f" · {value:,.0f} read units/s · " in seen["tip"]
+        assert f"{100 * value / 3000:.3g}% of the 3,000/s limit" in seen["tip"].replace(",", "") or \
+            f"{round(100 * value / 3000):,}% of the 3,000/s limit" in seen["tip"]
+        assert f"{hottest['rcu_per_s']:,.0f} RCU/s" in seen["status_after"]     # the status line: the same result
+    with store:
         hot = report.rate_model.evaluate({"list_perspectives": hot_rate})
         top = hot.partitions.iloc[0]
         perspectives = run_pattern(spec, "list_perspectives", {"dialogue_id": top["pk"]}, store=store).count
@@ -671,12 +697,14 @@ def test_dynamodb_roundtrip(jupyter_env, dialogue_dir, monkeypatch):
     assert len(rows) == runs and {r["match"] for r in rows} == {"true"}        # as the text says: match is true
     assert [(r["pattern"], r["case"]) for r in rows] == [(n, c.label) for n, cs in cases.items() for c in cs]
     shown = html_records(result(nb, "result.pages_frame(PATTERN)")["text/html"])
-    largest = [r for r in shown if r["case"] == "largest partition"]
+    largest = [r for r in shown if r["case"] == "most items read"]
     assert [r["engine"] for r in largest] == ["sqlite", "duckdb", "dynamodb"]
     assert {r["items per call"] for r in largest} == {str(pages)} and int(largest[0]["items"]) == big.items
     assert {r["calls"] for r in shown} == {"1"}          # the text: no dialogue read reaches a limit or 1 MB
-    write = result(nb, "result.write")["text/plain"]
-    assert f"items={built}" in write and f"calls={-(-built // 25)}" in write
+    write = result(nb, "result.write")
+    assert write["text/plain"].startswith(f"BatchWriteReport({built:,} items in {-(-built // 25):,} calls")
+    facts = dict(re.findall(r"<th[^>]*>([^<]+)</th><td[^>]*>([^<]+)</td>", write["text/html"]))   # shown as a table
+    assert facts["items written"] == f"{built:,}" and facts["BatchWriteItem calls"] == f"{-(-built // 25):,}"
 
 
 @pytest.mark.slow

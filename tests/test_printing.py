@@ -7,7 +7,7 @@ from decimal import Decimal as D
 
 import pytest
 
-from blue_nb.printing import cents, display_width, human_bytes, number, short, usd
+from blue_nb.printing import Fields, cents, display_width, fields_html, human_bytes, number, short, usd, value_text
 
 
 # -- money --------------------------------------------------------------------------------------
@@ -100,3 +100,17 @@ def test_short(text, width, cut):
 
 def test_display_width():
     assert [display_width(t) for t in ("", "abc", "東京", "東京-launch", "e\u0301", "Ｆ")] == [0, 3, 4, 11, 1, 2]
+
+
+def test_a_few_facts_show_as_a_table_and_stay_a_dict():
+    """summary() dicts: code, JSON and the repr read the dict; a notebook shows names and readable values."""
+    from pathlib import Path
+
+    facts = Fields({"items": 5000, "ok": True, "rcu": 1.50, "index_wcu": {"gsi1": 2}, "path": Path("data/x.yaml"),
+                    "price": D("417"), "none": None, "tags": ["a", "b"], "<b>": "<i>"})
+    assert facts == dict(facts) and repr(facts) == repr(dict(facts))
+    assert [value_text(v) for v in facts.values()] == ["5,000", "yes", "1.5", "gsi1: 2", "data/x.yaml", "417", "-",
+                                                       "a, b", "<i>"]
+    html = facts._repr_html_()
+    assert "<th" in html and "5,000" in html and "&lt;b&gt;" in html and "&lt;i&gt;" in html and "<i>" not in html
+    assert "PosixPath" not in html and "Decimal" not in html and "<caption" in fields_html(facts, "a title")

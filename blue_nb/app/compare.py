@@ -38,14 +38,14 @@ MISSING = "blue-nb-missing-key"
 class Case:
     """One set of parameters to run a pattern with, and why it was chosen."""
 
-    label: str                       # "largest partition", "smallest partition", "missing key", "whole table"
+    label: str                       # "most items read", "fewest items read", "missing key", "whole table"
     params: dict[str, str]
     items: int                       # the items a read with these parameters matches in the local store
 
 
 def parameter_cases(store: Store, spec: Spec, p: AccessPattern) -> list[Case]:
-    """The largest and the smallest partition the pattern can hit (by the items of its entities there),
-    each with the parameters that return the most (largest) or the fewest (smallest) of them; and a
+    """The parameters whose read returns the most items ("most items read": the partition holding the most
+    items of the pattern's entities, not the largest partition) and the fewest ("fewest items read"); and a
     key that holds nothing. ``Case.items`` is what a read with those parameters matches."""
     if not p.parameters:
         return [Case("whole table", {}, store.count(spec.table_name))]
@@ -67,9 +67,9 @@ def parameter_cases(store: Store, spec: Spec, p: AccessPattern) -> list[Case]:
     (big_pk, big), (small_pk, small) = ranked[0], ranked[-1]
     (big_params, big_n), = big.most_common(1)
     small_params, small_n = min(small.items(), key=lambda kv: (kv[1], kv[0]))
-    cases = [Case("largest partition", dict(zip(p.parameters, big_params)), big_n)]
+    cases = [Case("most items read", dict(zip(p.parameters, big_params)), big_n)]
     if small_pk != big_pk:
-        cases.append(Case("smallest partition", dict(zip(p.parameters, small_params)), small_n))
+        cases.append(Case("fewest items read", dict(zip(p.parameters, small_params)), small_n))
     cases.append(_missing(spec, p, cases[0].params))
     return cases
 

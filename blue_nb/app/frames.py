@@ -98,14 +98,16 @@ def partitions_frame(rows: Iterable[tuple[str, int, int]]) -> DisplayTable:
 
 
 def spec_frame(spec) -> DisplayTable:
-    """One row per entity: source, key templates, attributes, writer."""
+    """One row per entity: its writer (ADR 0018's one writer per partition), source, key templates, then the
+    attributes, the long column, last: a narrow notebook cuts the end of the table, never its keys."""
     t = spec.table
     rows = []
     for e in spec.entities.values():
-        rows.append({"entity": e.name, "source": e.source or e.name, t.partition_key: e.key.get(t.partition_key),
+        rows.append({"entity": e.name, "writer": e.writer, "source": e.source or e.name,
+                     t.partition_key: e.key.get(t.partition_key),
                      **({t.sort_key: e.key.get(t.sort_key)} if t.sort_key else {}),
                      "index keys": ", ".join(f"{k}={v}" for k, v in e.key.items()
                                              if k not in (t.partition_key, t.sort_key)),
-                     "attributes": ", ".join(f"{k}:{v}" for k, v in e.attributes.items()), "writer": e.writer})
+                     "attributes": ", ".join(f"{k}:{v}" for k, v in e.attributes.items())})
     df = pd.DataFrame(rows)
     return DisplayTable(df, left=list(df.columns))

@@ -74,9 +74,25 @@ def figures_of(report: HeatReport) -> list[Image]:
     return [Image(name, *_caption(name), draw().png(DPI)) for name, draw in heat_figures(report).items()]
 
 
-def _examples(store: Store, spec: Spec) -> tuple[dict[str, list[dict[str, str]]], dict[str, str]]:
+HOT_SCAN = 50_000      # items of an entity looked through for one on a pattern's busiest key
+
+
+def _on_key(store: Store, spec: Spec, entity: str, index: str, pk: Any) -> dict | None:
+    """An item of ``entity`` whose partition key on ``index`` is ``pk`` (among its first HOT_SCAN items)."""
+    attr = spec.key_attributes(index)[0]
+    for n, item in enumerate(store.iter_items(spec.table_name, entity, limit=HOT_SCAN)):
+        if str(item.get(attr)) == str(pk):
+            return item
+        if n >= HOT_SCAN:
+            break
+    return None
+
+
+def _examples(store: Store, spec: Spec, busiest: dict[str, dict[str, Any]] | None = None
+              ) -> tuple[dict[str, list[dict[str, str]]], dict[str, str]]:
     """Entity -> the key attributes of its first items; pattern -> its boto3 request bound to the values
-    of the first item of its first entity (a write: that item)."""
+    of an item on the key the pattern loads most (``busiest``: :func:`_busiest`), else of the first item of
+    its first entity (a write: that item)."""
     examples: dict[str, list[dict[str, str]]] = {}
     first: dict[str, dict] = {}
     for name, entity in spec.entities.items():
@@ -89,7 +105,9 @@ def _examples(store: Store, spec: Spec) -> tuple[dict[str, list[dict[str, str]]]
         examples[name] = rows
     requests = {}
     for p in spec.access_patterns:
-        item = next((first[e] for e in p.entities if e in first), None)
+        hot = (busiest or {}).get(p.name)
+        item = next((i for e in p.entities if hot and (i := _on_key(store, spec, e, hot["index"], hot["pk"]))),
+                    None) or next((first[e] for e in p.entities if e in first), None)
         if item is None:
             continue
         params = {k: v for k, v in row_values(spec, p.entities[0], item).items() if k in p.parameters}
@@ -128,8 +146,8 @@ def _measured(spec: Spec, data_dir: str | Path | None, store: Store, prices: Any
         return with_heat_findings(findings, [heat_failed(report)]), data, None
     findings = with_heat_findings(findings, report.findings)
     data.entity_stats = dict(report.size_stats)
-    data.examples, data.requests = _examples(store, spec)
     data.busiest = _busiest(report)
+    data.examples, data.requests = _examples(store, spec, data.busiest)   # requests on each pattern's hot key
     summary = report.summary(top=10)
     data.top_keys = summary["top_keys"]
     data.load = summary["table"]

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from blue_nb.printing import Fields
 from blue_nb.app.text import table_lines
 from blue_nb.app.compare import Case, canonical, first_difference, parameter_cases
 from blue_nb.app.workflows import as_spec, data_store, located_items, source_files
@@ -108,10 +109,10 @@ class ApplyResult:
 
     def summary(self) -> dict[str, Any]:
         """The verdict in a few numbers: items built and stored, pattern runs that match."""
-        return {"table": self.table, "endpoint": self.endpoint, "ok": self.ok, "items built": self.items_built,
-                "items stored": self.items_stored, "items identical": self.items_match,
-                "items left out": len(self.left_out), "pattern runs": len(self.checks),
-                "pattern runs matching": sum(c.ok for c in self.checks), "resumed": self.resumed}
+        return Fields({"table": self.table, "endpoint": self.endpoint, "ok": self.ok, "items built": self.items_built,
+                       "items stored": self.items_stored, "items identical": self.items_match,
+                       "items left out": len(self.left_out), "pattern runs": len(self.checks),
+                       "pattern runs matching": sum(c.ok for c in self.checks), "resumed": self.resumed})
 
     def _left_out(self) -> str:
         return f" ({len(self.left_out)} left out, see above)" if self.left_out else ""

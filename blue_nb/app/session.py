@@ -21,15 +21,10 @@ from blue_nb.patterns import Plan, ReadResult, WriteResult, plan
 from blue_nb.spec import KeyTemplate, Spec, with_attribute, with_key, with_pattern, without_pattern
 from blue_nb.stores import BACKENDS, Store, open_store
 from blue_nb.app.workflows import as_spec, load_data, parameter_values
-from blue_nb.printing import short
 
 __all__ = ["DesignSession", "SpecChange", "byte_order_example"]
 
 _COLORS = {"error": "#b00020", "warning": "#a15c00", "info": "#555"}
-
-
-def _clip(text: str, width: int = 110) -> str:
-    return short(text, width)
 
 
 def _finding_key(f: Finding) -> tuple[str, str, str]:
@@ -55,7 +50,7 @@ class SpecChange:
         change = f"{self.after!r}" if self.what.startswith("added ") else f"{self.before!r} -> {self.after!r}"
         lines = [(f"{self.what}: {change}{rebuilt}", None),
                  (f"findings: {self.findings.summary()} (before: {self.was})", None)]
-        lines += [(f"  + new {f.severity} {f.rule} at {f.where}: {_clip(f.message)}", f) for f in self.new]
+        lines += [(f"  + new {f.severity} {f.rule} at {f.where}: {f.message}", f) for f in self.new]   # whole: never cut
         lines += [(f"  - gone {f.severity} {f.rule} at {f.where}", f) for f in self.gone]
         return lines
 
@@ -67,7 +62,8 @@ class SpecChange:
         for text, f in self._lines():
             style = f" style='color:{_COLORS[f.severity]}'" if f is not None and text.startswith("  +") else ""
             out.append(f"<div{style}>{html.escape(text).replace('  ', '&nbsp;&nbsp;')}</div>")
-        return "<div style='font-family:monospace;font-size:90%'>" + "".join(out) + "</div>"
+        return ("<div style='font-family:monospace;font-size:90%;overflow-wrap:break-word'>" + "".join(out)
+                + "</div>")      # a long message wraps between words, in the notebook's width
 
 
 def byte_order_example(spec: Spec, items: list[dict[str, Any]], attribute: str = "sk", around: int = 3,

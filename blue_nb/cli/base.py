@@ -11,8 +11,8 @@ import click
 
 from blue_nb.errors import BlueNbError
 
-__all__ = ["CliError", "cli", "data_option", "echo_json", "endpoint_options", "endpoint_usage", "format_option",
-           "handles_errors", "loaded_option", "name_values", "rows_option"]
+__all__ = ["CliError", "Command", "Group", "cli", "data_option", "echo_json", "endpoint_options", "endpoint_usage",
+           "format_option", "handles_errors", "loaded_option", "name_values", "rows_option"]
 
 
 class CliError(click.ClickException):
@@ -49,7 +49,38 @@ def echo_json(obj) -> None:
     click.echo(json.dumps(obj, ensure_ascii=False, default=str))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class Command(click.Command):
+    """A command whose usage errors say how to fix a NAME=VALUE option written as two words
+    (``--param dialogue_id nvidia-dec``: click reads ``nvidia-dec`` as an extra argument)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        given = list(args)
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as e:
+            hint = self._two_words(given)
+            if hint and "unexpected extra argument" in e.message:
+                e.message += f"\n  hint: {hint}"
+            raise
+
+    def _two_words(self, args: list[str]) -> str | None:
+        """How to write the first NAME=VALUE option of ``args`` that was given as two words, if one was."""
+        options = {o: p for p in self.params if isinstance(p, click.Option) and "=" in (p.metavar or "")
+                   for o in p.opts}
+        for i, arg in enumerate(args[:-2]):
+            name, value = args[i + 1], args[i + 2]
+            if arg in options and "=" not in name and not value.startswith("-"):
+                return f"write {arg} {name}={value} ({arg} takes {options[arg].metavar} as one word)"
+        return None
+
+
+class Group(click.Group):
+    """The ``blue-nb`` group: its commands are :class:`Command`."""
+
+    command_class = Command
+
+
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="blue_nb")
 def cli():
     """Design DynamoDB single-table schemas (ADR 0018) before committing to one."""

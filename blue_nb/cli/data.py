@@ -119,11 +119,8 @@ def size(file, fmt):
         stream = sys.stdin.buffer if file == "-" else open(file, "rb")
     except OSError as e:
         raise CliError(f"{file}: cannot read: {e.strerror}\n  hint: check the path, or give - to read stdin") from e
-    over = []
+    over, header = [], fmt == "text"                   # the header goes out with the first row, never before an error
     with stream:
-        if fmt == "text":
-            click.echo(f"{'line':>6} {'bytes':>8} {'RCU strong':>10} {'eventual':>8} {'transact':>8} "
-                       f"{'WCU':>5} {'transact':>8} limit")
         for n, line in _item_lines(stream, name):
             where = f"{name}:{n}"
             wire = parse_item_line(line, where=where)        # every value checked, as DynamoDB would
@@ -139,6 +136,10 @@ def size(file, fmt):
             if fmt == "json":
                 echo_json({**costs, "over_limit": costs["size"] > MAX_ITEM_BYTES})
             else:
+                if header:
+                    click.echo(f"{'line':>6} {'bytes':>8} {'RCU strong':>10} {'eventual':>8} {'transact':>8} "
+                               f"{'WCU':>5} {'transact':>8} limit")
+                    header = False
                 click.echo(f"{n:>6} {costs['size']:>8} {costs['rcu_strong']:>10} {costs['rcu_eventual']:>8} "
                            f"{costs['rcu_transactional']:>8} {costs['wcu']:>5} {costs['wcu_transactional']:>8}"
                            + (" OVER" if costs["size"] > MAX_ITEM_BYTES else ""))

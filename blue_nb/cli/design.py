@@ -8,7 +8,8 @@ import click
 
 from blue_nb.cli.base import (CliError, cli, echo_json, endpoint_options, loaded_option,
                             endpoint_usage, format_option, handles_errors, name_values)
-from blue_nb.printing import number, short
+from blue_nb.patterns import WriteResult
+from blue_nb.printing import number, short, value_text
 
 __all__ = ["heat", "query", "validate"]
 
@@ -93,18 +94,20 @@ def query(spec, pattern, params, backend, sqlite, duckdb, max_pages, all_pages, 
         if fmt == "json":
             echo_json(summary)
         else:
-            click.echo(f"{pattern}: {summary['operation']} (dry run) old {summary['old_size']} B, "
-                       f"new {summary['new_size']} B -> {summary['wcu']} WCU (table {summary['table_wcu']}, "
-                       f"indexes {summary['index_wcu']})")
+            old, new = (f"{n:,} B" if n is not None else "no item" for n in (summary["old_size"], summary["new_size"]))
+            click.echo(f"{pattern}: {summary['operation']} (dry run) old {old}, "
+                       f"new {new} -> {summary['wcu']} WCU (table {summary['table_wcu']}, "
+                       f"indexes {value_text(summary['index_wcu']) or 'none'})")
         return
     if fmt == "json":
         echo_json(result.to_json())
         return
     req = result.request
-    for item in result.items:
+    from blue_nb.app.display import compact  # deferred: keep `blue-nb --help` fast
+
+    for item in result.items:             # keys, then the other attributes on one line as a person reads them
         rest = {k: v for k, v in item.items() if k not in (req.pk_attr, req.sk_attr)}
-        line = f"{item.get(req.pk_attr)!s:<24} {item.get(req.sk_attr, '')!s:<36} {rest}"
-        click.echo(line if len(line) <= 160 else line[:157] + "...")
+        click.echo(f"{item.get(req.pk_attr)!s:<24} {item.get(req.sk_attr, '')!s:<36} {compact(rest, 96)}")
     s = result.summary()
     per_page = f" {result.page_sizes}" if s["pages"] > 1 else ""
     click.echo(f"-- {s['count']} items, {s['pages']} page(s){per_page}, {s['bytes_read']:,} bytes read, "

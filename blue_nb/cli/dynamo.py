@@ -36,7 +36,7 @@ def apply(spec, data_dir, duckdb, endpoint_url, aws, profile, table_prefix, repl
     """Create SPEC's table on a DynamoDB endpoint, write the items from --data (or the loaded store --duckdb),
     and compare every read pattern with SQLite and DuckDB.
 
-    One line per pattern run (largest partition, smallest partition, a missing key): match, or the
+    One line per pattern run (the parameters reading the most items, the fewest, a missing key): match, or the
     first difference. Exit status 1 when any pattern differs or an item did not arrive.
     """
     from blue_nb.app.roundtrip import apply_spec  # deferred: keep `blue-nb --help` fast

@@ -47,6 +47,7 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 from tqdm.auto import tqdm
 
+from blue_nb.printing import fields_html
 from blue_nb.dynamo.batches import Put, batches
 from blue_nb.dynamo.calls import THROTTLE_CODES, backoff, boto_item, boto_request, wrap_error
 from blue_nb.dynamo.local import MOTO_ITEM_LIMIT
@@ -77,6 +78,16 @@ class BatchWriteReport:
     unprocessed_retries: int          # calls that re-sent UnprocessedItems
     throttle_retries: int             # throttled (or transient) calls retried, by botocore or here
     seconds: float
+
+    def __repr__(self) -> str:
+        return (f"BatchWriteReport({self.items:,} items in {self.calls:,} calls, {self.unprocessed_retries:,} "
+                f"unprocessed and {self.throttle_retries:,} throttled retries, {self.seconds:,.1f} s)")
+
+    def _repr_html_(self) -> str:
+        return fields_html({"items written": self.items, "BatchWriteItem calls": self.calls,
+                            "calls re-sending unprocessed items": self.unprocessed_retries,
+                            "throttled calls retried": self.throttle_retries, "seconds": round(self.seconds, 2)},
+                           "BatchWriteItem")
 
 
 @dataclass

@@ -98,6 +98,25 @@ def _verdict(spec: Spec, ctx: ExportContext, data: ReviewData) -> list:
     return blocks
 
 
+def _headroom(peak: dict[str, float]) -> str:
+    """How many times the busiest key's traffic can grow before its busiest second reaches a partition's
+    limit (the nearer of the read and the write limit)."""
+    room = [limit / peak[key] for key, limit in (("peak_key_rcu", PARTITION_RCU), ("peak_key_wcu", PARTITION_WCU))
+            if peak.get(key)]
+    if not room:
+        return "no traffic"
+    growth = min(room)
+    return (f"over the limit now ({number(1 / growth, 1)}x it)" if growth < 1 else
+            f"{number(growth, significant=2)}x the traffic (+{number(100 * (growth - 1), 0)}%)")
+
+
+def _caveat(data: ReviewData) -> Para:
+    """What the numbers rest on: the items they were measured on and the rates the spec assumes."""
+    return Para(f"These numbers rest on their inputs: the items of `{shown_path(data.source)}` (the shipped "
+                "samples are generated, not production data) and the calls per second the spec assumes for each "
+                "pattern. Check both against production before sizing capacity on them.", "muted")
+
+
 def _glance(spec: Spec, ctx: ExportContext, data: ReviewData) -> list:
     rows = [["findings", ctx.counts_text(), ""]]
     if data.items is not None:
@@ -107,6 +126,7 @@ def _glance(spec: Spec, ctx: ExportContext, data: ReviewData) -> list:
                      f"{number(peak['peak_key_wcu'], 1)} WCU/s (busiest second)",
                      f"{_pct(peak['peak_key_rcu'], PARTITION_RCU)} of {PARTITION_RCU:,} RCU, "
                      f"{_pct(peak['peak_key_wcu'], PARTITION_WCU)} of {PARTITION_WCU:,} WCU per partition"])
+        rows.append([f"headroom, {index}", _headroom(peak), "before the busiest key reaches a partition's limit"])
     if data.largest_partition:
         lp = data.largest_partition
         rows.append(["largest item collection", f"`{lp['pk']}`: {human_bytes(lp['bytes'])}", f"{lp['items']:,} items"])
@@ -118,7 +138,8 @@ def _glance(spec: Spec, ctx: ExportContext, data: ReviewData) -> list:
         rows.append(["monthly cost", f"{usd(t['total_on_demand_usd'])} on demand, "
                      f"{usd(t['total_provisioned_usd'])} provisioned",
                      f"{data.cost['region']} prices of {data.cost['date']}"])
-    return [Heading(2, "At a glance", "glance"), TableBlock(["", "value", "against the limits"], rows)]
+    caveat = [_caveat(data)] if data.items is not None else []
+    return [Heading(2, "At a glance", "glance"), TableBlock(["", "value", "against the limits"], rows), *caveat]
 
 
 def _changes(data: ReviewData) -> list:
@@ -314,19 +335,28 @@ def report_blocks(spec: Spec, ctx: ExportContext, fmt: str = "report-html") -> l
     for part in (_glance(spec, ctx, data), _changes(data), _tables(spec, data), _entities(spec, data),
                  _patterns(spec, data), _findings(ctx), _heat(data), _cost(data)):
         blocks += part
-    return [*blocks, Heading(2, "Reproduce", "reproduce"), Code(_command(spec, data, fmt), "sh")]
+    return [*blocks, Heading(2, "Reproduce", "reproduce"),
+            Para("From the project folder (the one that holds `pyproject.toml`):", "muted"),
+            Code(_command(spec, data, fmt), "sh")]
+
+
+def project_folder(start: Path | None = None) -> Path:
+    """The project folder: the nearest folder from ``start`` (the working folder) up that holds a
+    ``pyproject.toml``; the working folder when none does (a notebook runs in ``notebooks/``, the
+    commands in the project folder: paths shown relative to it work from there)."""
+    here = (start or Path.cwd()).resolve()
+    return next((d for d in (here, *here.parents) if (d / "pyproject.toml").is_file()), here)
 
 
 def shown_path(path: str | None, default: str = "") -> str:
-    """A file as a reader of the report sees it: relative to the working folder when it is inside it,
-    else its name (no home folders or machine paths in a report that is shared)."""
+    """A file as a reader of the report sees it: relative to the project folder (:func:`project_folder`)
+    when it is inside it, so the report's command works from there, else its name (no home folders or
+    machine paths in a report that is shared)."""
     if not path:
         return default
-    p = Path(path)
-    if not p.is_absolute():
-        return path
+    p = Path(path) if Path(path).is_absolute() else Path.cwd() / path
     try:
-        return str(p.relative_to(Path.cwd()))
+        return p.resolve().relative_to(project_folder()).as_posix()
     except ValueError:
         return p.name
 

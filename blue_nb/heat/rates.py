@@ -37,6 +37,7 @@ import pandas as pd
 from blue_nb.errors import QueryError
 from blue_nb.heat.model import PARTITION_COLUMNS, TIMELINE_COLUMNS, HeatModel
 from blue_nb.heat.load import Ranked, hot_items, load_by_pattern, ranked, size_order, warm_keys
+from blue_nb.printing import fields_html, number
 from blue_nb.heat.result import hottest_text
 from blue_nb.spec import MAX_RATE
 from blue_nb.heat.seconds import CallUnits, DrawMemo, draw_parts
@@ -76,6 +77,12 @@ class RateResult:
         hottest = hottest_text(self.partitions)
         return (f"RateResult({len(self.partitions):,} partitions, hottest {hottest}; {self.findings.summary()}; "
                 f"{self.elapsed_ms:,.1f} ms)")
+
+    def _repr_html_(self) -> str:
+        rates = {name: f"{number(rate, significant=3)} calls/s ({self.distributions.get(name, '')})"
+                 for name, rate in self.rates.items()}
+        return fields_html({"partition keys": len(self.partitions), "hottest": hottest_text(self.partitions),
+                            "findings": self.findings.summary(), **rates}, "Heat at these rates")
 
 
 def _key(pid, cid) -> np.ndarray:

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from blue_nb.rules import Findings
-from blue_nb.printing import number
+from blue_nb.printing import fields_html, number
 
 __all__ = ["HeatReport", "skew", "top_keys", "SUMMARY_TOP"]
 
@@ -145,3 +145,8 @@ class HeatReport:
         hottest = hottest_text(self.partitions)
         return (f"HeatReport({self.source}: {len(self.partitions):,} partitions, hottest {hottest}; "
                 f"{self.findings.summary()})")
+
+    def _repr_html_(self) -> str:
+        return fields_html({"source": self.source, "seconds modelled": self.seconds,
+                            "partition keys": len(self.partitions), "hottest": hottest_text(self.partitions),
+                            "findings": self.findings.summary()}, "Partition heat")

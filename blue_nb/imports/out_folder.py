@@ -90,22 +90,30 @@ def out_folder(out_dir: str | Path) -> Iterator[OutFolder]:
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise SourceError("--out names a file, not a folder", where=str(out), hint="give a folder for the spec and rows")
+    created = not out.exists()
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise SourceError(f"cannot create the output folder: {e.strerror or e}", where=str(out), cause=e) from e
-    with _locked(out):
-        notes = recover_out(out)
-        staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=out))
-        folder = OutFolder(out, staging, notes)
-        folder.next.mkdir()
-        folder.scratch.mkdir()
-        try:
-            yield folder
-        finally:
-            if (out / JOURNAL).exists():     # promised: settle by what the stores committed
-                _settle(out, staging, folder._entries)
-            shutil.rmtree(staging, ignore_errors=True)
+    try:
+        with _locked(out):
+            notes = recover_out(out)
+            staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=out))
+            folder = OutFolder(out, staging, notes)
+            folder.next.mkdir()
+            folder.scratch.mkdir()
+            try:
+                yield folder
+            finally:
+                if (out / JOURNAL).exists():     # promised: settle by what the stores committed
+                    _settle(out, staging, folder._entries)
+                shutil.rmtree(staging, ignore_errors=True)
+    finally:
+        if created:                              # made for this import and left empty (it failed): removed
+            try:
+                out.rmdir()
+            except OSError:
+                pass
 
 
 def recover_out(out: Path) -> list[str]:

@@ -16,6 +16,7 @@ from decimal import Decimal
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
+from blue_nb.printing import Fields
 from blue_nb.items.values import item_to_wire
 from blue_nb.patterns.bind import KeyRequest, projection_of, sk_matches, sort_value
 from blue_nb.patterns.plan import Plan
@@ -128,8 +129,9 @@ class ReadResult:
         return [p.last_evaluated_key for p in self.pages]
 
     def summary(self) -> dict[str, Any]:
-        return {"count": self.count, "scanned_count": self.scanned_count, "bytes_read": self.bytes_read,
-                "rcu": self.rcu, "pages": len(self.pages)}
+        """The read's counts and units (a dict; a notebook shows it as a table)."""
+        return Fields({"count": self.count, "scanned_count": self.scanned_count, "bytes_read": self.bytes_read,
+                       "rcu": self.rcu, "pages": len(self.pages)})
 
     def to_json(self) -> dict[str, Any]:
         """The contract's ``blue-nb query --format json`` object."""

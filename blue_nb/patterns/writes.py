@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from blue_nb.printing import Fields
 from blue_nb.patterns.bind import KeyRequest
 from blue_nb.patterns.paging import index_entry
 from blue_nb.patterns.plan import Plan
@@ -37,8 +38,9 @@ class WriteResult:
         return self.table_wcu + sum(self.index_wcu.values())
 
     def summary(self) -> dict[str, Any]:
-        return {"operation": self.request.operation, "old_size": self.old_size, "new_size": self.new_size,
-                "wcu": self.wcu, "table_wcu": self.table_wcu, "index_wcu": dict(self.index_wcu)}
+        """The write's sizes and units (a dict; a notebook shows it as a table)."""
+        return Fields({"operation": self.request.operation, "old_size": self.old_size, "new_size": self.new_size,
+                "wcu": self.wcu, "table_wcu": self.table_wcu, "index_wcu": dict(self.index_wcu)})
 
 
 def write_cost(plan: Plan, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> WriteResult:

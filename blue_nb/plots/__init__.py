@@ -11,7 +11,7 @@ table and report; the limits come from :mod:`blue_nb.sizing`
 (docs/dynamodb-rules.md sections 2 and 4). Empty input gives a Figure that says "no data".
 
 * :func:`key_heatmap` - time across, partition keys in key order down, colour = per-second peak units/s
-* :class:`LiveHeatmap` - the same heat map re-drawn fast for sliders (only what changes is drawn again)
+* :func:`heat_cells` - the numbers of that heat map (cells, the key of each cell), for a picture drawn elsewhere
 * :func:`top_keys_chart` - the hottest keys: mean 3×WCU + RCU, RCU/s and WCU/s against the per-partition limits
 * :func:`partition_sizes` - bytes per partition key against the 10 GB partition
 * :func:`item_size_distribution` - item sizes per entity against 1 KB, 4 KB and 400 KB
@@ -21,9 +21,8 @@ table and report; the limits come from :mod:`blue_nb.sizing`
 """
 
 from blue_nb.plots.base import PlotFigure
-from blue_nb.plots.heat import key_heatmap, top_keys_chart
-from blue_nb.plots.live import LiveHeatmap
+from blue_nb.plots.heat import heat_cells, key_heatmap, top_keys_chart
 from blue_nb.plots.sizes import attribute_sizes, capacity_waste, index_entry_sizes, item_size_distribution, partition_sizes
 
-__all__ = ["LiveHeatmap", "PlotFigure", "attribute_sizes", "capacity_waste", "index_entry_sizes",
+__all__ = ["PlotFigure", "heat_cells", "attribute_sizes", "capacity_waste", "index_entry_sizes",
            "item_size_distribution", "key_heatmap", "partition_sizes", "top_keys_chart"]

@@ -63,12 +63,14 @@ def _font_files() -> list[str]:
 
 
 def _faces_of(path: str):
-    """(family, face index, code points) of each regular face in ``path``; nothing for a file FreeType cannot read."""
+    """(family, face index, code points) of each regular, scalable face in ``path``; nothing for a file FreeType
+    cannot read."""
     try:
         first = FT2Font(path)
         for i in range(first.num_faces):
             face = FT2Font(path, face_index=i) if i else first
-            if face.style_name.lower() in REGULAR and not face.family_name.startswith(NOT_TEXT):
+            if (face.style_name.lower() in REGULAR and not face.family_name.startswith(NOT_TEXT)
+                    and face.scalable):        # a bitmap font (Noto Color Emoji) matplotlib cannot draw: the browser's only
                 yield face.family_name, i, np.array(sorted(face.get_charmap()), np.int64)
     except (OSError, RuntimeError, ValueError):
         return

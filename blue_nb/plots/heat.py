@@ -1,11 +1,12 @@
 """Pictures of partition heat: the key-space heat map (Google Cloud's Key Visualizer is the model) and the
 hottest keys against DynamoDB's per-partition limits (3,000 RCU/s, 1,000 WCU/s).
 
-The same heat map for sliders, re-drawn fast, is :class:`blue_nb.plots.live.LiveHeatmap`.
+The heat sliders' map is drawn by the browser from :func:`heat_cells` (:class:`blue_nb.widgets.heatmap.HeatCanvas`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
@@ -20,7 +21,8 @@ from blue_nb.plots.base import (BASE, DPI, MAX_KEY_LABEL, OVER, WARN, PlotFigure
 from blue_nb.printing import number, short
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 
-__all__ = ["METRICS", "HeatAxes", "empty_heatmap", "heatmap_title", "key_heatmap", "timeline_rows", "top_keys_chart"]
+__all__ = ["METRICS", "HeatAxes", "HeatCells", "empty_heatmap", "heat_cells", "heatmap_title", "key_heatmap",
+           "scale_label", "scale_top", "timeline_rows", "top_keys_chart"]
 
 METRICS = {"rcu": ("read units/s", PARTITION_RCU), "wcu": ("write units/s", PARTITION_WCU),  # unit, partition limit
            "ctu": ("consumed throughput units/s (3×WCU + RCU)", PARTITION_RCU)}
@@ -54,6 +56,49 @@ def _heat_grid(df: pd.DataFrame, metric: str, max_rows: int, max_cols: int, star
     return grid, cell, keys, seconds, rows, firsts
 
 
+@dataclass
+class HeatCells:
+    """The numbers of one heat map, for a picture drawn elsewhere (the browser's canvas of the heat sliders):
+    ``grid`` (rows x columns, the peak units/s of the hottest key of each key range and time bin), ``owner``
+    (the same shape: the position in ``names`` of that key, -1 where no key has traffic), ``names`` (the keys
+    that own a cell), ``starts`` (the first key of each row), ``seconds``, ``keys`` (how many keys are drawn),
+    ``hot`` ((row, key, peak) of the hottest keys, hottest first, rows apart: the ones a picture names) and
+    ``peak`` (the largest cell)."""
+
+    grid: np.ndarray
+    owner: np.ndarray
+    names: list[str]
+    starts: list[str]
+    seconds: int
+    keys: int
+    hot: list[tuple[int, str, float]]
+    peak: float
+
+
+def heat_cells(timeline: pd.DataFrame, index: str = "table", metric: str = "rcu", *, max_rows: int = 200,
+               max_cols: int = 600, key_ranges: Mapping[str, list[str]] | None = None,
+               most_named: int = 6) -> HeatCells:
+    """The cells :func:`key_heatmap` draws for ``index`` and ``metric`` (same arguments, same rows and
+    columns), with the key that owns each cell: what a browser needs to draw the map and name a cell's key."""
+    df = timeline_rows(timeline, index, metric)
+    if df.empty:
+        return HeatCells(np.zeros((0, 0)), np.zeros((0, 0), np.int32), [], [], 0, 0, [], 0.0)
+    grid, cell, keys, seconds, rows, firsts = _heat_grid(df, metric, max_rows, max_cols,
+                                                         (key_ranges or {}).get(index))
+    key, sec = (cell.index.get_level_values(n).to_numpy() for n in ("key", "second"))
+    values = cell.to_numpy()
+    order = np.argsort(values, kind="stable")                  # the largest last: it owns its cell
+    owner = np.full(grid.shape, -1, np.int64)
+    owner[rows[key[order]], sec[order] * grid.shape[1] // seconds] = key[order]
+    used, at = np.unique(owner[owner >= 0], return_inverse=True)
+    compact = np.full(grid.shape, -1, np.int32)
+    compact[owner >= 0] = at
+    peaks = cell.groupby(level="key").max()
+    hot = [(r, str(keys[k]), p) for r, k, p in _hot_rows(peaks.nlargest(40), rows, 1, most_named)]
+    return HeatCells(grid, compact, [str(k) for k in keys[used]], [str(k) for k in firsts], seconds, len(keys), hot,
+                     float(grid.max()) if grid.size else 0.0)
+
+
 def timeline_rows(timeline: pd.DataFrame, index: str, metric: str) -> pd.DataFrame:
     """The rows of one ``index`` of a heat timeline (``second, index, pk, rcu, wcu``), once the metric and the
     columns are checked: what a heat map draws."""
@@ -77,21 +122,20 @@ def _nice(x: float) -> float:
     return float(next(m * base for m in (1, 2, 2.5, 5, 10) if m * base >= x * (1 - 1e-9)))
 
 
-def _scale_top(peak: float, limit: float) -> float:
+def scale_top(peak: float, limit: float) -> float:
     """Where the colour scale ends: the partition limit once the peak reaches a quarter of it (cells over it
     are cyan), else a round number just above the peak, so a quiet map (writes, mostly) is not all black."""
     return limit if peak >= limit / 4 else _nice(peak)
 
 
-def _scale_label(v: float, top: float) -> str:
+def scale_label(v: float, top: float) -> str:
     """A colour-scale label: whole units on a scale that ends at 50 or more, else three significant digits."""
     return number(v, 0) if top >= 50 else number(v, significant=3)
 
 
 class HeatAxes:
     """The parts of one heat map figure: the frame (drawn once) and the artists that follow the data
-    (:meth:`paint`). :func:`key_heatmap` paints one; :class:`~blue_nb.plots.live.LiveHeatmap` keeps one
-    and paints it again for every timeline of a slider."""
+    (:meth:`paint`). :func:`key_heatmap` paints one."""
 
     def __init__(self, index: str, metric: str, limit: float, title: str, seconds: int, max_cols: int,
                  figsize: tuple[float, float], dpi: float):
@@ -110,26 +154,6 @@ class HeatAxes:
         fig.suptitle(title)
         self.index, self.seconds, self.top = index, seconds, None
         self.fit = max(4, int((figsize[1] - 1.5) * 72 / 9.6))     # key labels of 7 pt the axis holds
-
-    @property
-    def changing(self) -> list:
-        """The artists :meth:`paint` changes: everything else is the same for every timeline."""
-        return [self.im, *self.ax.spines.values(), self.ax.yaxis, self.ax.title, self.right]  # spines over the cells
-
-    def reserve(self, slack: int = 4) -> None:
-        """Labels ``slack`` digits wider than the widest now (the peaks as wide as '000,000/s' at least, the
-        colour scale's labels as wide as 'limit 000,000'), so a layout made with them still holds the labels
-        of the next few timelines."""
-        pad = "0" * slack
-        ticks, texts = self.ax.get_yticks(), [t.get_text() for t in self.ax.get_yticklabels()]
-        self.ax.set_yticks(ticks, [max(texts, key=len, default="") + pad] * len(ticks))
-        names = [t.get_text() for t in self.right.get_yticklabels()] or ["◀ 000,000/s"]
-        self.right.set_yticks([0.5], [max(names, key=len) + pad])
-        bar_ticks = self.bar.ax.get_yticks()
-        self.bar.set_ticks(bar_ticks, labels=[f"limit {number(self.limit, 0)}"] * len(bar_ticks))
-        self.top = None                                                  # paint sets the colour scale again
-        lines = self.ax.get_ylabel().split("\n")
-        self.ax.set_ylabel("\n".join([max(lines, key=len)] * 3))        # the most lines a key axis label has
 
     def paint(self, df: pd.DataFrame, metric: str, max_rows: int, max_cols: int,
               keys_with_traffic: int | None = None, key_ranges: Mapping[str, list[str]] | None = None) -> None:
@@ -162,19 +186,19 @@ class HeatAxes:
 
     def _colour_scale(self, peak: float) -> None:
         """Square-root colours from 0 to the limit, or to a round number above a quiet map's peak."""
-        top, limit = _scale_top(peak, self.limit), self.limit
+        top, limit = scale_top(peak, self.limit), self.limit
         if top == self.top:
             return
         self.top, cmap = top, colormaps["magma"]
         self.im.set_cmap(cmap.with_extremes(over=OVER if top == limit else cmap(1.0)))  # cyan only past the limit
         self.im.norm.vmax = top
         fractions = (0, 0.05, 0.25, 0.5, 0.75, 1)
-        labels = [_scale_label(top * f, top) for f in fractions]
+        labels = [scale_label(top * f, top) for f in fractions]
         if top == limit:
             labels[-1] = f"limit {number(limit, 0)}"
         self.bar.set_ticks([top * f for f in fractions], labels=labels)
         scale = ("cyan: over the partition limit" if top == limit
-                 else f"scale ends at {_scale_label(top, top)}; the limit, {number(limit, 0)}, is far above")
+                 else f"scale ends at {scale_label(top, top)}; the limit, {number(limit, 0)}, is far above")
         self.bar.set_label(f"{self.unit} of the hottest key in each cell,\nin its busiest second "
                            f"(square-root scale)\n{scale}")
 

@@ -258,7 +258,8 @@ def _rows_of(report: Bill) -> dict[str, dict[str, dict]]:
 
 def compare_bills(old: Bill, new: Bill) -> pd.DataFrame:
     """Old vs new, in units and dollars: ``kind``, ``name``, then ``<col>_old``, ``<col>_new`` and
-    ``<col>_diff`` (new - old) for ``rate`` (patterns only), ``rcu``, ``wcu`` and ``usd``, all Decimals.
+    ``<col>_diff`` (new - old) for ``rate`` (patterns only), ``rcu``, ``wcu`` and ``usd``, all Decimals; None
+    where a row has no such number (the rate of an index, the units of storage and of the dollar totals).
 
     Rows: one per pattern ("pattern": calls/s, RCU/s, WCU/s, on-demand $), per index ("index": RCU/s,
     WCU/s, requests + storage $), per provisioned capacity ("capacity": RCU and WCU provisioned, $) and
@@ -288,8 +289,8 @@ def _compare_rows(a: dict, b: dict) -> list[dict[str, Any]]:
             o, n = a[kind].get(name), b[kind].get(name)
             row: dict[str, Any] = {"kind": kind, "name": name}
             for c in ("rate", "rcu", "wcu", "usd"):
-                if c == "rate" and kind != "pattern":
-                    row.update({"rate_old": None, "rate_new": None, "rate_diff": None})
+                if not any(c in side for side in (o, n) if side):     # a rate of an index, units of storage: none, not 0
+                    row.update({f"{c}_old": None, f"{c}_new": None, f"{c}_diff": None})
                     continue
                 x, y = _side(o, c), _side(n, c)
                 row.update({f"{c}_old": x, f"{c}_new": y, f"{c}_diff": y - x})

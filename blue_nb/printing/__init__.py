@@ -12,15 +12,19 @@ standard library only), so that a table, a figure and a report show the same val
   rounds to ``n`` significant digits (``1.25``, ``0.0625``, ``12.5``), whole from ``10**(n-1)``.
 * :func:`short` - a label cut to a width in terminal columns (a CJK character takes two, a
   combining mark none) with an ellipsis; :func:`display_width` - the columns a text takes.
+* :class:`Fields` - a dict of a few facts (a ``summary()``) that a notebook shows as a two-column table
+  (:func:`fields_html`), its repr still the dict's; :func:`value_text` - one fact as a person reads it.
 """
 
 from __future__ import annotations
 
 import unicodedata
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
+from html import escape
+from typing import Any, Mapping
 
-__all__ = ["BYTE_UNITS", "ELLIPSIS", "NO_VALUE", "cents", "display_width", "human_bytes", "number", "short", "usd"]
+__all__ = ["BYTE_UNITS", "ELLIPSIS", "NO_VALUE", "Fields", "cents", "display_width", "fields_html", "human_bytes",
+           "number", "short", "usd", "value_text"]
 
 NO_VALUE = "-"                 # what usd and number print for None
 ELLIPSIS = "…"                 # the end of a cut label: one column
@@ -123,3 +127,36 @@ def short(text: Any, width: int) -> str:
         kept.append(ch)
         used += _columns(ch)
     return "".join(kept) + ELLIPSIS
+
+
+# -- a few facts --------------------------------------------------------------------------------
+def value_text(v: Any) -> str:
+    """One fact as a person reads it: numbers with separators (floats trimmed), yes/no, a map as
+    ``key: value`` pairs and a list joined by commas on one line, a path or anything else as its text."""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (int, float, Decimal)):
+        return number(v, trim=True)
+    if isinstance(v, Mapping):
+        return "; ".join(f"{k}: {value_text(x)}" for k, x in v.items())
+    if isinstance(v, (list, tuple, set, frozenset)):
+        return ", ".join(value_text(x) for x in v)
+    return NO_VALUE if v is None else str(v)
+
+
+def fields_html(facts: Mapping[str, Any], caption: str = "") -> str:
+    """``facts`` as a two-column HTML table (name, value), values by :func:`value_text`, wrapped where long."""
+    cell = "text-align:left;vertical-align:top;padding:1px 8px 1px 0"
+    rows = "".join(f"<tr><th style='{cell}'>{escape(str(k))}</th>"
+                   f"<td style='{cell};overflow-wrap:anywhere'>{escape(value_text(v))}</td></tr>"
+                   for k, v in facts.items())
+    cap = f"<caption style='text-align:left;caption-side:top'><b>{escape(caption)}</b></caption>" if caption else ""
+    return f"<table style='border-collapse:collapse;font-size:12px;margin:2px 0 8px 0'>{cap}{rows}</table>"
+
+
+class Fields(dict):
+    """A dict of a few facts (what a ``summary()`` returns): code, tests and JSON read it as the dict it is
+    (its repr too), a notebook shows it as a two-column table (:func:`fields_html`)."""
+
+    def _repr_html_(self) -> str:
+        return fields_html(self)

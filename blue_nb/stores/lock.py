@@ -2,8 +2,8 @@
 
 A load stages into tables of fixed names (``{table}__next``), so two loads of one file running at
 once would write into each other's staging tables. Each load of a file store holds an exclusive
-``flock`` on ``<store file>.lock`` from before it prepares until after its switch; a second load
-is refused at once, naming the file. The operating system releases the lock when the process
+``flock`` on ``<store file>.lock`` from before it prepares until after its switch (the file is
+removed then); a second load is refused at once, naming the file. The operating system releases the lock when the process
 ends, however it ends (SIGKILL included), so a killed load never leaves a stale lock behind.
 """
 
@@ -27,15 +27,34 @@ __all__ = ["load_lock"]
 
 @contextmanager
 def _lock(path: Path) -> Iterator[None]:
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
+    """Hold ``path``'s exclusive lock; the file is removed when the load ends, so no empty ``.lock`` stays
+    beside the store. A lock taken on a file that a finishing load has just removed is taken again on
+    the new one (the inode of the path is the lock)."""
+    for _ in range(5):
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as e:
+            os.close(fd)
             raise StoreError("another load is writing to this store right now", where=str(path.with_suffix("")),
                              hint="wait for it to finish (or stop it), then load again", cause=e) from e
+        try:
+            current = os.stat(path).st_ino
+        except FileNotFoundError:
+            current = None
+        if current == os.fstat(fd).st_ino:
+            break
+        os.close(fd)                                   # removed (and maybe made again) meanwhile: lock the file there now
+    else:
+        raise StoreError("could not take the store's load lock", where=str(path.with_suffix("")),
+                         hint="another load keeps starting and ending: load again")
+    try:
         yield
     finally:
+        try:
+            os.unlink(path)                            # while held: a load waiting on this file takes the next one
+        except FileNotFoundError:
+            pass
         os.close(fd)                                   # closing the descriptor releases the lock
 
 

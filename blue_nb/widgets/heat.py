@@ -2,12 +2,13 @@
 heat map, the hottest keys and the findings re-drawn on every change.
 
 Wiring only (layer 3): every number comes from :class:`blue_nb.heat.RateModel` (the model
-re-evaluated for the sliders' rates and skews), the heat map from :class:`blue_nb.plots.LiveHeatmap`
-(laid out once, then only the cells and labels re-drawn). The hottest keys (:func:`blue_nb.heat.top_keys`)
+re-evaluated for the sliders' rates and skews); the heat map is drawn by the browser
+(:class:`blue_nb.widgets.heatmap.HeatCanvas`: a move sends the cells' numbers, not a picture; hovering a
+cell names its key, its units per second and its share of the limit). The hottest keys (:func:`blue_nb.heat.top_keys`)
 are an HTML table with bars against the per-partition limits: the browser draws it in no time and any
 script's keys with it.
 Tests drive it without a browser: set slider values (or call :meth:`HeatExplorer.set_rate`) and read
-``result``, ``findings``, ``last_ms``, the heat map's PNG bytes and the table's HTML.
+``result``, ``findings``, ``last_ms``, the heat map's cells (``heatmap.cells``) and the table's HTML.
 
 A rate slider is logarithmic on a grid of ``STEP`` in the exponent, and the browser snaps the value it is
 given to that grid as it draws the slider (and sends the snapped value back): a rate of 300 would come back
@@ -28,10 +29,11 @@ import ipywidgets as W
 
 from blue_nb.errors import BlueNbError
 from blue_nb.heat import HeatReport, RateModel, RateResult, top_keys
-from blue_nb.plots import LiveHeatmap
+from blue_nb.plots import key_heatmap
 from blue_nb.plots.base import BASE, WARN
 from blue_nb.printing import number
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
+from blue_nb.widgets.heatmap import HeatCanvas
 
 __all__ = ["HeatExplorer", "top_keys_html"]
 
@@ -39,7 +41,6 @@ METRICS = ("rcu", "wcu", "ctu")
 SKEW_MAX = 3.0
 DECADES_BELOW, DECADES_ABOVE = 1, 2   # a rate slider spans a decade below the spec's rate to two above
 STEP = 0.01                            # a rate slider's grid, in the exponent (base 10)
-DPI, FIGSIZE = 110, (8.0, 4.5)    # an 880 x 495 px picture shown at its own size: it fits a notebook cell
 
 
 def rate_label(rate: float) -> str:
@@ -104,14 +105,12 @@ class HeatExplorer:
     time of the last redraw (evaluation, both pictures and the findings) and ``timings`` its parts."""
 
     def __init__(self, report_or_model: Any, *, index: str = "table", metric: str = "rcu", top: int = 20,
-                 dpi: int = DPI, figsize: tuple[float, float] = FIGSIZE, continuous_update: bool = True,
-                 rates: dict[str, float] | None = None):
+                 continuous_update: bool = True, rates: dict[str, float] | None = None):
         self.model = _rate_model(report_or_model)
-        self.top, self.dpi, self.figsize = top, dpi, figsize
+        self.top = top
         self.result: RateResult | None = None
         self.last_ms = 0.0
         self.timings: dict[str, float] = {}
-        self._maps: dict[tuple[str, str], LiveHeatmap] = {}     # one per (index, metric): switching back is a blit
         self.skews: dict[str, float] = {}          # the patterns whose skew slider moved (the others keep their spec's)
         self._rates = dict(self.model.base_rates)     # the rates shown, exactly (a slider holds them on its grid)
         self._quiet = False
@@ -124,7 +123,7 @@ class HeatExplorer:
                                 else self.model.indexes[0], description="index")
         self.metric = W.Dropdown(options=METRICS, value=metric, description="metric")
         self.status = W.HTML()
-        self.heatmap = W.Image(format="png", layout=W.Layout(max_width="100%", height="auto"))
+        self.heatmap = HeatCanvas()
         self.top_table = W.HTML()
         self.findings_html = W.HTML()
         self.index.observe(lambda _: self._redraw_heatmap(), names="value")
@@ -229,25 +228,23 @@ class HeatExplorer:
 
     # -- answers ---------------------------------------------------------------------------
     def redraw(self) -> None:
-        """Evaluate the model for the sliders; show the cheap answers first (the status line, the hottest
-        keys, the findings: the browser gets them while the heat map is drawn), then the heat map."""
+        """Evaluate the model for the sliders; send the heat map's numbers first (the browser paints them
+        while the rest is made), then the hottest keys, the findings and the status line."""
         if self._quiet:
             return
         start = time.perf_counter()
         self.result = self.model.evaluate(self.rates, self.skews)
         evaluated = time.perf_counter()
+        self._redraw_heatmap(timed=False)
+        mapped = time.perf_counter()
         self.top_table.value = top_keys_html(top_keys(self.result.partitions, self.top))
         charted = time.perf_counter()
         self.findings_html.value = self.result.findings._repr_html_()
         for name, label in self.distribution_labels.items():
             label.value = f"<small>{html.escape(self.result.distributions[name])}</small>"
-        found = time.perf_counter()
-        self.timings = {"evaluate_ms": (evaluated - start) * 1000}
-        self._status(drawing=True)
-        self._redraw_heatmap(timed=False)
         end = time.perf_counter()
-        self.timings = {"evaluate_ms": (evaluated - start) * 1000, "top_keys_ms": (charted - evaluated) * 1000,
-                        "findings_ms": (found - charted) * 1000, "heatmap_ms": (end - found) * 1000}
+        self.timings = {"evaluate_ms": (evaluated - start) * 1000, "heatmap_ms": (mapped - evaluated) * 1000,
+                        "top_keys_ms": (charted - mapped) * 1000, "findings_ms": (end - charted) * 1000}
         self.last_ms = (end - start) * 1000
         self._status()
 
@@ -255,33 +252,40 @@ class HeatExplorer:
         if self.result is None:
             return
         start = time.perf_counter()
-        key = (self.index.value, self.metric.value)
-        if key not in self._maps:
-            self._maps[key] = LiveHeatmap(*key, dpi=self.dpi, figsize=self.figsize)
+        index, metric = self.index.value, self.metric.value
         parts = self.result.partitions           # the timeline holds the keys that matter, not every key
-        keys = int(((parts["index"] == key[0]) & (parts["consumed_throughput_units"] > 0)).sum())
-        self.heatmap.value = self._maps[key].png(self.result.timeline, keys_with_traffic=keys,
-                                                 key_ranges=self.result.key_ranges)
+        keys = int(((parts["index"] == index) & (parts["consumed_throughput_units"] > 0)).sum())
+        self.heatmap.show(self.result.timeline, index, metric, key_ranges=self.result.key_ranges,
+                          keys_with_traffic=keys, max_rows=self.model.rows, state=self.state_text())
         if timed:
             self.last_ms = (time.perf_counter() - start) * 1000
             self.timings = {"heatmap_ms": self.last_ms}
             self._status()
 
-    def _status(self, drawing: bool = False) -> None:
+    def _status(self) -> None:
         p = self.result.partitions
         top = p.iloc[0] if len(p) else None
         hottest = (f"hottest {html.escape(str(top['index']))} <code>{html.escape(str(top['pk']))}</code>: "
                    f"{top['rcu_per_s']:,.0f} RCU/s, {top['wcu_per_s']:,.0f} WCU/s · " if top is not None else "")
         parts = " · ".join(f"{k.removesuffix('_ms')} {v:,.0f} ms" for k, v in self.timings.items())
-        took = "drawing the heat map…" if drawing else f"redraw {self.last_ms:,.0f} ms ({parts})"
+        took = f"redraw {self.last_ms:,.0f} ms ({parts})"
         self.status.value = (f"{len(p):,} partitions · {hottest}{html.escape(self.result.findings.summary())} · "
                              f"{took}")
 
     # -- for tests and notebooks -----------------------------------------------------------
     @property
     def heatmap_figure(self):
-        """The Figure behind the heat map shown now."""
-        return self._maps[(self.index.value, self.metric.value)].figure
+        """The heat map shown now as a matplotlib Figure (what the report and the CLI draw)."""
+        keys = int(((self.partitions["index"] == self.index.value)
+                    & (self.partitions["consumed_throughput_units"] > 0)).sum())
+        return key_heatmap(self.timeline, index=self.index.value, metric=self.metric.value,
+                           key_ranges=self.result.key_ranges, keys_with_traffic=keys, max_rows=self.model.rows)
+
+    def state_text(self) -> str:
+        """The settings shown, as the page can read them back: each pattern's rate and skew, the index and
+        the metric."""
+        return "; ".join([*(f"{n}={self._rates[n]!r}/{self.skews.get(n, '')}" for n in self.model.patterns),
+                          f"{self.index.value}/{self.metric.value}"])
 
     @property
     def partitions(self):
