@@ -3,7 +3,8 @@
 :func:`parameter_cases` draws a read pattern's parameters from the items in a local store: the
 partition with the most matching items, the one with the fewest, and a key that holds nothing.
 :func:`first_difference` compares two :class:`~blue_nb.patterns.ReadResult` page by page: the
-items and their order, each page's Count and whether it carries a LastEvaluatedKey, the totals
+items and their order, each page's ScannedCount, its Count (after a filter) and whether it carries a
+LastEvaluatedKey, the totals
 (Count, ScannedCount) and the read units. Differences that an emulator is known to produce (and
 DynamoDB does not) are named as such, never hidden: see :data:`MOTO_PAGE_CUT` and
 :data:`MOTO_NO_TRAILING_PAGE`. Where DynamoDB leaves the order open (a Scan across partitions, items with
@@ -151,6 +152,9 @@ def first_difference(local: ReadResult, remote: ReadResult, *, names: tuple[str,
     notes = [x for x in (_order_open_note(runs, local),) if x]
     pa = [(p.count, p.last_evaluated_key is not None) for p in local.pages]
     pb = [(p.count, p.last_evaluated_key is not None) for p in remote.pages]
+    if pa == pb and [p.items for p in local.pages] != [p.items for p in remote.pages]:
+        return (f"Count per page (after the filter): {a} {[p.items for p in local.pages]}, "
+                f"{b} {[p.items for p in remote.pages]}", None)
     if pa != pb:
         gap = _emulator_gap(local, remote, emulator)
         if gap is None:

@@ -19,7 +19,8 @@ from typing import Any, Callable, Mapping
 from blue_nb.errors import QueryError, TemplateError
 from blue_nb.items.values import to_wire, validate_number
 from blue_nb.printing import short
-from blue_nb.spec import AccessPattern, Spec
+from blue_nb.spec import ATTRIBUTE_TYPES, AccessPattern, KeyTemplate, Spec
+from blue_nb.spec.expressions import Between, Function, Value, condition_nodes
 from blue_nb.spec.refusals import refusal
 
 __all__ = ["COMPARISONS", "Comparison", "KeyRequest", "SK_OPS", "bind", "prefix_successor", "projection_of",
@@ -65,6 +66,8 @@ class KeyRequest:
     table_keys: tuple[str, str | None] = ("pk", "sk")
     table_key_types: tuple[str, str] = ("S", "S")
     params: Mapping[str, str] = field(default_factory=dict)
+    filter: Any = None               # the filter's condition tree (blue_nb.spec.expressions), or None
+    filter_values: Mapping[str, Any] = field(default_factory=dict)   # its :values, bound, by name
 
     @property
     def is_read(self) -> bool:
@@ -154,6 +157,8 @@ def bind(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | N
                 params=dict(params))
     kc = p.key_condition
     if kc is None:
+        if p.filter is not None:
+            base.update(filter=p.filter.tree, filter_values=_filter_values(p, params))
         return KeyRequest(**base)
     where = f"access_patterns.{p.name}.key_condition"
     try:
@@ -168,7 +173,77 @@ def bind(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | N
         shown = ", ".join(f"{n}={short(str(v), 40)!r}" for n, v in params.items())
         raise QueryError(f"DynamoDB refuses {p.name} with {shown or 'no parameters'}: {refused.text}", where=where,
                          hint=refused.hint)
+    if p.filter is not None:                     # DynamoDB checks the key condition first, then the filter
+        base.update(filter=p.filter.tree, filter_values=_filter_values(p, params))
     return KeyRequest(**base, pk_value=pk_value, sk_op=sk_op, sk_values=sk_values)
+
+
+_SET_OF = {"SS": "S", "NS": "N", "BS": "B"}
+
+
+def _filter_value(value: Any, params: Mapping[str, Any], where: str) -> Any:
+    """One of a filter's ``values`` as the Python value it binds to (strings are key templates)."""
+    if isinstance(value, dict):
+        (tag, body), = value.items()
+        if tag in _SET_OF:
+            return {_filter_value({_SET_OF[tag]: b}, params, where) for b in body}
+        if tag in ("BOOL", "NULL"):
+            return body if tag == "BOOL" else None
+        text = KeyTemplate(body, where).render(params, where)
+        return _typed(text, tag, where)
+    if isinstance(value, str):
+        return KeyTemplate(value, where).render(params, where)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return validate_number(str(value), where)
+    return value
+
+
+def _filter_values(p: AccessPattern, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The filter's values bound to ``params``; a condition DynamoDB refuses with them, in its words."""
+    assert p.filter is not None
+    where = f"access_patterns.{p.name}.filter.values"
+    try:
+        out = {n: _filter_value(v, params, f"{where}.{n}") for n, v in p.filter.values.items()}
+    except TemplateError as e:
+        raise QueryError(e.msg, where=e.where, hint=e.hint, cause=e) from e
+    for node in condition_nodes(p.filter.tree):
+        refused = _filter_refusal(node, out)
+        if refused:
+            raise QueryError(f"DynamoDB refuses {p.name}: Invalid FilterExpression: {refused}",
+                             where=f"access_patterns.{p.name}.filter", hint="change the filter or its values")
+    return out
+
+
+def _shown_value(v: Any) -> str:
+    (tag, body), = to_wire(v).items()
+    return f"{{{tag}:{body}}}"
+
+
+def _filter_refusal(node: Any, values: Mapping[str, Any]) -> str | None:
+    """DynamoDB's words for a part of a condition it refuses with these values, or None."""
+    def bound(o: Any) -> Any:
+        return values[o.name] if isinstance(o, Value) else None
+
+    if isinstance(node, Function) and node.name == "begins_with" and isinstance(node.args[1], Value):
+        tag = next(iter(to_wire(bound(node.args[1]))))
+        if tag not in ("S", "B"):
+            return f"Incorrect operand type for operator or function; operator or function: begins_with, operand type: {tag}"
+    if isinstance(node, Function) and node.name == "attribute_type":
+        v = bound(node.args[1])
+        tag = next(iter(to_wire(v)))
+        if tag != "S":
+            return f"Incorrect operand type for operator or function; operator or function: attribute_type, operand type: {tag}"
+        if v not in ATTRIBUTE_TYPES:
+            return f"Invalid attribute type name found; type: {v}, valid types: {{B,NULL,SS,BOOL,L,BS,N,NS,S,M}}"
+    if isinstance(node, Between) and isinstance(node.low, Value) and isinstance(node.high, Value):
+        low, high = bound(node.low), bound(node.high)
+        lt, ht = next(iter(to_wire(low))), next(iter(to_wire(high)))
+        shown = f"lower bound operand: AttributeValue: {_shown_value(low)}, upper bound operand: AttributeValue: {_shown_value(high)}"
+        if lt != ht:
+            return f"The BETWEEN operator requires same data type for lower and upper bounds; {shown}"
+        if lt in ("S", "N", "B") and sort_value(low) > sort_value(high):
+            return f"The BETWEEN operator requires upper bound to be greater than or equal to lower bound; {shown}"
+    return None
 
 
 def projection_of(index) -> Any:

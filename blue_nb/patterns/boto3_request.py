@@ -11,8 +11,9 @@ from typing import Any, Mapping
 
 from blue_nb.items.values import item_to_wire, to_wire
 from blue_nb.patterns.bind import COMPARISONS, KeyRequest
+from blue_nb.spec.expressions import condition_text
 
-__all__ = ["boto3_request", "key_condition_expression"]
+__all__ = ["boto3_request", "filter_expression", "key_condition_expression"]
 
 
 def key_condition_expression(req: KeyRequest) -> tuple[str, dict[str, str], dict[str, Any]]:
@@ -31,6 +32,27 @@ def key_condition_expression(req: KeyRequest) -> tuple[str, dict[str, str], dict
         else:
             expr += f" AND #sk {COMPARISONS[req.sk_op].symbol} :sk0"
     return expr, names, values
+
+
+def filter_expression(req: KeyRequest) -> tuple[str, dict[str, str], dict[str, Any]]:
+    """(FilterExpression, ExpressionAttributeNames, ExpressionAttributeValues) of a filtered read: every
+    name as ``#f0``, ``#f1``... (each distinct name once), every value ``:name`` as ``:f_name``."""
+    names: dict[str, str] = {}
+
+    def name(n: str) -> str:
+        return names.setdefault(n, f"#f{len(names)}")
+
+    expr = condition_text(req.filter, name, lambda v: f":f_{v}")
+    return (expr, {alias: n for n, alias in names.items()},
+            {f":f_{n}": to_wire(v) for n, v in req.filter_values.items()})
+
+
+def _add_filter(kw: dict[str, Any], req: KeyRequest) -> None:
+    expr, names, values = filter_expression(req)
+    kw["FilterExpression"] = expr
+    kw["ExpressionAttributeNames"] = {**kw.get("ExpressionAttributeNames", {}), **names}
+    if values:
+        kw["ExpressionAttributeValues"] = {**kw.get("ExpressionAttributeValues", {}), **values}
 
 
 def _key(req: KeyRequest) -> dict[str, Any]:
@@ -57,6 +79,8 @@ def boto3_request(req: KeyRequest, *, item: Mapping[str, Any] | None = None,
             expr, names, values = key_condition_expression(req)
             kw.update(KeyConditionExpression=expr, ExpressionAttributeNames=names,
                       ExpressionAttributeValues=values, ScanIndexForward=req.forward)
+        if req.filter is not None:
+            _add_filter(kw, req)
         kw["ConsistentRead"] = req.consistent and req.index_type != "global"
         if req.limit:
             kw["Limit"] = req.limit

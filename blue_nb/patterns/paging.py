@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 from blue_nb.items.values import item_to_wire
 from blue_nb.patterns.bind import KeyRequest, projection_of, sk_matches, sort_value
+from blue_nb.patterns.filters import matches
 from blue_nb.patterns.plan import Plan
 from blue_nb.sizing import PAGE_BYTES, item_size, query_read_units, read_units
 from blue_nb.spec import Spec
@@ -69,18 +70,20 @@ def key_order(req: KeyRequest, rows: Iterable[tuple[dict[str, Any], int]]) -> It
 
 @dataclass
 class Page:
-    """One call's page: how many items it evaluated, the bytes it read, its read units, and the key a
-    caller passes as ExclusiveStartKey for the next page (None when the key range is exhausted)."""
+    """One call's page: how many items it evaluated (DynamoDB's ScannedCount), the bytes it read, its read
+    units, the key a caller passes as ExclusiveStartKey for the next page (None when the key range is
+    exhausted) and, when a filter dropped some, how many items it returned (DynamoDB's Count)."""
 
     count: int
     bytes_read: int
     rcu: float
     last_evaluated_key: dict[str, Any] | None
+    returned: int | None = None      # Count, after the filter; None: every evaluated item was returned
 
     @property
     def items(self) -> int:
-        """The number of items on the page (no filters here: the same as ``count``)."""
-        return self.count
+        """The number of items the page returned (its Count: ``count`` less what the filter dropped)."""
+        return self.count if self.returned is None else self.returned
 
     @property
     def has_more(self) -> bool:
@@ -120,7 +123,7 @@ class ReadResult:
     @property
     def page_sizes(self) -> list[int]:
         """Each page's item count, in call order: what DynamoDB's ``Count`` of each call would be."""
-        return [p.count for p in self.pages]
+        return [p.items for p in self.pages]
 
     @property
     def last_keys(self) -> list[dict[str, Any] | None]:
@@ -169,6 +172,11 @@ def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
     The result holds the items given when a read returns them whole (the table, or an index that
     projects all): the stores pass items of their own, just read, so nothing is copied.
 
+    A filter (``req.filter``) is applied to each page after it is cut and priced: the page keeps its
+    evaluated count, bytes and units, and returns (``Page.returned``, the call's Count) only the entries
+    that pass; a page can return nothing and still carry LastEvaluatedKey. On an index the filter reads
+    the index entry (what a GSI holds; an LSI fetch of other attributes from the table is not modelled).
+
     As DynamoDB pages: a page ends when ``limit`` items have been evaluated or when its bytes read
     reach 1 MB (the item that takes the read to or past 1 MB is on the page, so a page can cost up
     to ceil((1 MB + 400 KB) / 4 KB) units). Such a page carries LastEvaluatedKey even when nothing
@@ -196,7 +204,11 @@ def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
     else:                                              # index entries: projected, sized as projected
         cut = pages_of((project(item, req) for item, _ in items), item_size, req.limit)
     for page, sizes, full in cut:
-        pages.append(_page(req, page, sizes, full))    # a full page carries LastEvaluatedKey, even at the end
+        page_ = _page(req, page, sizes, full)          # a full page carries LastEvaluatedKey, even at the end
+        if req.filter is not None:                     # read and paid for; returned only when it passes
+            page = [e for e in page if matches(req.filter, e, req.filter_values)]
+            page_.returned = len(page)
+        pages.append(page_)
         out += page
         if full and max_pages is not None and len(pages) >= max_pages:
             break

@@ -12,11 +12,12 @@ from typing import Any
 
 from blue_nb.errors import SpecError
 from blue_nb.spec.display import spec_html, spec_text
+from blue_nb.spec.expressions import Condition, parse_condition
 from blue_nb.spec.templates import KeyTemplate
 
 __all__ = [
     "READ_OPERATIONS", "WRITE_OPERATIONS", "OPERATIONS", "SK_OPERATORS", "ATTRIBUTE_TYPES", "KEY_TYPES",
-    "Index", "Table", "Entity", "KeyCondition", "Join", "AccessPattern", "Spec",
+    "Index", "Table", "Entity", "KeyCondition", "Filter", "Join", "AccessPattern", "Spec",
 ]
 
 READ_OPERATIONS = ("get_item", "query", "scan")
@@ -135,6 +136,51 @@ class KeyCondition:
         return d
 
 
+#: the value types a filter's ``values`` may give in DynamoDB JSON (a one-key mapping)
+FILTER_VALUE_TYPES = ("S", "N", "B", "BOOL", "NULL", "SS", "NS", "BS")
+
+
+@dataclass
+class Filter:
+    """A Query's or Scan's FilterExpression: the condition in DynamoDB's syntax (names bare, values
+    ``:name``) and its values by name. A value is a YAML scalar (a string is a key template, so
+    ``"{status}"`` is a parameter; a number is N; true/false BOOL; null NULL) or DynamoDB JSON with
+    templates in its strings (``{N: "{min}"}``, ``{SS: ["a", "{tag}"]}``)."""
+
+    expression: str
+    values: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def tree(self) -> Condition:
+        """The parsed condition (:mod:`blue_nb.spec.expressions`)."""
+        return parse_condition(self.expression)
+
+    def value_templates(self) -> dict[str, list[KeyTemplate]]:
+        """Value name -> the key templates in it (its strings)."""
+        out: dict[str, list[KeyTemplate]] = {}
+        for name, v in self.values.items():
+            inner = next(iter(v.values())) if isinstance(v, dict) and len(v) == 1 else v
+            texts = [inner] if isinstance(inner, str) else [x for x in inner if isinstance(x, str)] \
+                if isinstance(inner, list) else []
+            out[name] = [KeyTemplate(t, where=f"filter.values.{name}") for t in texts]
+        return out
+
+    @property
+    def placeholders(self) -> list[str]:
+        names: dict[str, None] = {}
+        for templates in self.value_templates().values():
+            for t in templates:
+                for n in t.placeholders:
+                    names.setdefault(n)
+        return list(names)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"expression": self.expression}
+        if self.values:
+            d["values"] = {k: (dict(v) if isinstance(v, dict) else v) for k, v in self.values.items()}
+        return d
+
+
 @dataclass
 class Join:
     """An application-level join: for each item returned, run ``pattern`` with ``params`` (its
@@ -165,6 +211,7 @@ class AccessPattern:
     rate_per_second: float = 0
     key_distribution: str = "uniform"
     joins: list[Join] = field(default_factory=list)
+    filter: Filter | None = None
 
     @property
     def is_read(self) -> bool:
@@ -173,18 +220,21 @@ class AccessPattern:
     @property
     def parameters(self) -> list[str]:
         """Names of the values a caller must supply to run the pattern."""
-        return self.key_condition.placeholders if self.key_condition else []
+        names = dict.fromkeys(self.key_condition.placeholders if self.key_condition else [])
+        names.update(dict.fromkeys(self.filter.placeholders if self.filter else []))
+        return list(names)
 
     def to_dict(self) -> dict[str, Any]:
         d = {"name": self.name, "description": self.description, "operation": self.operation,
              "entities": list(self.entities), "index": self.index,
              "key_condition": self.key_condition.to_dict() if self.key_condition else None,
+             "filter": self.filter.to_dict() if self.filter else None,
              "consistent_read": self.consistent_read, "limit": self.limit, "scan_forward": self.scan_forward,
              "hot": self.hot, "rate_per_second": self.rate_per_second, "key_distribution": self.key_distribution,
              "joins": [j.to_dict() for j in self.joins]}
         return _drop_defaults(d, {"description": "", "index": "table", "key_condition": None,
                                   "consistent_read": False, "limit": None, "scan_forward": True, "hot": False,
-                                  "key_distribution": "uniform", "joins": []})
+                                  "key_distribution": "uniform", "joins": [], "filter": None})
 
 
 @dataclass

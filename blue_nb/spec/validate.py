@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from blue_nb.errors import Problem, TemplateError
-from blue_nb.spec.model import SK_OPERATORS
+from blue_nb.spec.expressions import ConditionSyntaxError, condition_paths, condition_values, parse_condition
+from blue_nb.spec.model import FILTER_VALUE_TYPES, SK_OPERATORS
 from blue_nb.spec.refusals import spec_refusals
 from blue_nb.spec.templates import KeyTemplate
 
@@ -91,6 +92,8 @@ def _pattern_problems(patterns: list, entities: dict, table: dict) -> list[Probl
             out.append(Problem(f"{where}.index", f"unknown index {index!r}",
                                "use 'table' or one of: " + (", ".join(indexes) or "(no indexes declared)")))
         out += _key_condition_problems(p, where, table, indexes.get(index))
+        if p.get("filter"):
+            out += _filter_problems(p, f"{where}.filter", table, indexes.get(index))
         for j, join in enumerate(p.get("joins") or []):
             if join["pattern"] not in names:
                 out.append(Problem(f"{where}.joins[{j}].pattern", f"unknown access pattern {join['pattern']!r}"))
@@ -154,3 +157,60 @@ def _refused(p: dict, where: str, table: dict, index: dict | None, sk_op: str | 
 def _literal(template: KeyTemplate) -> str:
     """The text of a template without placeholders ("" for one with them: its value comes with the parameters)."""
     return "" if template.placeholders else template.render({})
+
+
+def _filter_problems(p: dict, where: str, table: dict, index: dict | None) -> list[Problem]:
+    """A filter that does not parse, whose values do not match its ``:names``, or that DynamoDB refuses."""
+    if p["operation"] not in ("query", "scan"):
+        return [Problem(where, f"a filter is a Query's or a Scan's; {p['operation']} takes none",
+                        "remove filter, or make the pattern a query")]
+    f, out = p["filter"], []
+    try:
+        tree = parse_condition(f["expression"])
+    except ConditionSyntaxError as e:
+        text = f["expression"]
+        return [Problem(f"{where}.expression", f"Invalid FilterExpression: {e.msg} at character {e.at + 1} "
+                        f"(after {text[max(0, e.at - 30):e.at]!r})",
+                        "write DynamoDB's condition syntax: names bare (status, a.b[0]), values :name, "
+                        "AND OR NOT, = <> < <= > >=, BETWEEN, IN, and the functions")]
+    values = f.get("values") or {}
+    used = condition_values(tree)
+    for name in used:
+        if name not in values:
+            out.append(Problem(f"{where}.values", f"the expression uses :{name}, which values does not declare",
+                               f"add {name}: ... under values"))
+    for name, v in values.items():
+        if name not in used:
+            out.append(Problem(f"{where}.values.{name}", f"Value provided in ExpressionAttributeValues unused in "
+                               f"expressions: keys: {{:{name}}}", f"use :{name} in the expression, or remove it"))
+        out += _filter_value_problems(v, f"{where}.values.{name}")
+    if p["operation"] == "query":
+        local = index is not None and index.get("type") == "local"
+        keys = {(index or {}).get("partition_key") if index is not None and not local else table["partition_key"],
+                (index or table).get("sort_key")}
+        for path in condition_paths(tree):
+            if path.name in keys:
+                out.append(Problem(f"{where}.expression", "Filter Expression can only contain non-primary key "
+                                   f"attributes: Primary key attribute: {path.name}",
+                                   f"a query's key attribute belongs in its key_condition, not its filter"))
+                break
+    return out
+
+
+def _filter_value_problems(v, where: str) -> list[Problem]:
+    if not isinstance(v, dict):
+        return _template_problem(v, where) if isinstance(v, str) else []
+    if len(v) != 1:
+        return [Problem(where, f"a typed value is one type and its value, got {len(v)} keys",
+                        "write e.g. {N: '{min}'} or {SS: ['a', 'b']}")]
+    (tag, body), = v.items()
+    want = {"S": str, "N": str, "B": str, "BOOL": bool, "NULL": bool, "SS": list, "NS": list, "BS": list}[tag]
+    if tag not in FILTER_VALUE_TYPES or not isinstance(body, want) or (tag == "NULL" and body is not True):
+        return [Problem(f"{where}.{tag}", f"a {tag} value is " + {str: "a string", bool: "true or false",
+                                                                  list: "a list of strings"}[want]
+                        + (" (true)" if tag == "NULL" else ""))]
+    if tag in ("SS", "NS", "BS") and (not body or len(set(body)) != len(body)):
+        return [Problem(f"{where}.{tag}", "a set holds at least one value, each once")]
+    texts = [body] if isinstance(body, str) else body if isinstance(body, list) else []
+    return [pr for i, t in enumerate(texts) for pr in _template_problem(t, f"{where}.{tag}" + (
+        f"[{i}]" if isinstance(body, list) else ""))]
