@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Callable, Mapping
 
-from blue_nb.errors import QueryError, TemplateError
+from blue_nb.errors import ItemError, QueryError, TemplateError
 from blue_nb.items.values import to_wire, validate_number
 from blue_nb.printing import short
 from blue_nb.spec import ATTRIBUTE_TYPES, AccessPattern, KeyTemplate, Spec
@@ -164,7 +164,7 @@ def bind(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | N
     try:
         pk_value = _typed(kc.pk_template.render(params, where), pk_type, where)
         sk_values = tuple(_typed(tp.render(params, where), sk_type, where) for tp in kc.sk_templates)
-    except TemplateError as e:
+    except (TemplateError, ItemError) as e:
         raise QueryError(e.msg, where=e.where, hint=e.hint, cause=e) from e
     sk_op = SK_OPS.get(kc.sk_op or "")
     refused = refusal(pk_attr=pk_attr, pk_type=pk_type, pk_value=pk_value, sk_attr=sk_attr, sk_type=sk_type,
@@ -204,7 +204,7 @@ def _filter_values(p: AccessPattern, params: Mapping[str, Any]) -> dict[str, Any
     where = f"access_patterns.{p.name}.filter.values"
     try:
         out = {n: _filter_value(v, params, f"{where}.{n}") for n, v in p.filter.values.items()}
-    except TemplateError as e:
+    except (TemplateError, ItemError) as e:      # a parameter missing, or not a number where one is needed
         raise QueryError(e.msg, where=e.where, hint=e.hint, cause=e) from e
     for node in condition_nodes(p.filter.tree):
         refused = _filter_refusal(node, out)
