@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from blue_nb.app.compare import MOTO_NO_TRAILING_PAGE, canonical, first_difference, unordered_runs
 from blue_nb.errors import DynamoError, QueryError, SourceError, SpecError
 from blue_nb.items.values import item_from_wire, number_text
-from blue_nb.patterns import plan
+from blue_nb.patterns import plan, project
 from blue_nb.sizing import PAGE_BYTES, item_size
 from blue_nb.spec import spec_from_dict
 from blue_nb.stores import load_items, open_store
@@ -56,6 +56,13 @@ DYNALITE_MISSING_ITEM_FREE = "DYNALITE_MISSING_ITEM_FREE"
 DYNALITE_SCAN_CONSISTENT_HALF = "DYNALITE_SCAN_CONSISTENT_HALF"
 #: moto_server (the embedded endpoint) answers some valid paged GSI queries with an internal server error
 MOTO_SERVER_ERROR = "MOTO_SERVER_ERROR"
+#: moto_server refuses a whole Scan or Query whose filter takes ``size()`` of an attribute one of the items
+#: read lacks ("Bad Filter Expression: Invalid attribute name t"); DynamoDB evaluates the condition false
+MOTO_SIZE_OF_MISSING = "MOTO_SIZE_OF_MISSING"
+#: dynalite fetches a local index's items from the table only for Select ALL_ATTRIBUTES, not for a projection
+#: naming attributes the index does not hold (DynamoDB fetches both): such a request is sent to it with Select
+#: ALL_ATTRIBUTES beside its ProjectionExpression, which it then applies
+DYNALITE_NO_FETCH_FOR_PROJECTION = "DYNALITE_NO_FETCH_FOR_PROJECTION"
 #: dynalite takes a key condition's values of any length; DynamoDB refuses a partition key value over
 #: 2,048 bytes and a sort key value over 1,024 (blue_nb refuses them with DynamoDB's words)
 DYNALITE_TAKES_LONG_KEYS = "DYNALITE_TAKES_LONG_KEYS"
@@ -140,7 +147,7 @@ def spec_dict(d: dict, n: int, pattern: dict | None = None) -> dict:
 
 @st.composite
 def items_of(draw, d: dict):
-    big = draw(st.integers(0, 9)) == 0                          # a design whose pages reach 1 MB
+    big = draw(st.integers(0, 6)) == 0                          # a design whose pages reach 1 MB
     out = []
     partitions = st.sampled_from([number_text(x) for x in NUMBERS[:2]] if d["pk"] == "N" else STRINGS[:2])
     for _ in range(draw(st.integers(0, 14 if big else 25))):
@@ -183,6 +190,16 @@ def requests(draw, d: dict, items: list[dict]):
          "limit": draw(st.sampled_from([None, None, 1, 2, 3, "exact"])) if kind != "get_item" else None}
     if kind != "get_item" and draw(st.integers(0, 2)) == 0:
         r["filter"] = draw(filters())
+    if draw(st.integers(0, 3)) == 0:                            # what the read returns of each item
+        r["select"] = draw(st.sampled_from(["COUNT", "ALL_ATTRIBUTES", "SPECIFIC_ATTRIBUTES"])) \
+            if kind != "get_item" else "SPECIFIC_ATTRIBUTES"
+        if r["select"] == "SPECIFIC_ATTRIBUTES":
+            r["projection"] = draw(st.sampled_from([["w"], ["v", "n"], ["t", "s"], ["w", "p", "ls"], ["t[1]", "n"]]))
+        projected = (d["lsi"] or {}).get("projection", "all")
+        if target == "lsi1" and projected != "all":             # a local index fetches what it does not hold
+            held = {"p", "s", "ls"} | (set(projected) if isinstance(projected, list) else set())
+            r["fetch"] = r["select"] == "ALL_ATTRIBUTES" or any(x.split("[")[0] not in held
+                                                                for x in r.get("projection") or [])
     if kind == "scan":
         return r
     with_values = [i for i in items if pk_attr in i]
@@ -263,6 +280,10 @@ def pattern_of(r: dict, limit: int | None) -> dict:
         p["scan_forward"] = r["forward"] if r["kind"] == "query" else True
         if limit:
             p["limit"] = limit
+    if r.get("projection"):
+        p["projection"] = r["projection"]
+    elif r.get("select"):
+        p["select"] = r["select"]
     if r.get("filter"):
         f = r["filter"]
         p["filter"] = {"expression": filter_names(f["expr"], True),
@@ -283,7 +304,15 @@ def params_of(r: dict) -> dict:
 # -- dynalite, spoken to as a client would ---------------------------------------------------------------
 
 def dynalite_request(r: dict, table: str, limit: int | None, start: dict | None) -> tuple[str, dict]:
-    kw: dict = {"TableName": table, "ReturnConsumedCapacity": "TOTAL"}
+    kw: dict = {"TableName": table, "ReturnConsumedCapacity": "INDEXES"}
+    if r.get("projection"):
+        kw["ProjectionExpression"] = ", ".join(x.replace(x.split("[")[0], "#" + x.split("[")[0]) for x in r["projection"])
+        kw["ExpressionAttributeNames"] = {"#" + x.split("[")[0]: x.split("[")[0] for x in r["projection"]}
+        if r.get("fetch"):
+            kw["Select"] = "ALL_ATTRIBUTES"     # DYNALITE_NO_FETCH_FOR_PROJECTION: its way to fetch, then project
+            RUNS[DYNALITE_NO_FETCH_FOR_PROJECTION] += 1
+    elif r.get("select"):
+        kw["Select"] = r["select"]
     if r["kind"] == "get_item":
         kw.update(Key={"p": wire_of(r["pk"], r["pk_type"]), "s": wire_of(r["sk"][0], r["sk_type"])},
                   ConsistentRead=r["consistent"])
@@ -335,9 +364,13 @@ def dynalite_pages(client, r: dict, table: str, limit: int | None) -> list[dict]
                      "count": int("Item" in resp), "scanned": int("Item" in resp),
                      "units": resp["ConsumedCapacity"]["CapacityUnits"]}]
         lek = resp.get("LastEvaluatedKey")
+        cc = resp["ConsumedCapacity"]
+        index = next(iter({**cc.get("LocalSecondaryIndexes", {}), **cc.get("GlobalSecondaryIndexes", {})}.values()),
+                     {"CapacityUnits": 0})["CapacityUnits"]
         pages.append({"items": [item_from_wire(w) for w in resp.get("Items", [])], "count": resp["Count"],
                       "scanned": resp["ScannedCount"], "lek": item_from_wire(lek) if lek else None,
-                      "units": resp["ConsumedCapacity"]["CapacityUnits"]})
+                      "units": cc["CapacityUnits"], "table": cc.get("Table", {}).get("CapacityUnits", 0),
+                      "index": index})
         if not lek or len(pages) > 60:
             return pages
         start = lek
@@ -353,6 +386,16 @@ def wire_text(item: dict) -> str:
 def units(sizes: list[int], consistent: bool) -> float:
     """The documented read units of one page: its bytes rounded up once to 4 KB, at least one unit."""
     return max(1, math.ceil(sum(sizes) / 4096)) * (1 if consistent else 0.5)
+
+
+def page_units(read: list[dict], req, consistent: bool) -> tuple[float, float]:
+    """(all, on the index) documented units of a page that read ``read``: on a local index that fetches, the
+    index entries rounded once and the items fetched from the table rounded once (nothing when none)."""
+    if not req.fetch:
+        total = units([item_size(i) for i in read], consistent)
+        return total, (0 if req.index == "table" else total)
+    index = units([item_size(project(i, req)) for i in read], consistent)
+    return index + (units([item_size(i) for i in read], consistent) if read else 0), index
 
 
 def documented_pages(entries: list[dict], limit: int | None) -> list[int]:
@@ -390,10 +433,6 @@ def compare(r: dict, local, remote: list[dict], note: Counter, base=None) -> Non
         note["order open: compared as a set"] += 1
     base = base or local
     runs = unordered_runs(base)
-    if not runs or not req.filter:                       # which page a returned item is on depends on the order
-        assert [p.items for p in local.pages] == [p["count"] for p in remote], (r, "Count per page")
-    else:
-        note["order open: a filtered page's Count not compared"] += 1
     sizes = [item_size(i) for i in base.items]
     big = sum(sizes) >= PAGE_BYTES // 2
     if any(p.bytes_read >= PAGE_BYTES for p in local.pages):
@@ -406,15 +445,19 @@ def compare(r: dict, local, remote: list[dict], note: Counter, base=None) -> Non
         assert lp == documented_pages(base.items, req.limit), (r, lp)
         at = 0
         for page in local.pages:
-            assert page.rcu == units(sizes[at:at + page.count], consistent), (r, page)
+            assert (page.rcu, page.index_rcu or 0) == page_units(base.items[at:at + page.count], req, consistent), (r, page)
             at += page.count
         return
     assert [p.count for p in local.pages] == [p["scanned"] for p in remote]
+    if not runs or not req.filter:                       # which page a returned item is on depends on the order
+        assert [p.items for p in local.pages] == [p["count"] for p in remote], (r, "Count per page")
+    else:
+        note["order open: a filtered page's Count not compared"] += 1
     at = 0
     for page, theirs in zip(local.pages, remote):
         own = sizes[at:at + page.count]
         split = any(s < at + page.count < e for s, e in runs) or any(s < at < e for s, e in runs)
-        assert page.rcu == units(own, consistent), (r, page)
+        assert (page.rcu, page.index_rcu or 0) == page_units(base.items[at:at + page.count], req, consistent), (r, page)
         if (page.last_evaluated_key is None) != (theirs["lek"] is None):
             raise AssertionError((r, "LastEvaluatedKey", page.last_evaluated_key, theirs["lek"]))
         last_open = any(s <= at + page.count - 1 < e for s, e in runs)     # its key depends on the open order
@@ -431,6 +474,9 @@ def compare(r: dict, local, remote: list[dict], note: Counter, base=None) -> Non
         elif page.rcu != theirs_units:
             assert non_ascii(base.items[at:at + page.count]), (r, page.rcu, theirs["units"], own)
             note[DYNALITE_UTF16_SIZES] += 1
+        elif not (req.operation == "scan" and consistent):   # the units per table and per index (INDEXES)
+            assert (page.table_rcu, page.index_rcu or 0) == (theirs["table"], theirs["index"]), (r, page, theirs)
+            note["units per table and index compared"] += 1
         at += page.count
 
 
@@ -440,6 +486,9 @@ def on_embedded(r: dict, embedded, planned, local, note: Counter) -> None:
     try:
         remote = embedded.run_plan(planned, follow=True)
     except DynamoError as e:
+        if "Bad Filter Expression: Invalid attribute name" in str(e) and "size(" in planned.boto3[1]["FilterExpression"]:
+            note["embedded: " + MOTO_SIZE_OF_MISSING] += 1       # dynalite took the same request
+            return
         assert "500" in str(e), (r, planned.boto3, str(e)[:300])
         note["embedded: " + MOTO_SERVER_ERROR] += 1      # dynalite took the same request: moto's own failure
         return
@@ -501,10 +550,13 @@ def run_request(r: dict, d: dict, n: int, stores, client, note: Counter, embedde
         RUNS["get_item"] += 1
         return
     base = None
+    if r.get("filter") or r.get("select"):                 # the same read returning what it reads, to size it
+        whole = {**r, "filter": None, "projection": None, "select": "ALL_ATTRIBUTES" if first.request.fetch else None}
+        base = stores[0].run_plan(plan(spec_from_dict(spec_dict(d, n, pattern_of(whole, limit))), "r",
+                                       params_of(whole)), follow=True)
+    if r.get("select"):
+        RUNS[f"select {r['select']}" + (" fetching from the table" if first.request.fetch else "")] += 1
     if r.get("filter"):
-        unfiltered = {**r, "filter": None}
-        base = stores[0].run_plan(plan(spec_from_dict(spec_dict(d, n, pattern_of(unfiltered, limit))), "r",
-                                       params_of(unfiltered)), follow=True)
         RUNS[f"filtered {r['kind']}" + (": Count < ScannedCount" if first.count < first.scanned_count else "")
              + (": an empty page with LastEvaluatedKey" if any(p.items == 0 and p.has_more for p in first.pages)
                 else "")] += 1
@@ -618,9 +670,11 @@ def test_the_runs_reach_every_class():
                 "query on the table with Limit", "query on GSI", "query on LSI", "load refused: one key written two ways",
                 "order open: compared as a set", "a page cut at 1 MB", "embedded endpoint", "filter refused when bound",
                 "filtered query: Count < ScannedCount: an empty page with LastEvaluatedKey",
-                "filtered scan: Count < ScannedCount"):
+                "filtered scan: Count < ScannedCount", "select COUNT", "select SPECIFIC_ATTRIBUTES",
+                "select ALL_ATTRIBUTES fetching from the table", "select SPECIFIC_ATTRIBUTES fetching from the table",
+                "units per table and index compared"):
         assert RUNS[cls] > 0, (cls, RUNS)
 
 
 #: counts of what happened within runs (not runs themselves)
-SUBCLASSES = ("DYNALITE", "order open", "load refused", "embedded", "a page cut", "filtered ")
+SUBCLASSES = ("DYNALITE", "order open", "load refused", "embedded", "a page cut", "filtered ", "select ", "units per")

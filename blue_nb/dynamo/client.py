@@ -37,7 +37,7 @@ import re
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import boto3
@@ -51,7 +51,8 @@ from blue_nb.dynamo.calls import THROTTLE_CODES, backoff, boto_item, boto_reques
 from blue_nb.dynamo.local import MOTO_ITEM_LIMIT
 from blue_nb.errors import DynamoError, QueryError
 from blue_nb.items.values import item_from_wire
-from blue_nb.patterns import Page, Plan, ReadResult, boto3_request, create_table_request
+from blue_nb.patterns import (Page, Plan, ReadResult, boto3_request, create_table_request, read_page,
+                              sizing_request)
 from blue_nb.sizing import MAX_ITEM_BYTES, item_size, query_read_units, read_units
 from blue_nb.spec import Spec
 
@@ -75,8 +76,8 @@ class BatchWriteReport:
 
 @dataclass
 class DynamoPage(Page):
-    """A page as the endpoint returned it: ``count`` is the call's ScannedCount (its Count without a filter),
-    ``returned`` its Count when the request has a filter, ``raw`` its own numbers."""
+    """A page as the endpoint returned it: ``count`` is the call's ScannedCount, ``returned`` its Count,
+    ``raw`` its own numbers."""
 
     scanned_count: int | None = None
     raw: dict[str, Any] = field(default_factory=dict)   # Count, ScannedCount, ConsumedCapacity as returned
@@ -352,23 +353,21 @@ class DynamoClient:
             return ReadResult(plan, [item] if item is not None else [], [page])
         items: list[dict[str, Any]] = []
         pages: list[Page] = []
-        # a filtered page is paid on the items it evaluated, which it does not return: the same call without
-        # the filter (same Limit, same ExclusiveStartKey) evaluates the same items and returns them to size
-        unfiltered = boto_request(boto3_request(replace(req, filter=None, filter_values={}))[1]) \
-            if req.filter is not None else None
+        # a page is paid on what it read, which a filter, a projection or COUNT does not return: the same call
+        # returning what it reads (same Limit, same ExclusiveStartKey) reads the same items, to size them
+        sizing = sizing_request(req)
+        whole = boto_request(boto3_request(sizing)[1]) if sizing is not None else None
         start: dict[str, Any] = {}
         while True:
             resp = self.call(method, **kwargs, **start)
             got = [item_from_wire(w) for w in resp.get("Items", [])]
-            read = got if unfiltered is None else [
-                item_from_wire(w) for w in self.call(method, **unfiltered, **start).get("Items", [])]
-            sizes = [item_size(i) for i in read]
+            read = got if whole is None else [
+                item_from_wire(w) for w in self.call(method, **whole, **start).get("Items", [])]
             lek = resp.get("LastEvaluatedKey")
-            count = int(resp.get("Count", len(got)))
-            pages.append(DynamoPage(int(resp.get("ScannedCount", count)), sum(sizes),
-                                    query_read_units(sizes, req.read_mode), item_from_wire(lek) if lek else None,
-                                    returned=count if unfiltered is not None else None,
-                                    scanned_count=resp.get("ScannedCount"), raw=_raw(resp)))
+            page = read_page(req, read, [item_size(i) for i in read], False)
+            pages.append(DynamoPage(int(resp.get("ScannedCount", len(read))), page.bytes_read, page.rcu,
+                                    item_from_wire(lek) if lek else None, returned=int(resp.get("Count", len(got))),
+                                    index_rcu=page.index_rcu, scanned_count=resp.get("ScannedCount"), raw=_raw(resp)))
             items += got
             if not lek or not follow or (max_pages is not None and len(pages) >= max_pages):
                 return ReadResult(plan, items, pages)

@@ -18,9 +18,10 @@ from typing import Any, Callable, Mapping
 
 from blue_nb.errors import ItemError, QueryError, TemplateError
 from blue_nb.items.values import to_wire, validate_number
+from blue_nb.patterns.projection import index_attributes, needs_fetch, resolve_select
 from blue_nb.printing import short
 from blue_nb.spec import ATTRIBUTE_TYPES, AccessPattern, KeyTemplate, Spec
-from blue_nb.spec.expressions import Between, Function, Value, condition_nodes
+from blue_nb.spec.expressions import Between, Function, Value, condition_nodes, parse_path
 from blue_nb.spec.refusals import refusal
 
 __all__ = ["COMPARISONS", "Comparison", "KeyRequest", "SK_OPS", "bind", "prefix_successor", "projection_of",
@@ -68,6 +69,9 @@ class KeyRequest:
     params: Mapping[str, str] = field(default_factory=dict)
     filter: Any = None               # the filter's condition tree (blue_nb.spec.expressions), or None
     filter_values: Mapping[str, Any] = field(default_factory=dict)   # its :values, bound, by name
+    select: str = "ALL_ATTRIBUTES"   # what a read returns of each item (DynamoDB's Select, resolved)
+    paths: tuple = ()                # the ProjectionExpression's document paths (blue_nb.spec.expressions.Path)
+    fetch: bool = False              # a local index read that fetches each item from the table
 
     @property
     def is_read(self) -> bool:
@@ -149,12 +153,17 @@ def bind(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | N
     t = spec.table
     pk_type = index.partition_key_type if index is not None and index.type == "global" else t.partition_key_type
     sk_type = index.sort_key_type if index is not None else t.sort_key_type
+    paths = tuple(parse_path(t) for t in p.projection)
+    select = resolve_select(p.select, index is not None, paths)
+    held = index_attributes((*spec.key_attributes(p.index), t.partition_key, t.sort_key),
+                            projection_of(index)) if index is not None else None
     base = dict(pattern=p.name, operation=p.operation, table=spec.table_name, index=p.index,
                 index_type=index.type if index is not None else "table", pk_attr=pk_attr, sk_attr=sk_attr,
                 pk_type=pk_type, sk_type=sk_type, limit=p.limit, forward=p.scan_forward,
                 consistent=p.consistent_read, projection=projection_of(index),
                 table_keys=(t.partition_key, t.sort_key), table_key_types=(t.partition_key_type, t.sort_key_type),
-                params=dict(params))
+                params=dict(params), select=select, paths=paths,
+                fetch=needs_fetch(index.type if index is not None else "table", select, paths, held))
     kc = p.key_condition
     if kc is None:
         if p.filter is not None:

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 from blue_nb.items.values import item_to_wire, to_wire
 from blue_nb.patterns.bind import COMPARISONS, KeyRequest
-from blue_nb.spec.expressions import condition_text
+from blue_nb.spec.expressions import condition_text, path_text
 
 __all__ = ["boto3_request", "filter_expression", "key_condition_expression"]
 
@@ -55,6 +55,22 @@ def _add_filter(kw: dict[str, Any], req: KeyRequest) -> None:
         kw["ExpressionAttributeValues"] = {**kw.get("ExpressionAttributeValues", {}), **values}
 
 
+def _add_projection(kw: dict[str, Any], req: KeyRequest) -> None:
+    """Select (when it is not the read's default) and ProjectionExpression (its names as ``#p0``...)."""
+    default = "ALL_ATTRIBUTES" if req.index == "table" else "ALL_PROJECTED_ATTRIBUTES"
+    if req.select not in (default, "SPECIFIC_ATTRIBUTES") and kw.get("TableName") and "Key" not in kw:
+        kw["Select"] = req.select
+    if not req.paths:
+        return
+    names: dict[str, str] = {}
+
+    def name(n: str) -> str:
+        return names.setdefault(n, f"#p{len(names)}")
+
+    kw["ProjectionExpression"] = ", ".join(path_text(p, name) for p in req.paths)
+    kw["ExpressionAttributeNames"] = {**kw.get("ExpressionAttributeNames", {}), **{a: n for n, a in names.items()}}
+
+
 def _key(req: KeyRequest) -> dict[str, Any]:
     key = {req.pk_attr: to_wire(req.pk_value)}
     if req.sk_attr and req.sk_values:
@@ -71,7 +87,9 @@ def boto3_request(req: KeyRequest, *, item: Mapping[str, Any] | None = None,
     kw: dict[str, Any] = {"TableName": req.table}
     op = req.operation
     if op == "get_item":
-        return op, {**kw, "Key": _key(req), "ConsistentRead": req.consistent}
+        out = {**kw, "Key": _key(req), "ConsistentRead": req.consistent}
+        _add_projection(out, req)
+        return op, out
     if op in ("query", "scan"):
         if req.index != "table":
             kw["IndexName"] = req.index
@@ -81,6 +99,7 @@ def boto3_request(req: KeyRequest, *, item: Mapping[str, Any] | None = None,
                       ExpressionAttributeValues=values, ScanIndexForward=req.forward)
         if req.filter is not None:
             _add_filter(kw, req)
+        _add_projection(kw, req)
         kw["ConsistentRead"] = req.consistent and req.index_type != "global"
         if req.limit:
             kw["Limit"] = req.limit

@@ -22,7 +22,7 @@ from typing import Callable, Union
 
 __all__ = ["And", "Between", "Compare", "Condition", "ConditionSyntaxError", "Function", "In", "Not", "Operand",
            "Or", "Path", "Size", "Value", "FUNCTIONS", "MAX_EXPRESSION_BYTES", "MAX_IN_OPERANDS", "condition_nodes", "condition_paths",
-           "condition_text", "condition_values", "parse_condition"]
+           "condition_text", "condition_values", "parse_condition", "parse_path", "path_text"]
 
 MAX_EXPRESSION_BYTES = 4096         # DynamoDB's limit on an expression string
 MAX_IN_OPERANDS = 100               # DynamoDB's limit on the list of IN
@@ -271,6 +271,19 @@ def parse_condition(text: str) -> Condition:
     tree = parser.condition()
     parser.take("end")
     return tree
+
+
+def parse_path(text: str) -> Path:
+    """One document path (``a``, ``a.b``, ``a[0].b``), as a ProjectionExpression names it."""
+    parser = _Parser(text)
+    path = parser.path()
+    parser.take("end")
+    return path
+
+
+def path_text(path: Path, name: Callable[[str], str] = str) -> str:
+    """A path written back (``a.b[0]``); ``name`` writes each attribute name (e.g. as ``#p0``)."""
+    return _operand_text(path, name, str)
 
 
 def _walk(node) -> list:

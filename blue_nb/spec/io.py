@@ -244,6 +244,7 @@ def _pattern(p: dict[str, Any]) -> AccessPattern:
         joins=[Join(pattern=j["pattern"], params=dict(j.get("params") or {})) for j in p.get("joins") or []],
         filter=Filter(expression=p["filter"]["expression"], values=dict(p["filter"].get("values") or {}))
         if p.get("filter") else None,
+        select=p.get("select"), projection=list(p.get("projection") or []),
     )
 
 

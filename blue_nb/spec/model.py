@@ -17,7 +17,7 @@ from blue_nb.spec.templates import KeyTemplate
 
 __all__ = [
     "READ_OPERATIONS", "WRITE_OPERATIONS", "OPERATIONS", "SK_OPERATORS", "ATTRIBUTE_TYPES", "KEY_TYPES",
-    "Index", "Table", "Entity", "KeyCondition", "Filter", "Join", "AccessPattern", "Spec",
+    "SELECTS", "Index", "Table", "Entity", "KeyCondition", "Filter", "Join", "AccessPattern", "Spec",
 ]
 
 READ_OPERATIONS = ("get_item", "query", "scan")
@@ -136,6 +136,8 @@ class KeyCondition:
         return d
 
 
+#: a read's Select: what it returns of each item (DynamoDB's names)
+SELECTS = ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT")
 #: the value types a filter's ``values`` may give in DynamoDB JSON (a one-key mapping)
 FILTER_VALUE_TYPES = ("S", "N", "B", "BOOL", "NULL", "SS", "NS", "BS")
 
@@ -212,6 +214,8 @@ class AccessPattern:
     key_distribution: str = "uniform"
     joins: list[Join] = field(default_factory=list)
     filter: Filter | None = None
+    select: str | None = None                 # one of SELECTS; None: DynamoDB's default for the read
+    projection: list[str] = field(default_factory=list)     # ProjectionExpression: document paths
 
     @property
     def is_read(self) -> bool:
@@ -229,12 +233,14 @@ class AccessPattern:
              "entities": list(self.entities), "index": self.index,
              "key_condition": self.key_condition.to_dict() if self.key_condition else None,
              "filter": self.filter.to_dict() if self.filter else None,
+             "select": self.select, "projection": list(self.projection),
              "consistent_read": self.consistent_read, "limit": self.limit, "scan_forward": self.scan_forward,
              "hot": self.hot, "rate_per_second": self.rate_per_second, "key_distribution": self.key_distribution,
              "joins": [j.to_dict() for j in self.joins]}
         return _drop_defaults(d, {"description": "", "index": "table", "key_condition": None,
                                   "consistent_read": False, "limit": None, "scan_forward": True, "hot": False,
-                                  "key_distribution": "uniform", "joins": [], "filter": None})
+                                  "key_distribution": "uniform", "joins": [], "filter": None,
+                                  "select": None, "projection": []})
 
 
 @dataclass

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from blue_nb.errors import Problem
-from blue_nb.spec.model import ATTRIBUTE_TYPES, KEY_TYPES, OPERATIONS
+from blue_nb.spec.model import ATTRIBUTE_TYPES, KEY_TYPES, OPERATIONS, SELECTS
 
 __all__ = ["SPEC", "json_schema", "structure_problems", "DOMAIN_RE", "NAME_RE", "ATTR_NAME_RE"]
 
@@ -100,6 +100,11 @@ PATTERN = OBJ(
     name=REQ(S(ENTITY_RE)), description=OPT(S()), operation=REQ(S(enum=OPERATIONS)),
     entities=REQ(T("list", items=S(ENTITY_RE), min_items=1)),
     index=OPT(S()), key_condition=OPT(NULLABLE(KEY_CONDITION)), filter=OPT(NULLABLE(FILTER)),
+    select=OPT(NULLABLE(S(enum=SELECTS, d="what a query or scan returns of each item; default: ALL_ATTRIBUTES "
+                                         "on the table, ALL_PROJECTED_ATTRIBUTES on an index, SPECIFIC_ATTRIBUTES "
+                                         "with a projection"))),
+    projection=OPT(T("list", items=S(d="a document path: a, a.b, a[0]"), min_items=1,
+                     description="ProjectionExpression: the attributes a read returns")),
     consistent_read=OPT(T("bool")), limit=OPT(NULLABLE(T("int", minimum=1))), scan_forward=OPT(T("bool")),
     hot=OPT(T("bool")), rate_per_second=OPT(T("num", minimum=0)),
     key_distribution=OPT(S(DISTRIBUTION_RE)), joins=OPT(T("list", items=JOIN)),

@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from blue_nb.errors import Problem, TemplateError
-from blue_nb.spec.expressions import ConditionSyntaxError, condition_paths, condition_values, parse_condition
+from blue_nb.spec.expressions import (ConditionSyntaxError, condition_paths, condition_values, parse_condition,
+                                     parse_path)
 from blue_nb.spec.model import FILTER_VALUE_TYPES, SK_OPERATORS
 from blue_nb.spec.refusals import spec_refusals
 from blue_nb.spec.templates import KeyTemplate
@@ -94,6 +95,8 @@ def _pattern_problems(patterns: list, entities: dict, table: dict) -> list[Probl
         out += _key_condition_problems(p, where, table, indexes.get(index))
         if p.get("filter"):
             out += _filter_problems(p, f"{where}.filter", table, indexes.get(index))
+        if p.get("select") or p.get("projection"):
+            out += _select_problems(p, where, indexes.get(index), index)
         for j, join in enumerate(p.get("joins") or []):
             if join["pattern"] not in names:
                 out.append(Problem(f"{where}.joins[{j}].pattern", f"unknown access pattern {join['pattern']!r}"))
@@ -214,3 +217,60 @@ def _filter_value_problems(v, where: str) -> list[Problem]:
     texts = [body] if isinstance(body, str) else body if isinstance(body, list) else []
     return [pr for i, t in enumerate(texts) for pr in _template_problem(t, f"{where}.{tag}" + (
         f"[{i}]" if isinstance(body, list) else ""))]
+
+
+def _path_pair_problem(one: tuple, two: tuple) -> str | None:
+    """DynamoDB's words for two projection paths that overlap (one holds the other) or conflict."""
+    for a, b in zip(one, two):
+        if isinstance(a, int) != isinstance(b, int):
+            kind = "conflict"
+            break
+        if a != b:
+            return None
+    else:
+        kind = "overlap"
+
+    def shown(parts: tuple) -> str:
+        return "[" + ", ".join(f"[{x}]" if isinstance(x, int) else x for x in parts) + "]"
+    return (f"Invalid ProjectionExpression: Two document paths {kind} with each other; must remove or rewrite one "
+            f"of these paths; path one: {shown(one)}, path two: {shown(two)}")
+
+
+def _select_problems(p: dict, where: str, index: dict | None, index_name: str) -> list[Problem]:
+    """A select or projection on a write, a select that does not fit the read, paths that do not parse or overlap."""
+    op, select, paths = p["operation"], p.get("select"), p.get("projection") or []
+    if op not in ("get_item", "query", "scan"):
+        return [Problem(f"{where}.{'select' if select else 'projection'}", f"{op} returns no items: select and "
+                        "projection are a read's", "remove them")]
+    out = []
+    if select and op == "get_item":
+        out.append(Problem(f"{where}.select", "GetItem takes no Select", "use projection to choose attributes"))
+    if select == "SPECIFIC_ATTRIBUTES" and not paths:
+        out.append(Problem(f"{where}.select", "SPECIFIC_ATTRIBUTES needs the attributes: a projection",
+                           "add projection: [attribute, ...]"))
+    if select and select != "SPECIFIC_ATTRIBUTES" and paths:
+        out.append(Problem(f"{where}.projection", f"a projection goes with select SPECIFIC_ATTRIBUTES, not {select}",
+                           "remove select (a projection implies SPECIFIC_ATTRIBUTES) or the projection"))
+    if select == "ALL_PROJECTED_ATTRIBUTES" and index is None:
+        out.append(Problem(f"{where}.select", "ALL_PROJECTED_ATTRIBUTES reads an index; this pattern reads the table",
+                           "use ALL_ATTRIBUTES, or read an index"))
+    if (select == "ALL_ATTRIBUTES" and index is not None and index.get("type", "global") == "global"
+            and index.get("projection", "all") != "all"):
+        out.append(Problem(f"{where}.select", "One or more parameter values were invalid: Select type ALL_ATTRIBUTES "
+                           f"is not supported for global secondary index {index_name} because its projection type "
+                           "is not ALL", "a global index cannot fetch from the table: select what it projects, or "
+                           "project all"))
+    parsed = []
+    for i, text in enumerate(paths):
+        try:
+            parsed.append(parse_path(text).parts)
+        except ConditionSyntaxError as e:
+            out.append(Problem(f"{where}.projection[{i}]", f"Invalid ProjectionExpression: {e.msg} at character "
+                               f"{e.at + 1} of {text!r}", "write a document path: a, a.b, a[0]"))
+    for i, one in enumerate(parsed):
+        for two in parsed[i + 1:]:
+            found = _path_pair_problem(one, two)
+            if found:
+                out.append(Problem(f"{where}.projection", found))
+                return out
+    return out
