@@ -59,6 +59,9 @@ MOTO_SERVER_ERROR = "MOTO_SERVER_ERROR"
 #: moto_server refuses a whole Scan or Query whose filter takes ``size()`` of an attribute one of the items
 #: read lacks ("Bad Filter Expression: Invalid attribute name t"); DynamoDB evaluates the condition false
 MOTO_SIZE_OF_MISSING = "MOTO_SIZE_OF_MISSING"
+#: moto_server takes ``#p0[1]`` in a ProjectionExpression for a name not used ("Value provided in
+#: ExpressionAttributeNames unused in expressions: keys: {#p0}"); DynamoDB and dynalite return the element
+MOTO_PROJECTION_LIST_INDEX = "MOTO_PROJECTION_LIST_INDEX"
 #: dynalite fetches a local index's items from the table only for Select ALL_ATTRIBUTES, not for a projection
 #: naming attributes the index does not hold (DynamoDB fetches both): such a request is sent to it with Select
 #: ALL_ATTRIBUTES beside its ProjectionExpression, which it then applies
@@ -329,7 +332,7 @@ def dynalite_request(r: dict, table: str, limit: int | None, start: dict | None)
         kw["FilterExpression"] = filter_names(f["expr"], False)
         names = {f"#{a}": a for a in "vwnt" if "{" + a + "}" in f["expr"]}
         if names:
-            kw["ExpressionAttributeNames"] = names
+            kw["ExpressionAttributeNames"] = {**kw.get("ExpressionAttributeNames", {}), **names}
         if f["values"]:
             kw["ExpressionAttributeValues"] = {f":{n}": wire_of(text, t) for n, (t, text) in f["values"].items()}
     if r["kind"] == "scan":
@@ -488,6 +491,9 @@ def on_embedded(r: dict, embedded, planned, local, note: Counter) -> None:
     except DynamoError as e:
         if "Bad Filter Expression: Invalid attribute name" in str(e) and "size(" in planned.boto3[1]["FilterExpression"]:
             note["embedded: " + MOTO_SIZE_OF_MISSING] += 1       # dynalite took the same request
+            return
+        if "ExpressionAttributeNames unused" in str(e) and "[" in planned.boto3[1].get("ProjectionExpression", ""):
+            note["embedded: " + MOTO_PROJECTION_LIST_INDEX] += 1
             return
         assert "500" in str(e), (r, planned.boto3, str(e)[:300])
         note["embedded: " + MOTO_SERVER_ERROR] += 1      # dynalite took the same request: moto's own failure
