@@ -167,3 +167,18 @@ def test_a_filtered_spec_goes_to_workbench_and_back(tmp_path):
     spec = spec_from_dict(spec_dict(OPEN))
     (result,) = imported(tmp_path, json.loads(export(spec, "workbench")))
     assert result.spec == spec and result.spec.access_patterns[0].filter.expression == OPEN["expression"]
+
+
+def test_a_month_of_a_filtered_read_in_dollars_and_the_share_the_filter_drops(store):
+    from decimal import Decimal as D
+
+    from blue_nb.pricing import as_prices, read_waste
+
+    spec = spec_from_dict(spec_dict(OPEN))
+    result = store.run_plan(plan(spec, "open_tensions", {"d": "1", "status": "open", "min_tags": "1"}), follow=True)
+    waste = read_waste(result, rate_per_second=10)
+    p = as_prices(None)
+    month = D(2) * 10 * 3600 * p.hours_per_month * p.on_demand_read_per_million / 1_000_000   # 2 RCU a call
+    assert waste.usd_per_month == month and waste.dropped_usd_per_month == month * 7 / 10   # 7 of 10 items dropped
+    assert (waste.count, waste.scanned_count, waste.kept_share) == (3, 10, 0.3)
+    assert repr(waste).startswith("open_tensions: returns 3 of 10 items read (30%); 2 RCU per call, at 10/s")

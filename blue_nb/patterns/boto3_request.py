@@ -7,7 +7,7 @@ value through ExpressionAttributeValues in DynamoDB JSON.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from blue_nb.items.values import item_to_wire, to_wire
 from blue_nb.patterns.bind import COMPARISONS, KeyRequest
@@ -34,21 +34,30 @@ def key_condition_expression(req: KeyRequest) -> tuple[str, dict[str, str], dict
     return expr, names, values
 
 
-def filter_expression(req: KeyRequest) -> tuple[str, dict[str, str], dict[str, Any]]:
-    """(FilterExpression, ExpressionAttributeNames, ExpressionAttributeValues) of a filtered read: every
-    name as ``#f0``, ``#f1``... (each distinct name once), every value ``:name`` as ``:f_name``."""
-    names: dict[str, str] = {}
+def _aliases(prefix: str, taken: Mapping[str, str]) -> tuple[dict[str, str], Callable[[str], str]]:
+    """A name allocator: an attribute already aliased in ``taken`` (alias -> attribute) keeps its alias,
+    another gets ``prefix`` and a number; returns the new aliases (attribute -> alias) and the allocator."""
+    existing = {attr: alias for alias, attr in taken.items()}
+    new: dict[str, str] = {}
 
     def name(n: str) -> str:
-        return names.setdefault(n, f"#f{len(names)}")
+        return existing.get(n) or new.setdefault(n, f"{prefix}{len(new)}")
+    return new, name
 
+
+def filter_expression(req: KeyRequest, taken: Mapping[str, str] | None = None
+                      ) -> tuple[str, dict[str, str], dict[str, Any]]:
+    """(FilterExpression, ExpressionAttributeNames, ExpressionAttributeValues) of a filtered read: every
+    name as ``#f0``, ``#f1``... (each distinct name once; one already in ``taken``, alias -> attribute, keeps
+    its alias), every value ``:name`` as ``:f_name``."""
+    names, name = _aliases("#f", taken or {})
     expr = condition_text(req.filter, name, lambda v: f":f_{v}")
     return (expr, {alias: n for n, alias in names.items()},
             {f":f_{n}": to_wire(v) for n, v in req.filter_values.items()})
 
 
 def _add_filter(kw: dict[str, Any], req: KeyRequest) -> None:
-    expr, names, values = filter_expression(req)
+    expr, names, values = filter_expression(req, kw.get("ExpressionAttributeNames"))
     kw["FilterExpression"] = expr
     kw["ExpressionAttributeNames"] = {**kw.get("ExpressionAttributeNames", {}), **names}
     if values:
@@ -62,11 +71,7 @@ def _add_projection(kw: dict[str, Any], req: KeyRequest) -> None:
         kw["Select"] = req.select
     if not req.paths:
         return
-    names: dict[str, str] = {}
-
-    def name(n: str) -> str:
-        return names.setdefault(n, f"#p{len(names)}")
-
+    names, name = _aliases("#p", kw.get("ExpressionAttributeNames", {}))
     kw["ProjectionExpression"] = ", ".join(path_text(p, name) for p in req.paths)
     kw["ExpressionAttributeNames"] = {**kw.get("ExpressionAttributeNames", {}), **{a: n for n, a in names.items()}}
 
