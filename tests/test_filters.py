@@ -182,3 +182,20 @@ def test_a_month_of_a_filtered_read_in_dollars_and_the_share_the_filter_drops(st
     assert waste.usd_per_month == month and waste.dropped_usd_per_month == month * 7 / 10   # 7 of 10 items dropped
     assert (waste.count, waste.scanned_count, waste.kept_share) == (3, 10, 0.3)
     assert repr(waste).startswith("open_tensions: returns 3 of 10 items read (30%); 2 RCU per call, at 10/s")
+
+
+def test_a_hot_filter_that_drops_most_of_what_it_reads_is_a_finding_with_its_dollars(store):
+    from blue_nb.app.filter_waste import filter_findings
+
+    d = spec_dict({"expression": "status = :s", "values": {"s": "{status}"}}, limit=None)
+    d["access_patterns"][0].update(hot=True, rate_per_second=50)
+    # the parameters come from the items: the most frequent status, "closed", keeps 6 of 10: no finding
+    assert filter_findings(spec_from_dict(d), store) == []
+    d["access_patterns"][0]["filter"]["values"]["s"] = "open"                    # a literal: 4 of 10 kept
+    (found,) = filter_findings(spec_from_dict(d), store)
+    assert found.rule == "FILTER-DISCARDS" and found.where == "access_patterns[0].filter"
+    assert "open_tensions returns 4 of the 10 items a call reads (40%; d=1)" in found.message
+    assert "at 50 calls/s" in found.message and "buys items the filter drops" in found.message
+    assert "put status into the key it queries" in found.hint
+    d["access_patterns"][0]["hot"] = False
+    assert filter_findings(spec_from_dict(d), store) == []

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from blue_nb.app.display import StoreComparison
+from blue_nb.app.filter_waste import filter_findings
 from blue_nb.app.frames import entity_frame, item_table, largest_items_frame, partitions_frame
 from blue_nb.errors import BlueNbError, SourceError
 from blue_nb.heat import heat_findings
@@ -322,7 +323,7 @@ def validate_into(spec: Spec, data_dir: str | Path | None, store: Store) -> tupl
     ``store`` (:func:`check_loaded`)."""
     def heat(on: Store) -> list:
         try:
-            return heat_findings(spec, on)
+            return heat_findings(spec, on) + filter_findings(spec, on)
         except BlueNbError as e:
             return [heat_failed(e)]
 
