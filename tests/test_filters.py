@@ -199,3 +199,49 @@ def test_a_hot_filter_that_drops_most_of_what_it_reads_is_a_finding_with_its_dol
     assert "put status into the key it queries" in found.hint
     d["access_patterns"][0]["hot"] = False
     assert filter_findings(spec_from_dict(d), store) == []
+
+
+# -- a write's ConditionExpression ------------------------------------------------------------------------
+
+def write_spec(condition: dict, operation: str = "put_item", **extra) -> dict:
+    d = spec_dict(None, limit=None)
+    d["access_patterns"][0].update(operation=operation, key_condition={"pk": "D#{d}", "sk": "T#{t}"},
+                                   condition=condition, **extra)
+    return d
+
+
+@pytest.mark.parametrize("operation", ["put_item", "update_item", "delete_item"])
+def test_a_failed_condition_writes_nothing_and_still_pays_the_item_it_met(store, operation):
+    spec = spec_from_dict(write_spec({"expression": "attribute_not_exists(sk) OR status = :s",
+                                      "values": {"s": "{expected}"}}, operation,
+                                     return_values_on_condition_check_failure="ALL_OLD"))
+    planned = plan(spec, "open_tensions", {"d": "1", "t": "3", "expected": "closed"})       # T#3 is open
+    failed = store.run_plan(planned)
+    old = next(i for _, i, _ in items() if i["sk"] == "T#3")
+    from blue_nb.sizing import item_size, write_units
+    assert failed.condition_passed is False and failed.item is None
+    assert failed.table_wcu == write_units(item_size(old)) and failed.wcu == failed.table_wcu   # no index write
+    assert failed.returned_old["sk"] == "T#3"                                                # ALL_OLD
+    passed = store.run_plan(plan(spec, "open_tensions", {"d": "1", "t": "3", "expected": "open"}))
+    assert passed.condition_passed is True
+    new_key = store.run_plan(plan(spec, "open_tensions", {"d": "1", "t": "404", "expected": "closed"}))
+    assert new_key.condition_passed is True                                  # no item: attribute_not_exists holds
+    method, kw = planned.boto3_for({"status": "x"})
+    import re
+
+    m = re.fullmatch(r"attribute_not_exists\((#\w+)\) OR (#\w+) = :c_s", kw["ConditionExpression"])
+    assert method == operation and m, kw["ConditionExpression"]
+    assert (kw["ExpressionAttributeNames"][m[1]], kw["ExpressionAttributeNames"][m[2]]) == ("sk", "status")
+    assert kw["ExpressionAttributeValues"][":c_s"] == {"S": "closed"}
+    assert kw["ReturnValuesOnConditionCheckFailure"] == "ALL_OLD"
+    assert spec_from_dict(spec.to_dict()) == spec
+
+
+def test_a_condition_on_a_read_is_refused_and_a_filter_on_a_write_too():
+    d = spec_dict(None)
+    d["access_patterns"][0]["condition"] = {"expression": "attribute_exists(a)"}
+    with pytest.raises(SpecError, match=r"access_patterns\[0\].condition: a ConditionExpression is a write's"):
+        spec_from_dict(d)
+    with pytest.raises(SpecError, match=r"access_patterns\[0\].condition.values.x: Value provided in "
+                                        r"ExpressionAttributeValues unused"):
+        spec_from_dict(write_spec({"expression": "attribute_exists(a)", "values": {"x": "1"}}))

@@ -72,6 +72,9 @@ class KeyRequest:
     select: str = "ALL_ATTRIBUTES"   # what a read returns of each item (DynamoDB's Select, resolved)
     paths: tuple = ()                # the ProjectionExpression's document paths (blue_nb.spec.expressions.Path)
     fetch: bool = False              # a local index read that fetches each item from the table
+    condition: Any = None            # a write's ConditionExpression tree, or None
+    condition_values: Mapping[str, Any] = field(default_factory=dict)
+    return_old_on_failure: bool = False    # ReturnValuesOnConditionCheckFailure ALL_OLD
 
     @property
     def is_read(self) -> bool:
@@ -184,6 +187,9 @@ def bind(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | N
                          hint=refused.hint)
     if p.filter is not None:                     # DynamoDB checks the key condition first, then the filter
         base.update(filter=p.filter.tree, filter_values=_filter_values(p, params))
+    if p.condition is not None:
+        base.update(condition=p.condition.tree, condition_values=_filter_values(p, params, "condition"),
+                    return_old_on_failure=p.return_values_on_condition_check_failure == "ALL_OLD")
     return KeyRequest(**base, pk_value=pk_value, sk_op=sk_op, sk_values=sk_values)
 
 
@@ -207,19 +213,22 @@ def _filter_value(value: Any, params: Mapping[str, Any], where: str) -> Any:
     return value
 
 
-def _filter_values(p: AccessPattern, params: Mapping[str, Any]) -> dict[str, Any]:
-    """The filter's values bound to ``params``; a condition DynamoDB refuses with them, in its words."""
-    assert p.filter is not None
-    where = f"access_patterns.{p.name}.filter.values"
+def _filter_values(p: AccessPattern, params: Mapping[str, Any], field: str = "filter") -> dict[str, Any]:
+    """The values of the pattern's filter (or ``field="condition"``: its write condition) bound to ``params``;
+    a condition DynamoDB refuses with them, in its words."""
+    expr = getattr(p, field)
+    assert expr is not None
+    kind = "FilterExpression" if field == "filter" else "ConditionExpression"
+    where = f"access_patterns.{p.name}.{field}.values"
     try:
-        out = {n: _filter_value(v, params, f"{where}.{n}") for n, v in p.filter.values.items()}
+        out = {n: _filter_value(v, params, f"{where}.{n}") for n, v in expr.values.items()}
     except (TemplateError, ItemError) as e:      # a parameter missing, or not a number where one is needed
         raise QueryError(e.msg, where=e.where, hint=e.hint, cause=e) from e
-    for node in condition_nodes(p.filter.tree):
+    for node in condition_nodes(expr.tree):
         refused = _filter_refusal(node, out)
         if refused:
-            raise QueryError(f"DynamoDB refuses {p.name}: Invalid FilterExpression: {refused}",
-                             where=f"access_patterns.{p.name}.filter", hint="change the filter or its values")
+            raise QueryError(f"DynamoDB refuses {p.name}: Invalid {kind}: {refused}",
+                             where=f"access_patterns.{p.name}.{field}", hint=f"change the {field} or its values")
     return out
 
 

@@ -45,15 +45,32 @@ def _aliases(prefix: str, taken: Mapping[str, str]) -> tuple[dict[str, str], Cal
     return new, name
 
 
-def filter_expression(req: KeyRequest, taken: Mapping[str, str] | None = None
+def filter_expression(req: KeyRequest, taken: Mapping[str, str] | None = None, *, condition: bool = False
                       ) -> tuple[str, dict[str, str], dict[str, Any]]:
     """(FilterExpression, ExpressionAttributeNames, ExpressionAttributeValues) of a filtered read: every
     name as ``#f0``, ``#f1``... (each distinct name once; one already in ``taken``, alias -> attribute, keeps
-    its alias), every value ``:name`` as ``:f_name``."""
-    names, name = _aliases("#f", taken or {})
-    expr = condition_text(req.filter, name, lambda v: f":f_{v}")
+    its alias), every value ``:name`` as ``:f_name``. ``condition=True``: a write's ConditionExpression,
+    ``#c0`` and ``:c_name``."""
+    tree, bound, tag = (req.condition, req.condition_values, "c") if condition else (req.filter, req.filter_values, "f")
+    names, name = _aliases(f"#{tag}", taken or {})
+    expr = condition_text(tree, name, lambda v: f":{tag}_{v}")
     return (expr, {alias: n for n, alias in names.items()},
-            {f":f_{n}": to_wire(v) for n, v in req.filter_values.items()})
+            {f":{tag}_{n}": to_wire(v) for n, v in bound.items()})
+
+
+def _add_condition(kw: dict[str, Any], req: KeyRequest) -> dict[str, Any]:
+    """A write's request with its ConditionExpression (and ReturnValuesOnConditionCheckFailure)."""
+    if req.condition is None:
+        return kw
+    expr, names, values = filter_expression(req, kw.get("ExpressionAttributeNames"), condition=True)
+    kw["ConditionExpression"] = expr
+    if names or kw.get("ExpressionAttributeNames"):
+        kw["ExpressionAttributeNames"] = {**kw.get("ExpressionAttributeNames", {}), **names}
+    if values:
+        kw["ExpressionAttributeValues"] = {**kw.get("ExpressionAttributeValues", {}), **values}
+    if req.return_old_on_failure:
+        kw["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+    return kw
 
 
 def _add_filter(kw: dict[str, Any], req: KeyRequest) -> None:
@@ -112,13 +129,13 @@ def boto3_request(req: KeyRequest, *, item: Mapping[str, Any] | None = None,
             kw["ExclusiveStartKey"] = item_to_wire(exclusive_start_key)
         return op, kw
     if op == "delete_item":
-        return op, {**kw, "Key": _key(req)}
+        return op, _add_condition({**kw, "Key": _key(req)}, req)
     if op == "put_item":
         body = dict(item or {})
         body[req.pk_attr] = req.pk_value
         if req.sk_attr and req.sk_values:
             body[req.sk_attr] = req.sk_values[0]
-        return op, {**kw, "Item": item_to_wire(body)}
+        return op, _add_condition({**kw, "Item": item_to_wire(body)}, req)
     attrs = {k: v for k, v in (item or {}).items() if k not in (req.pk_attr, req.sk_attr)}
     names = {f"#a{i}": k for i, k in enumerate(attrs)}
     values = {f":v{i}": to_wire(v) for i, v in enumerate(attrs.values())}
@@ -126,4 +143,4 @@ def boto3_request(req: KeyRequest, *, item: Mapping[str, Any] | None = None,
     out = {**kw, "Key": _key(req)}
     if update:
         out.update(UpdateExpression=update, ExpressionAttributeNames=names, ExpressionAttributeValues=values)
-    return op, out
+    return op, _add_condition(out, req)

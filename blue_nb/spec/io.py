@@ -245,6 +245,9 @@ def _pattern(p: dict[str, Any]) -> AccessPattern:
         filter=Filter(expression=p["filter"]["expression"], values=dict(p["filter"].get("values") or {}))
         if p.get("filter") else None,
         select=p.get("select"), projection=list(p.get("projection") or []),
+        condition=Filter(expression=p["condition"]["expression"], values=dict(p["condition"].get("values") or {}))
+        if p.get("condition") else None,
+        return_values_on_condition_check_failure=p.get("return_values_on_condition_check_failure", "NONE"),
     )
 
 

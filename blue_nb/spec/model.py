@@ -144,7 +144,7 @@ FILTER_VALUE_TYPES = ("S", "N", "B", "BOOL", "NULL", "SS", "NS", "BS")
 
 @dataclass
 class Filter:
-    """A Query's or Scan's FilterExpression: the condition in DynamoDB's syntax (names bare, values
+    """A Query's or Scan's FilterExpression, or a write's ConditionExpression: the condition in DynamoDB's syntax (names bare, values
     ``:name``) and its values by name. A value is a YAML scalar (a string is a key template, so
     ``"{status}"`` is a parameter; a number is N; true/false BOOL; null NULL) or DynamoDB JSON with
     templates in its strings (``{N: "{min}"}``, ``{SS: ["a", "{tag}"]}``)."""
@@ -215,6 +215,8 @@ class AccessPattern:
     joins: list[Join] = field(default_factory=list)
     filter: Filter | None = None
     select: str | None = None                 # one of SELECTS; None: DynamoDB's default for the read
+    condition: Filter | None = None           # a write's ConditionExpression (the same language as a filter)
+    return_values_on_condition_check_failure: str = "NONE"     # ALL_OLD: a failed condition returns the item
     projection: list[str] = field(default_factory=list)     # ProjectionExpression: document paths
 
     @property
@@ -226,6 +228,7 @@ class AccessPattern:
         """Names of the values a caller must supply to run the pattern."""
         names = dict.fromkeys(self.key_condition.placeholders if self.key_condition else [])
         names.update(dict.fromkeys(self.filter.placeholders if self.filter else []))
+        names.update(dict.fromkeys(self.condition.placeholders if self.condition else []))
         return list(names)
 
     def to_dict(self) -> dict[str, Any]:
@@ -234,13 +237,16 @@ class AccessPattern:
              "key_condition": self.key_condition.to_dict() if self.key_condition else None,
              "filter": self.filter.to_dict() if self.filter else None,
              "select": self.select, "projection": list(self.projection),
+             "condition": self.condition.to_dict() if self.condition else None,
+             "return_values_on_condition_check_failure": self.return_values_on_condition_check_failure,
              "consistent_read": self.consistent_read, "limit": self.limit, "scan_forward": self.scan_forward,
              "hot": self.hot, "rate_per_second": self.rate_per_second, "key_distribution": self.key_distribution,
              "joins": [j.to_dict() for j in self.joins]}
         return _drop_defaults(d, {"description": "", "index": "table", "key_condition": None,
                                   "consistent_read": False, "limit": None, "scan_forward": True, "hot": False,
                                   "key_distribution": "uniform", "joins": [], "filter": None,
-                                  "select": None, "projection": []})
+                                  "select": None, "projection": [], "condition": None,
+                                  "return_values_on_condition_check_failure": "NONE"})
 
 
 @dataclass

@@ -88,7 +88,8 @@ _FILTER_TYPED = T("map", key_pattern=r"^(S|N|B|BOOL|NULL|SS|NS|BS)$",
                   items=T("any-of", options=(S(d="key template"), T("bool"), T("list", items=S(d="key template")))),
                   description="DynamoDB JSON, its strings key templates: {N: '{min}'}, {SS: ['a', '{tag}']}")
 FILTER = OBJ(
-    "A FilterExpression: the condition in DynamoDB's syntax (attribute names bare, values :name), and its values",
+    "A FilterExpression (a read's) or ConditionExpression (a write's): the condition in DynamoDB's syntax "
+    "(attribute names bare, values :name), and its values",
     expression=REQ(S(d="e.g. status = :open AND size(tags) > :n")),
     values=OPT(T("map", key_pattern=r"^[A-Za-z0-9_]+$", description="value name (without the colon) -> its value",
                  items=T("any-of", options=(S(d="key template: an S value"), T("num"), T("bool"), T("null"),
@@ -105,6 +106,8 @@ PATTERN = OBJ(
                                          "with a projection"))),
     projection=OPT(T("list", items=S(d="a document path: a, a.b, a[0]"), min_items=1,
                      description="ProjectionExpression: the attributes a read returns")),
+    condition=OPT(NULLABLE(FILTER)),
+    return_values_on_condition_check_failure=OPT(S(enum=("NONE", "ALL_OLD"))),
     consistent_read=OPT(T("bool")), limit=OPT(NULLABLE(T("int", minimum=1))), scan_forward=OPT(T("bool")),
     hot=OPT(T("bool")), rate_per_second=OPT(T("num", minimum=0)),
     key_distribution=OPT(S(DISTRIBUTION_RE)), joins=OPT(T("list", items=JOIN)),

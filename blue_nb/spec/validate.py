@@ -95,6 +95,8 @@ def _pattern_problems(patterns: list, entities: dict, table: dict) -> list[Probl
         out += _key_condition_problems(p, where, table, indexes.get(index))
         if p.get("filter"):
             out += _filter_problems(p, f"{where}.filter", table, indexes.get(index))
+        if p.get("condition") or p.get("return_values_on_condition_check_failure", "NONE") != "NONE":
+            out += _condition_problems(p, where)
         if p.get("select") or p.get("projection"):
             out += _select_problems(p, where, indexes.get(index), index)
         for j, join in enumerate(p.get("joins") or []):
@@ -162,20 +164,29 @@ def _literal(template: KeyTemplate) -> str:
     return "" if template.placeholders else template.render({})
 
 
-def _filter_problems(p: dict, where: str, table: dict, index: dict | None) -> list[Problem]:
-    """A filter that does not parse, whose values do not match its ``:names``, or that DynamoDB refuses."""
-    if p["operation"] not in ("query", "scan"):
-        return [Problem(where, f"a filter is a Query's or a Scan's; {p['operation']} takes none",
-                        "remove filter, or make the pattern a query")]
-    f, out = p["filter"], []
+def _condition_problems(p: dict, where: str) -> list[Problem]:
+    """A condition on a read, or one that does not parse or whose values do not match its ``:names``."""
+    if p["operation"] not in ("put_item", "update_item", "delete_item"):
+        field = "condition" if p.get("condition") else "return_values_on_condition_check_failure"
+        return [Problem(f"{where}.{field}", f"a ConditionExpression is a write's; {p['operation']} takes none",
+                        "use filter on a query or scan")]
+    if not p.get("condition"):
+        return [Problem(f"{where}.return_values_on_condition_check_failure", "ALL_OLD returns the item when the "
+                        "condition fails: the pattern has no condition", "add a condition, or remove it")]
+    return _expression_problems(p["condition"], f"{where}.condition", "ConditionExpression")[1]
+
+
+def _expression_problems(f: dict, where: str, kind: str) -> tuple[object, list[Problem]]:
+    """(the parsed tree or None, the problems) of a filter or condition: its syntax, its values."""
+    out: list[Problem] = []
     try:
         tree = parse_condition(f["expression"])
     except ConditionSyntaxError as e:
         text = f["expression"]
-        return [Problem(f"{where}.expression", f"Invalid FilterExpression: {e.msg} at character {e.at + 1} "
-                        f"(after {text[max(0, e.at - 30):e.at]!r})",
-                        "write DynamoDB's condition syntax: names bare (status, a.b[0]), values :name, "
-                        "AND OR NOT, = <> < <= > >=, BETWEEN, IN, and the functions")]
+        return None, [Problem(f"{where}.expression", f"Invalid {kind}: {e.msg} at character {e.at + 1} "
+                              f"(after {text[max(0, e.at - 30):e.at]!r})",
+                              "write DynamoDB's condition syntax: names bare (status, a.b[0]), values :name, "
+                              "AND OR NOT, = <> < <= > >=, BETWEEN, IN, and the functions")]
     values = f.get("values") or {}
     used = condition_values(tree)
     for name in used:
@@ -187,6 +198,17 @@ def _filter_problems(p: dict, where: str, table: dict, index: dict | None) -> li
             out.append(Problem(f"{where}.values.{name}", f"Value provided in ExpressionAttributeValues unused in "
                                f"expressions: keys: {{:{name}}}", f"use :{name} in the expression, or remove it"))
         out += _filter_value_problems(v, f"{where}.values.{name}")
+    return tree, out
+
+
+def _filter_problems(p: dict, where: str, table: dict, index: dict | None) -> list[Problem]:
+    """A filter that does not parse, whose values do not match its ``:names``, or that DynamoDB refuses."""
+    if p["operation"] not in ("query", "scan"):
+        return [Problem(where, f"a filter is a Query's or a Scan's; {p['operation']} takes none",
+                        "remove filter, or make the pattern a query")]
+    tree, out = _expression_problems(p["filter"], where, "FilterExpression")
+    if tree is None:
+        return out
     if p["operation"] == "query":
         local = index is not None and index.get("type") == "local"
         keys = {(index or {}).get("partition_key") if index is not None and not local else table["partition_key"],
