@@ -21,6 +21,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Mapping
 
+from blue_nb.items.values import to_wire
 from blue_nb.patterns.bind import sort_value
 from blue_nb.spec.expressions import And, Between, Compare, Condition, Function, In, Not, Operand, Or, Path, Size, Value
 
@@ -38,25 +39,8 @@ MISSING = _Missing()
 
 
 def type_tag(value: Any) -> str:
-    """DynamoDB's type of a Python item value (``S``, ``N``, ... ``BS``)."""
-    if isinstance(value, bool):
-        return "BOOL"
-    if value is None:
-        return "NULL"
-    if isinstance(value, str):
-        return "S"
-    if isinstance(value, (Decimal, int)):
-        return "N"
-    if isinstance(value, (bytes, bytearray)):
-        return "B"
-    if isinstance(value, dict):
-        return "M"
-    if isinstance(value, (list, tuple)):
-        return "L"
-    if isinstance(value, (set, frozenset)):
-        first = next(iter(value), "")
-        return "SS" if isinstance(first, str) else "NS" if isinstance(first, (Decimal, int)) else "BS"
-    raise TypeError(f"not a DynamoDB value: {type(value).__name__}")
+    """DynamoDB's type of a Python item value (``S``, ``N``, ... ``BS``): the tag of its wire form."""
+    return next(iter(to_wire(value)))
 
 
 def _resolve(path: Path, item: Mapping[str, Any]) -> Any:
