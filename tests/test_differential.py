@@ -574,6 +574,12 @@ def run_request(r: dict, d: dict, n: int, stores, client, note: Counter, embedde
              + (": an empty page with LastEvaluatedKey" if any(p.items == 0 and p.has_more for p in first.pages)
                 else "")] += 1
     compare(r, first, remote, note, base)
+    if (r["kind"] == "query" and len(remote) > 1 and remote[0]["lek"] and not unordered_runs(base or first)
+            and first.bytes_read < PAGE_BYTES // 2):     # go on from dynalite's own LastEvaluatedKey
+        on = stores[0].run_plan(plan(spec, "r", params_of(r), start=remote[0]["lek"]), follow=True)
+        assert [wire_text(i) for i in on.items] == [wire_text(i) for p in remote[1:] for i in p["items"]], r
+        assert [(p.count, p.items) for p in on.pages] == [(p["scanned"], p["count"]) for p in remote[1:]], r
+        RUNS["query from an ExclusiveStartKey"] += 1
     RUNS[f"{r['kind']} on {'the table' if r['target'] == 'table' else r['target'][:3].upper()}"
          + (" with Limit" if limit else "")] += 1
 
@@ -767,7 +773,7 @@ def test_the_runs_reach_every_class():
                 "order open: compared as a set", "a page cut at 1 MB", "embedded endpoint", "filter refused when bound",
                 "filtered query: Count < ScannedCount: an empty page with LastEvaluatedKey",
                 "filtered scan: Count < ScannedCount", "select COUNT", "select SPECIFIC_ATTRIBUTES",
-                "units per table and index compared", "conditional put_item: condition passed",
+                "units per table and index compared", "query from an ExclusiveStartKey", "conditional put_item: condition passed",
                 "conditional put_item: condition failed", "conditional delete_item: condition passed",
                 "conditional delete_item: condition failed"):
         assert RUNS[cls] > 0, (cls, RUNS)
@@ -776,4 +782,4 @@ def test_the_runs_reach_every_class():
 
 
 #: counts of what happened within runs (not runs themselves)
-SUBCLASSES = ("conditional", "DYNALITE", "order open", "load refused", "embedded", "a page cut", "filtered ", "select ", "units per")
+SUBCLASSES = ("query from an", "conditional", "DYNALITE", "order open", "load refused", "embedded", "a page cut", "filtered ", "select ", "units per")

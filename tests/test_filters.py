@@ -245,3 +245,22 @@ def test_a_condition_on_a_read_is_refused_and_a_filter_on_a_write_too():
     with pytest.raises(SpecError, match=r"access_patterns\[0\].condition.values.x: Value provided in "
                                         r"ExpressionAttributeValues unused"):
         spec_from_dict(write_spec({"expression": "attribute_exists(a)", "values": {"x": "1"}}))
+
+
+# -- ExclusiveStartKey: a read that goes on from a page's LastEvaluatedKey -----------------------------------
+
+def test_a_read_goes_on_from_a_pages_last_evaluated_key(store):
+    spec = spec_from_dict(spec_dict(OPEN))
+    params = {"d": "1", "status": "open", "min_tags": "1"}
+    every = store.run_plan(plan(spec, "open_tensions", params), follow=True)
+    first = store.run_plan(plan(spec, "open_tensions", params))                  # Limit 3: one page
+    assert first.pages[0].last_evaluated_key == {"pk": "D#1", "sk": "T#2"}
+    second = plan(spec, "open_tensions", params, start=first.pages[0].last_evaluated_key)
+    assert second.boto3[1]["ExclusiveStartKey"] == {"pk": {"S": "D#1"}, "sk": {"S": "T#2"}}
+    rest = store.run_plan(second, follow=True)
+    assert [(p.count, p.items) for p in rest.pages] == [(p.count, p.items) for p in every.pages[1:]]
+    assert first.items + rest.items == every.items
+    gone = store.run_plan(plan(spec, "open_tensions", params, start={"pk": "D#1", "sk": "T#25"}))  # not an item
+    assert gone.pages[0].last_evaluated_key == {"pk": "D#1", "sk": "T#5"}    # T#3, T#4, T#5 come after T#25
+    with pytest.raises(QueryError, match="The provided starting key is invalid: it lacks sk"):
+        plan(spec, "open_tensions", params, start={"pk": "D#1"})

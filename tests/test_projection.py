@@ -110,3 +110,23 @@ def test_the_boto3_request_carries_select_and_the_projection():
     _, kw = plan(spec_from_dict(spec_dict({**QUERY, "select": "COUNT"})), "r", {"p": "1"}).boto3
     assert kw["Select"] == "COUNT"
     assert spec_from_dict(spec.to_dict()) == spec
+
+
+def test_a_spec_with_every_request_feature_goes_to_workbench_and_back(tmp_path):
+    import json
+
+    from blue_nb.export import export
+
+    from .test_workbench import imported
+
+    d = spec_dict({**LSI_QUERY, "projection": ["body", "meta.b"],
+                   "filter": {"expression": "size(tags) > :n", "values": {"n": {"N": "{n}"}}}})
+    d["access_patterns"].append({"name": "w", "operation": "put_item", "entities": ["Row"],
+                                 "key_condition": {"pk": "P#{p}", "sk": "S#{s}"},
+                                 "condition": {"expression": "attribute_not_exists(sk)"},
+                                 "return_values_on_condition_check_failure": "ALL_OLD"})
+    d["access_patterns"].append({"name": "c", "operation": "scan", "entities": ["Row"], "select": "COUNT"})
+    spec = spec_from_dict(d)
+    (result,) = imported(tmp_path, json.loads(export(spec, "workbench")))
+    assert result.spec == spec
+    assert [p.to_dict() for p in result.spec.access_patterns] == [p.to_dict() for p in spec.access_patterns]

@@ -356,13 +356,14 @@ class DynamoClient:
         # a page is paid on what it read, which a filter, a projection or COUNT does not return: the same call
         # returning what it reads (same Limit, same ExclusiveStartKey) reads the same items, to size them
         sizing = sizing_request(req)
-        whole = boto_request(boto3_request(sizing)[1]) if sizing is not None else None
+        whole = boto_request(boto3_request(sizing, exclusive_start_key=sizing.start_key)[1]) \
+            if sizing is not None else None
         start: dict[str, Any] = {}
         while True:
-            resp = self.call(method, **kwargs, **start)
+            resp = self.call(method, **{**kwargs, **start})
             got = [item_from_wire(w) for w in resp.get("Items", [])]
             read = got if whole is None else [
-                item_from_wire(w) for w in self.call(method, **whole, **start).get("Items", [])]
+                item_from_wire(w) for w in self.call(method, **{**whole, **start}).get("Items", [])]
             lek = resp.get("LastEvaluatedKey")
             page = read_page(req, read, [item_size(i) for i in read], False)
             pages.append(DynamoPage(int(resp.get("ScannedCount", len(read))), page.bytes_read, page.rcu,

@@ -75,6 +75,7 @@ class KeyRequest:
     condition: Any = None            # a write's ConditionExpression tree, or None
     condition_values: Mapping[str, Any] = field(default_factory=dict)
     return_old_on_failure: bool = False    # ReturnValuesOnConditionCheckFailure ALL_OLD
+    start_key: Mapping[str, Any] | None = None    # ExclusiveStartKey: read on after this key
 
     @property
     def is_read(self) -> bool:

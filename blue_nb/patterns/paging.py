@@ -25,7 +25,7 @@ from blue_nb.sizing import PAGE_BYTES, item_size, query_read_units, read_units
 from blue_nb.spec import Spec
 
 __all__ = ["Page", "ReadResult", "index_entry", "key_order", "pages_of", "paginate", "project", "read_page",
-           "sizing_request"]
+           "sizing_request", "after_key"]
 
 T = TypeVar("T")
 
@@ -222,6 +222,8 @@ def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
         return ReadResult(plan, got, [Page(len(found), size, read_units(size, req.read_mode), None)])
     if max_pages is None and req.limit is not None and not follow:
         max_pages = 1                                  # a paged pattern reads one page per call
+    if req.start_key:
+        items = after_key(req, items)
     pages: list[Page] = []
     out: list[dict[str, Any]] = []
     if whole:                                          # the items as given: nothing copied
@@ -242,6 +244,19 @@ def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
         if full and max_pages is not None and len(pages) >= max_pages:
             break
     return ReadResult(plan, out, pages)
+
+
+def after_key(req: KeyRequest, rows: Iterable[tuple[dict[str, Any], int]]) -> Iterator[tuple[dict[str, Any], int]]:
+    """The (item, size) rows of a read, in its order, that come after ``req.start_key`` (ExclusiveStartKey):
+    by the read's order keys (:attr:`~blue_nb.patterns.bind.KeyRequest.order_keys`), so a key no longer
+    in the table still says where to go on."""
+    attrs = [a for a, _ in req.order_keys]
+    start = tuple(sort_value(req.start_key[a]) for a in attrs)
+    backward = req.operation == "query" and not req.forward
+    for row in rows:
+        key = tuple(sort_value(row[0][a]) for a in attrs)
+        if (key < start) if backward else (key > start):
+            yield row
 
 
 def sizing_request(req: KeyRequest) -> KeyRequest | None:
