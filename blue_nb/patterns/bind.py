@@ -21,7 +21,7 @@ from blue_nb.items.values import to_wire, validate_number
 from blue_nb.patterns.projection import index_attributes, needs_fetch, resolve_select
 from blue_nb.printing import short
 from blue_nb.spec import ATTRIBUTE_TYPES, AccessPattern, KeyTemplate, Spec
-from blue_nb.spec.expressions import Between, Function, Value, condition_nodes, parse_path
+from blue_nb.spec.expressions import Between, Function, Value, condition_nodes, parse_path, parse_update
 from blue_nb.spec.refusals import refusal
 
 __all__ = ["COMPARISONS", "Comparison", "KeyRequest", "SK_OPS", "bind", "prefix_successor", "projection_of",
@@ -76,6 +76,8 @@ class KeyRequest:
     condition_values: Mapping[str, Any] = field(default_factory=dict)
     return_old_on_failure: bool = False    # ReturnValuesOnConditionCheckFailure ALL_OLD
     start_key: Mapping[str, Any] | None = None    # ExclusiveStartKey: read on after this key
+    update: tuple = ()               # an update_item's UpdateExpression actions (blue_nb.spec.expressions)
+    update_values: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def is_read(self) -> bool:
@@ -188,6 +190,9 @@ def bind(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | N
                          hint=refused.hint)
     if p.filter is not None:                     # DynamoDB checks the key condition first, then the filter
         base.update(filter=p.filter.tree, filter_values=_filter_values(p, params))
+    if p.update is not None:
+        base.update(update=tuple(parse_update(p.update.expression)),
+                    update_values=_filter_values(p, params, "update"))
     if p.condition is not None:
         base.update(condition=p.condition.tree, condition_values=_filter_values(p, params, "condition"),
                     return_old_on_failure=p.return_values_on_condition_check_failure == "ALL_OLD")
@@ -219,13 +224,13 @@ def _filter_values(p: AccessPattern, params: Mapping[str, Any], field: str = "fi
     a condition DynamoDB refuses with them, in its words."""
     expr = getattr(p, field)
     assert expr is not None
-    kind = "FilterExpression" if field == "filter" else "ConditionExpression"
+    kind = {"filter": "FilterExpression", "condition": "ConditionExpression"}.get(field, "UpdateExpression")
     where = f"access_patterns.{p.name}.{field}.values"
     try:
         out = {n: _filter_value(v, params, f"{where}.{n}") for n, v in expr.values.items()}
     except (TemplateError, ItemError) as e:      # a parameter missing, or not a number where one is needed
         raise QueryError(e.msg, where=e.where, hint=e.hint, cause=e) from e
-    for node in condition_nodes(expr.tree):
+    for node in (condition_nodes(expr.tree) if field != "update" else ()):
         refused = _filter_refusal(node, out)
         if refused:
             raise QueryError(f"DynamoDB refuses {p.name}: Invalid {kind}: {refused}",

@@ -11,7 +11,7 @@ from typing import Any, Callable, Mapping
 
 from blue_nb.items.values import item_to_wire, to_wire
 from blue_nb.patterns.bind import COMPARISONS, KeyRequest
-from blue_nb.spec.expressions import condition_text, path_text
+from blue_nb.spec.expressions import condition_text, path_text, update_text
 
 __all__ = ["boto3_request", "filter_expression", "key_condition_expression"]
 
@@ -136,6 +136,15 @@ def boto3_request(req: KeyRequest, *, item: Mapping[str, Any] | None = None,
         if req.sk_attr and req.sk_values:
             body[req.sk_attr] = req.sk_values[0]
         return op, _add_condition({**kw, "Item": item_to_wire(body)}, req)
+    if req.update:                                   # the pattern's own UpdateExpression
+        names, name = _aliases("#u", {})
+        expr = update_text(list(req.update), name, lambda v: f":u_{v}")
+        out = {**kw, "Key": _key(req), "UpdateExpression": expr}
+        if names:
+            out["ExpressionAttributeNames"] = {alias: n for n, alias in names.items()}
+        if req.update_values:
+            out["ExpressionAttributeValues"] = {f":u_{n}": to_wire(v) for n, v in req.update_values.items()}
+        return op, _add_condition(out, req)
     attrs = {k: v for k, v in (item or {}).items() if k not in (req.pk_attr, req.sk_attr)}
     names = {f"#a{i}": k for i, k in enumerate(attrs)}
     values = {f":v{i}": to_wire(v) for i, v in enumerate(attrs.values())}

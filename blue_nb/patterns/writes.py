@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from blue_nb.patterns.bind import KeyRequest
+from blue_nb.errors import QueryError
 from blue_nb.patterns.filters import matches
+from blue_nb.patterns.updates import UpdateRefused, apply_update
 from blue_nb.patterns.paging import index_entry
 from blue_nb.patterns.plan import Plan
-from blue_nb.sizing import item_size, write_units
+from blue_nb.sizing import MAX_ITEM_BYTES, item_size, write_units
 from blue_nb.spec import Spec
 
 __all__ = ["WriteResult", "write_cost"]
@@ -55,6 +57,17 @@ def write_cost(plan: Plan, old: Mapping[str, Any] | None, new: Mapping[str, Any]
     1 write for a new or removed entry, 2 when the index key changes, 1 when only projected
     attributes change, 0 when the entry is unchanged; each on its own entry size."""
     spec, req = plan.spec, plan.request
+    if req.update:                                   # the item after the update expression, on the item it meets
+        key = {req.pk_attr: req.pk_value, **({req.sk_attr: req.sk_values[0]} if req.sk_attr and req.sk_values else {})}
+        try:
+            new = apply_update(old, key, list(req.update), req.update_values)
+        except UpdateRefused as e:
+            raise QueryError(f"DynamoDB refuses {req.pattern} on this item: {e}", where=f"access_patterns.{req.pattern}"
+                             ".update", hint="change the update expression or its values") from e
+        if item_size(new) > MAX_ITEM_BYTES:
+            raise QueryError(f"DynamoDB refuses {req.pattern}: Item size to update has exceeded the maximum allowed "
+                             f"size ({item_size(new):,} bytes after the update, the limit is {MAX_ITEM_BYTES:,})",
+                             where=f"access_patterns.{req.pattern}.update", hint="keep the item under 400 KB")
     old_size = item_size(old) if old is not None else None
     new_size = item_size(new) if new is not None else None
     if req.condition is not None and not matches(req.condition, old or {}, req.condition_values):

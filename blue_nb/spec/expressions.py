@@ -22,7 +22,8 @@ from typing import Callable, Union
 
 __all__ = ["And", "Between", "Compare", "Condition", "ConditionSyntaxError", "Function", "In", "Not", "Operand",
            "Or", "Path", "Size", "Value", "FUNCTIONS", "MAX_EXPRESSION_BYTES", "MAX_IN_OPERANDS", "condition_nodes", "condition_paths",
-           "condition_text", "condition_values", "parse_condition", "parse_path", "path_text"]
+           "condition_text", "condition_values", "parse_condition", "parse_path", "path_text", "Arith", "UpdateAction",
+           "UpdateFunction", "parse_update", "update_text", "update_values"]
 
 MAX_EXPRESSION_BYTES = 4096         # DynamoDB's limit on an expression string
 MAX_IN_OPERANDS = 100               # DynamoDB's limit on the list of IN
@@ -126,7 +127,7 @@ class Or:
 
 Condition = Union[Compare, Between, In, Function, Not, And, Or]
 
-_TOKEN = re.compile(r"\s*(?:(?P<op><>|<=|>=|=|<|>)|(?P<punct>[(),.\[\]])|(?P<value>:[A-Za-z0-9_]+)"
+_TOKEN = re.compile(r"\s*(?:(?P<op><>|<=|>=|=|<|>)|(?P<punct>[(),.\[\]+\-])|(?P<value>:[A-Za-z0-9_]+)"
                     r"|(?P<number>[0-9]+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*))")
 _KEYWORDS = {"AND", "OR", "NOT", "BETWEEN", "IN"}
 
@@ -347,3 +348,140 @@ def condition_text(tree: Condition, name: Callable[[str], str] = str, value: Cal
     else:
         return f"{tree.name}({', '.join(op(a) for a in tree.args)})"
     return f"({text})" if level < outer or (level == outer and level != 3 and outer) else text
+
+
+# -- UpdateExpression -----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Arith:
+    """``left + right`` or ``left - right`` in a SET value."""
+
+    op: str
+    left: "UpdateValue"
+    right: "UpdateValue"
+
+
+@dataclass(frozen=True)
+class UpdateFunction:
+    """``if_not_exists(path, value)`` or ``list_append(a, b)`` in a SET value."""
+
+    name: str
+    args: tuple["UpdateValue", ...]
+
+
+UpdateValue = Union[Path, Value, Arith, UpdateFunction]
+
+
+@dataclass(frozen=True)
+class UpdateAction:
+    """One action of an UpdateExpression: ``SET path = value``, ``REMOVE path``, ``ADD path :v``, ``DELETE path :v``."""
+
+    clause: str
+    path: Path
+    value: "UpdateValue | None" = None
+
+
+_CLAUSES = ("SET", "REMOVE", "ADD", "DELETE")
+
+
+class _UpdateParser(_Parser):
+    def clauses(self) -> list[UpdateAction]:
+        out: list[UpdateAction] = []
+        seen: set[str] = set()
+        while not self.at("end"):
+            kind, word, at = self.peek()
+            clause = word.upper() if kind == "name" else ""
+            if clause not in _CLAUSES:
+                raise ConditionSyntaxError(f"expected SET, REMOVE, ADD or DELETE, found {word or 'the end'!r}", at)
+            if clause in seen:
+                raise ConditionSyntaxError(f"The {clause} section can only be used once in an update expression", at)
+            seen.add(clause)
+            self.i += 1
+            while True:
+                out.append(self.action(clause))
+                if not self.at("punct", ","):
+                    break
+                self.i += 1
+        if not out:
+            raise ConditionSyntaxError("the update expression is empty", 0)
+        return out
+
+    def action(self, clause: str) -> UpdateAction:
+        path = self.path()
+        if clause == "REMOVE":
+            return UpdateAction(clause, path)
+        if clause == "SET":
+            self.take("op", "=")
+            return UpdateAction(clause, path, self.set_value())
+        kind, word, at = self.peek()
+        if kind != "value":
+            raise ConditionSyntaxError(f"{clause} takes a :value after the path", at)
+        self.i += 1
+        return UpdateAction(clause, path, Value(word[1:]))
+
+    def set_value(self) -> UpdateValue:
+        left = self.set_operand()
+        kind, word, _ = self.peek()
+        if kind == "punct" and word in ("+", "-"):
+            self.i += 1
+            return Arith(word, left, self.set_operand())
+        return left
+
+    def set_operand(self) -> UpdateValue:
+        kind, word, at = self.peek()
+        if kind == "name" and word in ("if_not_exists", "list_append") and self.peek(1)[1] == "(":
+            self.i += 2
+            args = [self.set_operand()]
+            self.take("punct", ",")
+            args.append(self.set_operand())
+            self.take("punct", ")")
+            if word == "if_not_exists" and not isinstance(args[0], Path):
+                raise ConditionSyntaxError("the first argument of if_not_exists is an attribute path", at)
+            return UpdateFunction(word, tuple(args))
+        if kind == "value":
+            self.i += 1
+            return Value(word[1:])
+        return self.path()
+
+
+def parse_update(text: str) -> list[UpdateAction]:
+    """The actions of an UpdateExpression written in DynamoDB's syntax (names bare, values ``:name``)."""
+    if len(text.encode("utf-8")) > MAX_EXPRESSION_BYTES:
+        raise ConditionSyntaxError(f"the expression is over DynamoDB's limit of {MAX_EXPRESSION_BYTES:,} bytes", 0)
+    return _UpdateParser(text).clauses()
+
+
+def update_values(actions: list[UpdateAction]) -> list[str]:
+    """The names of the ``:values`` an update uses, each once."""
+    return list(dict.fromkeys(n.name for a in actions for n in _update_walk(a.value) if isinstance(n, Value)))
+
+
+def _update_walk(node) -> list:
+    if node is None:
+        return []
+    if isinstance(node, Arith):
+        return [node, *_update_walk(node.left), *_update_walk(node.right)]
+    if isinstance(node, UpdateFunction):
+        return [node, *(x for a in node.args for x in _update_walk(a))]
+    return [node]
+
+
+def update_text(actions: list[UpdateAction], name: Callable[[str], str] = str,
+                value: Callable[[str], str] = lambda v: ":" + v) -> str:
+    """The update as DynamoDB reads it; ``name`` and ``value`` write each attribute and value name."""
+    def val(v) -> str:
+        if isinstance(v, Arith):
+            return f"{val(v.left)} {v.op} {val(v.right)}"
+        if isinstance(v, UpdateFunction):
+            return f"{v.name}({', '.join(val(a) for a in v.args)})"
+        return _operand_text(v, name, value)
+
+    parts = []
+    for clause in _CLAUSES:
+        acts = [a for a in actions if a.clause == clause]
+        if not acts:
+            continue
+        body = ", ".join(_operand_text(a.path, name, value) + (
+            "" if a.value is None else (f" = {val(a.value)}" if clause == "SET" else f" {val(a.value)}")) for a in acts)
+        parts.append(f"{clause} {body}")
+    return " ".join(parts)

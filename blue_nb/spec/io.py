@@ -248,6 +248,8 @@ def _pattern(p: dict[str, Any]) -> AccessPattern:
         condition=Filter(expression=p["condition"]["expression"], values=dict(p["condition"].get("values") or {}))
         if p.get("condition") else None,
         return_values_on_condition_check_failure=p.get("return_values_on_condition_check_failure", "NONE"),
+        update=Filter(expression=p["update"]["expression"], values=dict(p["update"].get("values") or {}))
+        if p.get("update") else None,
     )
 
 

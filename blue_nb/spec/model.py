@@ -216,6 +216,7 @@ class AccessPattern:
     filter: Filter | None = None
     select: str | None = None                 # one of SELECTS; None: DynamoDB's default for the read
     condition: Filter | None = None           # a write's ConditionExpression (the same language as a filter)
+    update: Filter | None = None              # an update_item's UpdateExpression and its values
     return_values_on_condition_check_failure: str = "NONE"     # ALL_OLD: a failed condition returns the item
     projection: list[str] = field(default_factory=list)     # ProjectionExpression: document paths
 
@@ -229,6 +230,7 @@ class AccessPattern:
         names = dict.fromkeys(self.key_condition.placeholders if self.key_condition else [])
         names.update(dict.fromkeys(self.filter.placeholders if self.filter else []))
         names.update(dict.fromkeys(self.condition.placeholders if self.condition else []))
+        names.update(dict.fromkeys(self.update.placeholders if self.update else []))
         return list(names)
 
     def to_dict(self) -> dict[str, Any]:
@@ -238,6 +240,7 @@ class AccessPattern:
              "filter": self.filter.to_dict() if self.filter else None,
              "select": self.select, "projection": list(self.projection),
              "condition": self.condition.to_dict() if self.condition else None,
+             "update": self.update.to_dict() if self.update else None,
              "return_values_on_condition_check_failure": self.return_values_on_condition_check_failure,
              "consistent_read": self.consistent_read, "limit": self.limit, "scan_forward": self.scan_forward,
              "hot": self.hot, "rate_per_second": self.rate_per_second, "key_distribution": self.key_distribution,
@@ -245,7 +248,7 @@ class AccessPattern:
         return _drop_defaults(d, {"description": "", "index": "table", "key_condition": None,
                                   "consistent_read": False, "limit": None, "scan_forward": True, "hot": False,
                                   "key_distribution": "uniform", "joins": [], "filter": None,
-                                  "select": None, "projection": [], "condition": None,
+                                  "select": None, "projection": [], "condition": None, "update": None,
                                   "return_values_on_condition_check_failure": "NONE"})
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from blue_nb.errors import Problem, TemplateError
 from blue_nb.spec.expressions import (ConditionSyntaxError, condition_paths, condition_values, parse_condition,
-                                     parse_path)
+                                     parse_path, parse_update, update_values)
 from blue_nb.spec.model import FILTER_VALUE_TYPES, SK_OPERATORS
 from blue_nb.spec.refusals import spec_refusals
 from blue_nb.spec.templates import KeyTemplate
@@ -99,6 +99,8 @@ def _pattern_problems(patterns: list, entities: dict, table: dict) -> list[Probl
             out += _condition_problems(p, where)
         if p.get("select") or p.get("projection"):
             out += _select_problems(p, where, indexes.get(index), index)
+        if p.get("update"):
+            out += _update_problems(p, f"{where}.update", table)
         for j, join in enumerate(p.get("joins") or []):
             if join["pattern"] not in names:
                 out.append(Problem(f"{where}.joins[{j}].pattern", f"unknown access pattern {join['pattern']!r}"))
@@ -295,4 +297,37 @@ def _select_problems(p: dict, where: str, index: dict | None, index_name: str) -
             if found:
                 out.append(Problem(f"{where}.projection", found))
                 return out
+    return out
+
+
+def _update_problems(p: dict, where: str, table: dict) -> list[Problem]:
+    """An update on another operation, one that does not parse, that changes a key, or whose values do not match."""
+    if p["operation"] != "update_item":
+        return [Problem(where, f"an UpdateExpression is an update_item's; {p['operation']} takes none",
+                        "make the pattern an update_item, or remove update")]
+    u = p["update"]
+    try:
+        actions = parse_update(u["expression"])
+    except ConditionSyntaxError as e:
+        text = u["expression"]
+        return [Problem(f"{where}.expression", f"Invalid UpdateExpression: {e.msg} at character {e.at + 1} "
+                        f"(after {text[max(0, e.at - 30):e.at]!r})",
+                        "write DynamoDB's update syntax: SET a = :v, n = n + :one REMOVE b ADD c :n DELETE s :x")]
+    out = []
+    keys = {table["partition_key"], table.get("sort_key")}
+    for a in actions:
+        if a.path.name in keys:
+            out.append(Problem(f"{where}.expression", f"Cannot update attribute {a.path.name}. This attribute is "
+                               "part of the key", "a key is the item's identity: write a new item instead"))
+    values = u.get("values") or {}
+    used = update_values(actions)
+    for name in used:
+        if name not in values:
+            out.append(Problem(f"{where}.values", f"the expression uses :{name}, which values does not declare",
+                               f"add {name}: ... under values"))
+    for name, v in values.items():
+        if name not in used:
+            out.append(Problem(f"{where}.values.{name}", f"Value provided in ExpressionAttributeValues unused in "
+                               f"expressions: keys: {{:{name}}}", f"use :{name} in the expression, or remove it"))
+        out += _filter_value_problems(v, f"{where}.values.{name}")
     return out
