@@ -57,6 +57,13 @@ def write_cost(plan: Plan, old: Mapping[str, Any] | None, new: Mapping[str, Any]
     1 write for a new or removed entry, 2 when the index key changes, 1 when only projected
     attributes change, 0 when the entry is unchanged; each on its own entry size."""
     spec, req = plan.spec, plan.request
+    old_size = item_size(old) if old is not None else None
+    new_size = item_size(new) if new is not None else None
+    if req.condition is not None and not matches(req.condition, old or {}, req.condition_values):
+        # a failed condition writes nothing and still consumes the units of the item it met (at least 1)
+        return WriteResult(plan, None, old_size, new_size, write_units(old_size or 0),
+                           {name: 0 for name in spec.table.indexes}, False,
+                           dict(old) if old is not None and req.return_old_on_failure else None)
     if req.update:                                   # the item after the update expression, on the item it meets
         key = {req.pk_attr: req.pk_value, **({req.sk_attr: req.sk_values[0]} if req.sk_attr and req.sk_values else {})}
         try:
@@ -68,13 +75,7 @@ def write_cost(plan: Plan, old: Mapping[str, Any] | None, new: Mapping[str, Any]
             raise QueryError(f"DynamoDB refuses {req.pattern}: Item size to update has exceeded the maximum allowed "
                              f"size ({item_size(new):,} bytes after the update, the limit is {MAX_ITEM_BYTES:,})",
                              where=f"access_patterns.{req.pattern}.update", hint="keep the item under 400 KB")
-    old_size = item_size(old) if old is not None else None
-    new_size = item_size(new) if new is not None else None
-    if req.condition is not None and not matches(req.condition, old or {}, req.condition_values):
-        # a failed condition writes nothing and still consumes the units of the item it met (at least 1)
-        return WriteResult(plan, None, old_size, new_size, write_units(old_size or 0),
-                           {name: 0 for name in spec.table.indexes}, False,
-                           dict(old) if old is not None and req.return_old_on_failure else None)
+        new_size = item_size(new)
     if req.operation == "delete_item":
         table = write_units(old_size or 0)
         new = None
