@@ -347,7 +347,7 @@ class DynamoClient:
         kwargs = boto_request(kwargs)
         if method == "get_item":
             resp = self.call(method, **kwargs)
-            item = item_from_wire(resp["Item"]) if resp.get("Item") else None
+            item = item_from_wire(resp["Item"]) if "Item" in resp else None     # {}: an item, none of its projection
             size = item_size(item) if item is not None else 0
             page = DynamoPage(int(item is not None), size, read_units(size, req.read_mode), None, raw=_raw(resp))
             return ReadResult(plan, [item] if item is not None else [], [page])
