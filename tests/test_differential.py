@@ -4,9 +4,11 @@ Hypothesis (fixed: derandomized) draws a design (number, string and binary table
 without a sort key, an LSI, each projection), the items in it (numbers written several ways, keys that
 tie on an index, strings outside ASCII, a few items near 400 KB so that pages reach 1 MB) and requests
 (every key condition, both directions, ``Limit`` at 1, 2, 3 and at the exact number of matches, scans,
-GetItem, and requests DynamoDB refuses). Each request runs on SQLite, DuckDB and dynalite; SQLite and
-DuckDB must agree exactly, and with dynalite on every page: the items and their order, Count,
-ScannedCount, LastEvaluatedKey and the read units. The requests are sent to dynalite as a client writes
+GetItem, and requests DynamoDB refuses; a third of the queries and scans with a FilterExpression of one to
+three conditions: comparisons, BETWEEN, IN, begins_with, contains, attribute_exists / attribute_not_exists,
+attribute_type, size(), a list index, AND / OR / NOT, some of them refused for their values). Each request runs on SQLite, DuckDB and dynalite; SQLite and
+DuckDB must agree exactly, and with dynalite on every page: the items and their order, Count (after the
+filter), ScannedCount (before it), LastEvaluatedKey and the read units (paid on every item evaluated). The requests are sent to dynalite as a client writes
 them (numbers as written, binary as bytes), not as blue_nb would, and its answers are read back through
 blue_nb's wire codec.
 
@@ -30,8 +32,8 @@ from hypothesis import strategies as st
 from blue_nb.app.compare import MOTO_NO_TRAILING_PAGE, canonical, first_difference, unordered_runs
 from blue_nb.errors import DynamoError, QueryError, SourceError, SpecError
 from blue_nb.items.values import item_from_wire, number_text
-from blue_nb.patterns import plan
-from blue_nb.sizing import PAGE_BYTES, item_size
+from blue_nb.patterns import plan, project
+from blue_nb.sizing import PAGE_BYTES, item_size, write_units
 from blue_nb.spec import spec_from_dict
 from blue_nb.stores import load_items, open_store
 
@@ -54,6 +56,19 @@ DYNALITE_MISSING_ITEM_FREE = "DYNALITE_MISSING_ITEM_FREE"
 DYNALITE_SCAN_CONSISTENT_HALF = "DYNALITE_SCAN_CONSISTENT_HALF"
 #: moto_server (the embedded endpoint) answers some valid paged GSI queries with an internal server error
 MOTO_SERVER_ERROR = "MOTO_SERVER_ERROR"
+#: moto_server refuses a whole Scan or Query whose filter takes ``size()`` of an attribute one of the items
+#: read lacks ("Bad Filter Expression: Invalid attribute name t"); DynamoDB evaluates the condition false
+MOTO_SIZE_OF_MISSING = "MOTO_SIZE_OF_MISSING"
+#: moto_server answers a local index read that must fetch from the table (Select ALL_ATTRIBUTES, or a
+#: projection of attributes the index does not hold) with the index entries: the same items, fewer attributes
+MOTO_NO_LSI_FETCH = "MOTO_NO_LSI_FETCH"
+#: moto_server takes ``#p0[1]`` in a ProjectionExpression for a name not used ("Value provided in
+#: ExpressionAttributeNames unused in expressions: keys: {#p0}"); DynamoDB and dynalite return the element
+MOTO_PROJECTION_LIST_INDEX = "MOTO_PROJECTION_LIST_INDEX"
+#: dynalite fetches a local index's items from the table only for Select ALL_ATTRIBUTES, not for a projection
+#: naming attributes the index does not hold (DynamoDB fetches both): such a request is sent to it with Select
+#: ALL_ATTRIBUTES beside its ProjectionExpression, which it then applies
+DYNALITE_NO_FETCH_FOR_PROJECTION = "DYNALITE_NO_FETCH_FOR_PROJECTION"
 #: dynalite takes a key condition's values of any length; DynamoDB refuses a partition key value over
 #: 2,048 bytes and a sort key value over 1,024 (blue_nb refuses them with DynamoDB's words)
 DYNALITE_TAKES_LONG_KEYS = "DYNALITE_TAKES_LONG_KEYS"
@@ -61,7 +76,7 @@ DYNALITE_TAKES_LONG_KEYS = "DYNALITE_TAKES_LONG_KEYS"
 pytestmark = pytest.mark.skipif(dynalite_missing() is not None, reason=dynalite_missing() or "")
 
 RUNS: Counter = Counter()            # class of run -> how many
-EXAMPLES = 160
+EXAMPLES = int(__import__("os").environ.get("DIFF_EXAMPLES", 160))
 REQUESTS = 10                        # requests per design
 EMBEDDED_EVERY = 4                   # every n-th design runs on the embedded endpoint too
 
@@ -101,6 +116,7 @@ def wire_of(text: str, typ: str) -> dict:
 # -- a design, its items and its requests ------------------------------------------------------------------
 
 KEY_TYPES = st.sampled_from(["S", "N", "B"])
+TAG_SETS = [["a"], ["b", "a~"], ["é", "a", "Z"], ["0", "日", "ab", "B"]]
 PROJECTIONS = st.sampled_from(["all", "keys_only", ["v"]])
 
 
@@ -131,13 +147,13 @@ def spec_dict(d: dict, n: int, pattern: dict | None = None) -> dict:
                                     "projection": d["lsi"]["projection"]}
         key["ls"] = "{ls}"
     return {"spec_version": 1, "domain": f"diff{n}", "table": table,
-            "entities": {"Row": {"source": "rows", "key": key, "attributes": {"v": "S", "w": "S"}}},
+            "entities": {"Row": {"source": "rows", "key": key, "attributes": {"v": "S", "w": "S", "n": "N", "t": "SS"}}},
             "access_patterns": [pattern] if pattern else []}
 
 
 @st.composite
 def items_of(draw, d: dict):
-    big = draw(st.integers(0, 9)) == 0                          # a design whose pages reach 1 MB
+    big = draw(st.integers(0, 6)) == 0                          # a design whose pages reach 1 MB
     out = []
     partitions = st.sampled_from([number_text(x) for x in NUMBERS[:2]] if d["pk"] == "N" else STRINGS[:2])
     for _ in range(draw(st.integers(0, 14 if big else 25))):
@@ -153,6 +169,12 @@ def items_of(draw, d: dict):
         item["v"] = unit * (size // len(unit.encode("utf-8")))
         if draw(st.booleans()):
             item["w"] = draw(st.sampled_from(STRINGS))
+        if not big:                                             # attributes for filters: n (N) and t (SS)
+            extra = draw(st.integers(0, 3))
+            if extra & 1:
+                item["n"] = draw(key_text("N"))
+            if extra & 2:
+                item["t"] = draw(st.sampled_from(TAG_SETS))
         out.append(item)
     return out
 
@@ -172,6 +194,18 @@ def requests(draw, d: dict, items: list[dict]):
     r = {"kind": kind, "target": target, "pk_attr": pk_attr, "pk_type": pk_type, "sk_attr": sk_attr,
          "sk_type": sk_type, "forward": draw(st.booleans()), "consistent": draw(st.booleans()) and target != "gsi1",
          "limit": draw(st.sampled_from([None, None, 1, 2, 3, "exact"])) if kind != "get_item" else None}
+    if kind != "get_item" and draw(st.integers(0, 2)) == 0:
+        r["filter"] = draw(filters())
+    if draw(st.integers(0, 3)) == 0:                            # what the read returns of each item
+        r["select"] = draw(st.sampled_from(["COUNT", "ALL_ATTRIBUTES", "SPECIFIC_ATTRIBUTES"])) \
+            if kind != "get_item" else "SPECIFIC_ATTRIBUTES"
+        if r["select"] == "SPECIFIC_ATTRIBUTES":
+            r["projection"] = draw(st.sampled_from([["w"], ["v", "n"], ["t", "s"], ["w", "p", "ls"], ["t[1]", "n"]]))
+        projected = (d["lsi"] or {}).get("projection", "all")
+        if target == "lsi1" and projected != "all":             # a local index fetches what it does not hold
+            held = {"p", "s", "ls"} | (set(projected) if isinstance(projected, list) else set())
+            r["fetch"] = r["select"] == "ALL_ATTRIBUTES" or any(x.split("[")[0] not in held
+                                                                for x in r.get("projection") or [])
     if kind == "scan":
         return r
     with_values = [i for i in items if pk_attr in i]
@@ -191,6 +225,44 @@ def requests(draw, d: dict, items: list[dict]):
         if r["op"] == "begins_with" and sk_type != "N":
             r["sk"] = [draw(st.sampled_from(["a", "é", "日", "x", "0", "Z"]))]
     return r
+
+
+#: filters on the attributes no key uses: v (S, long), w (S), n (N), t (SS); {x} is where a name goes
+#: (bare in a spec, ``#x`` to dynalite), :name a value and its (type, text)
+ATOMS = [
+    ("{w} = :a", {"a": "S"}), ("{w} <> :a", {"a": "S"}), ("{w} < :a", {"a": "S"}), ("{w} >= :a", {"a": "S"}),
+    ("{w} BETWEEN :a AND :b", {"a": "S", "b": "S"}), ("{n} BETWEEN :a AND :b", {"a": "N", "b": "N"}),
+    ("{w} IN (:a, :b)", {"a": "S", "b": "S"}), ("begins_with({w}, :a)", {"a": "S"}),
+    ("begins_with({w}, :a)", {"a": "N"}), ("contains({t}, :a)", {"a": "S"}), ("contains({v}, :a)", {"a": "S"}),
+    ("attribute_exists({n})", {}), ("attribute_not_exists({w})", {}), ("attribute_type({n}, :a)", {"a": "T"}),
+    ("size({t}) > :a", {"a": "N"}), ("size({t}) <= :a", {"a": "N"}), ("{n} > :a", {"a": "N"}),
+    ("{n} = :a", {"a": "N"}), ("{t}[0] = :a", {"a": "S"}), ("{n} <> :a", {"a": "S"}),
+]
+
+
+@st.composite
+def filters(draw):
+    """A filter of one to three conditions (AND, OR, NOT, parentheses) and its values."""
+    parts, values = [], {}
+    for i in range(draw(st.integers(1, 3))):
+        text, kinds = draw(st.sampled_from(ATOMS))
+        for name, kind in kinds.items():
+            fresh = f"{name}{i}"
+            text = text.replace(f":{name}", f":{fresh}")
+            values[fresh] = ("S", draw(st.sampled_from(["N", "S", "SS", "Q"]))) if kind == "T" else (
+                kind, draw(key_text(kind)) if kind == "N" else draw(st.sampled_from(STRINGS + ["x", "日x", "a~"])))
+        if draw(st.integers(0, 4)) == 0:
+            text = f"NOT {text}" if " " not in text or text.startswith(("begins", "contains", "attr")) else f"NOT ({text})"
+        parts.append(text)
+    expr = parts[0]
+    for part in parts[1:]:
+        joint = draw(st.sampled_from(["AND", "OR"]))
+        expr = f"({expr}) {joint} {part}" if draw(st.booleans()) and " " in expr else f"{expr} {joint} {part}"
+    return {"expr": expr, "values": values}
+
+
+def filter_names(text: str, spec: bool) -> str:
+    return text.format(**{a: a if spec else f"#{a}" for a in "vwnt"})
 
 
 OPS = {"eq": "sk", "lt": "sk_lt", "lte": "sk_lte", "gt": "sk_gt", "gte": "sk_gte", "between": "sk_between",
@@ -214,13 +286,22 @@ def pattern_of(r: dict, limit: int | None) -> dict:
         p["scan_forward"] = r["forward"] if r["kind"] == "query" else True
         if limit:
             p["limit"] = limit
+    if r.get("projection"):
+        p["projection"] = r["projection"]
+    elif r.get("select"):
+        p["select"] = r["select"]
+    if r.get("filter"):
+        f = r["filter"]
+        p["filter"] = {"expression": filter_names(f["expr"], True),
+                       "values": {n: f"{{f_{n}}}" if t == "S" else {t: f"{{f_{n}}}"} for n, (t, _) in f["values"].items()}}
     return p
 
 
 def params_of(r: dict) -> dict:
+    out = {f"f_{n}": text for n, (_, text) in (r.get("filter") or {"values": {}})["values"].items()}
     if r["kind"] == "scan":
-        return {}
-    out = {"x": r["pk"]}
+        return out
+    out["x"] = r["pk"]
     for name, v in zip(("lo", "hi"), r.get("sk") or []):
         out[name] = v
     return out
@@ -229,7 +310,15 @@ def params_of(r: dict) -> dict:
 # -- dynalite, spoken to as a client would ---------------------------------------------------------------
 
 def dynalite_request(r: dict, table: str, limit: int | None, start: dict | None) -> tuple[str, dict]:
-    kw: dict = {"TableName": table, "ReturnConsumedCapacity": "TOTAL"}
+    kw: dict = {"TableName": table, "ReturnConsumedCapacity": "INDEXES"}
+    if r.get("projection"):
+        kw["ProjectionExpression"] = ", ".join(x.replace(x.split("[")[0], "#x_" + x.split("[")[0]) for x in r["projection"])
+        kw["ExpressionAttributeNames"] = {"#x_" + x.split("[")[0]: x.split("[")[0] for x in r["projection"]}
+        if r.get("fetch"):
+            kw["Select"] = "ALL_ATTRIBUTES"     # DYNALITE_NO_FETCH_FOR_PROJECTION: its way to fetch, then project
+            RUNS[DYNALITE_NO_FETCH_FOR_PROJECTION] += 1
+    elif r.get("select"):
+        kw["Select"] = r["select"]
     if r["kind"] == "get_item":
         kw.update(Key={"p": wire_of(r["pk"], r["pk_type"]), "s": wire_of(r["sk"][0], r["sk_type"])},
                   ConsistentRead=r["consistent"])
@@ -241,10 +330,19 @@ def dynalite_request(r: dict, table: str, limit: int | None, start: dict | None)
         kw["Limit"] = limit
     if start:
         kw["ExclusiveStartKey"] = start
+    if r.get("filter"):
+        f = r["filter"]
+        kw["FilterExpression"] = filter_names(f["expr"], False)
+        names = {f"#{a}": a for a in "vwnt" if "{" + a + "}" in f["expr"]}
+        if names:
+            kw["ExpressionAttributeNames"] = {**kw.get("ExpressionAttributeNames", {}), **names}
+        if f["values"]:
+            kw["ExpressionAttributeValues"] = {f":{n}": wire_of(text, t) for n, (t, text) in f["values"].items()}
     if r["kind"] == "scan":
         return "scan", kw
     expr, values = "#p = :p", {":p": wire_of(r["pk"], r["pk_type"])}
-    names = {"#p": r["pk_attr"]}
+    names = {**kw.get("ExpressionAttributeNames", {}), "#p": r["pk_attr"]}
+    values.update(kw.get("ExpressionAttributeValues", {}))
     if r["op"]:
         names["#s"] = r["sk_attr"]
         for i, v in enumerate(r["sk"]):
@@ -272,9 +370,13 @@ def dynalite_pages(client, r: dict, table: str, limit: int | None) -> list[dict]
                      "count": int("Item" in resp), "scanned": int("Item" in resp),
                      "units": resp["ConsumedCapacity"]["CapacityUnits"]}]
         lek = resp.get("LastEvaluatedKey")
+        cc = resp["ConsumedCapacity"]
+        index = next(iter({**cc.get("LocalSecondaryIndexes", {}), **cc.get("GlobalSecondaryIndexes", {})}.values()),
+                     {"CapacityUnits": 0})["CapacityUnits"]
         pages.append({"items": [item_from_wire(w) for w in resp.get("Items", [])], "count": resp["Count"],
                       "scanned": resp["ScannedCount"], "lek": item_from_wire(lek) if lek else None,
-                      "units": resp["ConsumedCapacity"]["CapacityUnits"]})
+                      "units": cc["CapacityUnits"], "table": cc.get("Table", {}).get("CapacityUnits", 0),
+                      "index": index})
         if not lek or len(pages) > 60:
             return pages
         start = lek
@@ -290,6 +392,16 @@ def wire_text(item: dict) -> str:
 def units(sizes: list[int], consistent: bool) -> float:
     """The documented read units of one page: its bytes rounded up once to 4 KB, at least one unit."""
     return max(1, math.ceil(sum(sizes) / 4096)) * (1 if consistent else 0.5)
+
+
+def page_units(read: list[dict], req, consistent: bool) -> tuple[float, float]:
+    """(all, on the index) documented units of a page that read ``read``: on a local index that fetches, the
+    index entries rounded once and the items fetched from the table rounded once (nothing when none)."""
+    if not req.fetch:
+        total = units([item_size(i) for i in read], consistent)
+        return total, (0 if req.index == "table" else total)
+    index = units([item_size(project(i, req)) for i in read], consistent)
+    return index + (units([item_size(i) for i in read], consistent) if read else 0), index
 
 
 def documented_pages(entries: list[dict], limit: int | None) -> list[int]:
@@ -310,9 +422,10 @@ def non_ascii(items: list[dict]) -> bool:
     return any(not k.isascii() or (isinstance(v, str) and not v.isascii()) for i in items for k, v in i.items())
 
 
-def compare(r: dict, local, remote: list[dict], note: Counter) -> None:
+def compare(r: dict, local, remote: list[dict], note: Counter, base=None) -> None:
     """Assert that blue_nb's ReadResult ``local`` is what DynamoDB answers, page by page, taking dynalite's
-    pages ``remote`` where it follows the documentation."""
+    pages ``remote`` where it follows the documentation. ``base``: the same read without its filter (the
+    items each page evaluated and paid for), for a filtered read."""
     req = local.request
     consistent = req.read_mode == "strong"
     got = [i for p in remote for i in p["items"]]
@@ -324,27 +437,33 @@ def compare(r: dict, local, remote: list[dict], note: Counter) -> None:
     assert a == b, (r, local.items, got)
     if runs:
         note["order open: compared as a set"] += 1
-    sizes = [item_size(i) for i in local.items]
+    base = base or local
+    runs = unordered_runs(base)
+    sizes = [item_size(i) for i in base.items]
     big = sum(sizes) >= PAGE_BYTES // 2
     if any(p.bytes_read >= PAGE_BYTES for p in local.pages):
         note["a page cut at 1 MB"] += 1
     lp = [p.count for p in local.pages]
-    rp = [p["count"] for p in remote]
+    rp = [p["scanned"] for p in remote]
     if lp != rp:                                         # only where dynalite cuts pages by its own measure
         assert big, (r, lp, rp)
         note[DYNALITE_PAGE_CUT] += 1
-        assert lp == documented_pages(local.items, req.limit), (r, lp)
+        assert lp == documented_pages(base.items, req.limit), (r, lp)
         at = 0
         for page in local.pages:
-            assert page.rcu == units(sizes[at:at + page.count], consistent), (r, page)
+            assert (page.rcu, page.index_rcu or 0) == page_units(base.items[at:at + page.count], req, consistent), (r, page)
             at += page.count
         return
     assert [p.count for p in local.pages] == [p["scanned"] for p in remote]
+    if not runs or not req.filter:                       # which page a returned item is on depends on the order
+        assert [p.items for p in local.pages] == [p["count"] for p in remote], (r, "Count per page")
+    else:
+        note["order open: a filtered page's Count not compared"] += 1
     at = 0
     for page, theirs in zip(local.pages, remote):
         own = sizes[at:at + page.count]
         split = any(s < at + page.count < e for s, e in runs) or any(s < at < e for s, e in runs)
-        assert page.rcu == units(own, consistent), (r, page)
+        assert (page.rcu, page.index_rcu or 0) == page_units(base.items[at:at + page.count], req, consistent), (r, page)
         if (page.last_evaluated_key is None) != (theirs["lek"] is None):
             raise AssertionError((r, "LastEvaluatedKey", page.last_evaluated_key, theirs["lek"]))
         last_open = any(s <= at + page.count - 1 < e for s, e in runs)     # its key depends on the open order
@@ -359,8 +478,11 @@ def compare(r: dict, local, remote: list[dict], note: Counter) -> None:
         elif split:
             note["order open: page units not compared (a tie crosses the page)"] += 1
         elif page.rcu != theirs_units:
-            assert non_ascii(local.items[at:at + page.count]), (r, page.rcu, theirs["units"], own)
+            assert non_ascii(base.items[at:at + page.count]), (r, page.rcu, theirs["units"], own)
             note[DYNALITE_UTF16_SIZES] += 1
+        elif not (req.operation == "scan" and consistent):   # the units per table and per index (INDEXES)
+            assert (page.table_rcu, page.index_rcu or 0) == (theirs["table"], theirs["index"]), (r, page, theirs)
+            note["units per table and index compared"] += 1
         at += page.count
 
 
@@ -370,12 +492,22 @@ def on_embedded(r: dict, embedded, planned, local, note: Counter) -> None:
     try:
         remote = embedded.run_plan(planned, follow=True)
     except DynamoError as e:
+        if "Bad Filter Expression: Invalid attribute name" in str(e) and "size(" in planned.boto3[1]["FilterExpression"]:
+            note["embedded: " + MOTO_SIZE_OF_MISSING] += 1       # dynalite took the same request
+            return
+        if "ExpressionAttributeNames unused" in str(e) and "[" in planned.boto3[1].get("ProjectionExpression", ""):
+            note["embedded: " + MOTO_PROJECTION_LIST_INDEX] += 1
+            return
         assert "500" in str(e), (r, planned.boto3, str(e)[:300])
         note["embedded: " + MOTO_SERVER_ERROR] += 1      # dynalite took the same request: moto's own failure
         return
     diff, gap = first_difference(local, remote, names=("sqlite", "embedded"), emulator="moto")
+    if diff and planned.request.fetch and "the attributes differ" in diff:
+        note["embedded: " + MOTO_NO_LSI_FETCH] += 1     # the same items, keys and order; dynalite fetched them
+        return
     assert diff is None, (r, diff)
     for name, words in (("MOTO_NO_TRAILING_PAGE", MOTO_NO_TRAILING_PAGE), ("MOTO_PAGE_CUT", "moto cut a page"),
+                        ("MOTO_PAGE_CUT (a trailing empty page)", "moto ended a page of"),
                         ("order open, compared as a set", "compared as a set")):
         if gap and words in gap:
             note[f"embedded: {name}"] += 1
@@ -392,17 +524,25 @@ def run_request(r: dict, d: dict, n: int, stores, client, note: Counter, embedde
         spec = spec_from_dict(spec_dict(d, n, pattern_of(r, limit)))
     except SpecError as e:
         assert isinstance(remote, str), (r, "blue_nb refused the spec, dynalite answered", str(e))
+        if remote not in str(e) and "Select type ALL_ATTRIBUTES" in str(e):
+            # the spec alone is refused for its Select; DynamoDB checks the key condition's values first
+            RUNS["refused: the Select when the spec is read, the key condition by dynalite first"] += 1
+            return
         assert remote in str(e), (r, remote, str(e))
         RUNS["refused when the spec is read"] += 1
         return
     try:
         planned = plan(spec, "r", params_of(r))
     except QueryError as e:
-        if not isinstance(remote, str) and "exceeded the" in e.msg:
+        if "exceeded the" in e.msg and (not isinstance(remote, str) or "FilterExpression" in remote):
             note[DYNALITE_TAKES_LONG_KEYS] += 1          # DynamoDB's documented limit: blue_nb refuses
             RUNS["refused when bound (dynalite takes it)"] += 1
             return
         assert isinstance(remote, str), (r, "blue_nb refused the request, dynalite answered", str(e))
+        if "FilterExpression" in e.msg:                  # its values as sent: a number spelled as the client wrote it
+            assert remote.split(";")[0] in e.msg, (r, remote, e.msg)
+            RUNS["filter refused when bound"] += 1
+            return
         assert remote in e.msg, (r, remote, e.msg)
         RUNS["refused when bound"] += 1
         return
@@ -410,8 +550,8 @@ def run_request(r: dict, d: dict, n: int, stores, client, note: Counter, embedde
     results = [s.run_plan(planned, follow=True) for s in stores]
     first, second = results
     assert [wire_text(i) for i in first.items] == [wire_text(i) for i in second.items]
-    assert [(p.count, p.rcu, p.last_evaluated_key) for p in first.pages] == [
-        (p.count, p.rcu, p.last_evaluated_key) for p in second.pages]
+    assert [(p.count, p.items, p.rcu, p.last_evaluated_key) for p in first.pages] == [
+        (p.count, p.items, p.rcu, p.last_evaluated_key) for p in second.pages]
     if embedded is not None:
         on_embedded(r, embedded, planned, first, note)
         RUNS["embedded endpoint"] += 1
@@ -426,9 +566,142 @@ def run_request(r: dict, d: dict, n: int, stores, client, note: Counter, embedde
             assert first.rcu == units([item_size(i) for i in first.items], first.request.read_mode == "strong")
         RUNS["get_item"] += 1
         return
-    compare(r, first, remote, note)
+    base = None
+    if r.get("filter") or r.get("select"):                 # the same read returning what it reads, to size it
+        whole = {**r, "filter": None, "projection": None, "select": "ALL_ATTRIBUTES" if first.request.fetch else None}
+        base = stores[0].run_plan(plan(spec_from_dict(spec_dict(d, n, pattern_of(whole, limit))), "r",
+                                       params_of(whole)), follow=True)
+    if r.get("select"):
+        RUNS[f"select {r['select']}" + (" fetching from the table" if first.request.fetch else "")] += 1
+    if r.get("filter"):
+        RUNS[f"filtered {r['kind']}" + (": Count < ScannedCount" if first.count < first.scanned_count else "")
+             + (": an empty page with LastEvaluatedKey" if any(p.items == 0 and p.has_more for p in first.pages)
+                else "")] += 1
+    compare(r, first, remote, note, base)
+    if (r["kind"] == "query" and len(remote) > 1 and remote[0]["lek"] and not unordered_runs(base or first)
+            and first.bytes_read < PAGE_BYTES // 2):     # go on from dynalite's own LastEvaluatedKey
+        on = stores[0].run_plan(plan(spec, "r", params_of(r), start=remote[0]["lek"]), follow=True)
+        assert [wire_text(i) for i in on.items] == [wire_text(i) for p in remote[1:] for i in p["items"]], r
+        assert [(p.count, p.items) for p in on.pages] == [(p["scanned"], p["count"]) for p in remote[1:]], r
+        RUNS["query from an ExclusiveStartKey"] += 1
     RUNS[f"{r['kind']} on {'the table' if r['target'] == 'table' else r['target'][:3].upper()}"
          + (" with Limit" if limit else "")] += 1
+
+
+# -- conditional writes: the condition's outcome on the item the write meets ------------------------------
+
+WRITES = 3                           # conditional writes per design
+#: update expressions ({x} where a name goes) and their values' types
+UPDATES = [("SET {w} = :u", {"u": "S"}), ("SET {n} = {n} + :u", {"u": "N"}), ("ADD {n} :u", {"u": "N"}),
+           ("REMOVE {w}, {v}", {}), ("SET {w} = :u REMOVE {t}", {"u": "S"}), ("SET {n} = {n} - :u, {w} = :x",
+                                                                          {"u": "N", "x": "S"})]
+
+
+@st.composite
+def conditional_writes(draw, d: dict, loaded: list):
+    """A put or delete of an existing item (as it is: the table does not change) or of a new key, with a
+    condition drawn like a filter, or on the keys."""
+    w = {"kind": draw(st.sampled_from(["put_item", "delete_item", "update_item"]))}
+    if w["kind"] == "update_item":
+        w["update"] = draw(st.sampled_from(UPDATES))
+        w["update_values"] = {k: (t, draw(key_text("N")) if t == "N" else draw(st.sampled_from(STRINGS)))
+                              for k, t in w["update"][1].items()}
+    if loaded and draw(st.integers(0, 3)):
+        w["item"] = draw(st.sampled_from(loaded))[1]
+    else:
+        w["item"] = {"p": typed(draw(key_text(d["pk"])), d["pk"]), "s": typed(draw(key_text(d["sk"])), d["sk"])}
+    if draw(st.integers(0, 3)) == 0:
+        w["condition"] = {"expr": draw(st.sampled_from(["attribute_not_exists({p})", "attribute_exists({s})"])),
+                          "values": {}}
+    else:
+        w["condition"] = draw(filters())
+    return w
+
+
+def run_write(w: dict, d: dict, n: int, stores, client) -> None:
+    """The write on dynalite (then undone) and blue_nb's dry run on the same item: the condition passes on both
+    or fails on both."""
+    from botocore.exceptions import ClientError
+
+    item, f = w["item"], w["condition"]
+    key_wire = {"p": wire_of(wire_text_of(item["p"]), d["pk"]), "s": wire_of(wire_text_of(item["s"]), d["sk"])}
+    names = {f"#{a}": a for a in "vwntps" if "{" + a + "}" in f["expr"]}
+    kw = {"TableName": f"diff_{n}", "ConditionExpression": f["expr"].format(**{a: f"#{a}" for a in "vwntps"})}
+    if names:
+        kw["ExpressionAttributeNames"] = names
+    if f["values"]:
+        kw["ExpressionAttributeValues"] = {f":{k}": wire_of(text, t) for k, (t, text) in f["values"].items()}
+    old = client.get_item(TableName=f"diff_{n}", Key=key_wire, ConsistentRead=True).get("Item")
+    after = None
+    if w["kind"] == "update_item":
+        text, _ = w["update"]
+        kw["UpdateExpression"] = text.format(**{a: f"#{a}" for a in "vwntps"})
+        kw["ExpressionAttributeNames"] = {**kw.get("ExpressionAttributeNames", {}),
+                                          **{f"#{a}": a for a in "vwntps" if "{" + a + "}" in text}}
+        if w["update_values"]:
+            kw["ExpressionAttributeValues"] = {**kw.get("ExpressionAttributeValues", {}), **{
+                f":{k}": wire_of(v, t) for k, (t, v) in w["update_values"].items()}}
+    try:
+        if w["kind"] == "put_item":
+            client.put_item(**kw, Item=key_wire if old is None else old)
+        elif w["kind"] == "update_item":
+            after = item_from_wire(client.update_item(**kw, Key=key_wire, ReturnValues="ALL_NEW")["Attributes"])
+        else:
+            client.delete_item(**kw, Key=key_wire)
+        theirs = True
+    except ClientError as e:
+        if e.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            assert "FilterExpression" not in str(e)
+            theirs = str(e.response["Error"].get("Message", ""))
+        else:
+            theirs = False
+    if theirs is True:                                   # undo: the table is as it was (an update too)
+        if old is not None:
+            client.put_item(TableName=f"diff_{n}", Item=old)
+        else:
+            client.delete_item(TableName=f"diff_{n}", Key=key_wire)
+    update = {}
+    if w["kind"] == "update_item":
+        update = {"update": {"expression": w["update"][0].format(**{a: a for a in "vwntps"}),
+                             "values": {k: f"{{g_{k}}}" if t == "S" else {t: f"{{g_{k}}}"}
+                                        for k, t in w["update"][1].items()}}}
+    pattern = {"name": "w", "operation": w["kind"], "entities": ["Row"], "key_condition": {"pk": "{x}", "sk": "{lo}"},
+               **update,
+               "condition": {"expression": f["expr"].format(**{a: a for a in "vwntps"}),
+                             "values": {k: f"{{f_{k}}}" if t == "S" else {t: f"{{f_{k}}}"}
+                                        for k, (t, _) in f["values"].items()}}}
+    params = {"x": wire_text_of(item["p"]), "lo": wire_text_of(item["s"]),
+              **{f"f_{k}": text for k, (_, text) in f["values"].items()},
+              **{f"g_{k}": text for k, (_, text) in w.get("update_values", {}).items()}}
+    spec = spec_from_dict(spec_dict(d, n, pattern))
+    try:
+        planned = plan(spec, "w", params)
+    except QueryError as e:
+        assert isinstance(theirs, str) and theirs.split(";")[0] in e.msg, (w, theirs, e.msg)
+        RUNS["conditional write refused"] += 1
+        return
+    assert not isinstance(theirs, str) or w["kind"] == "update_item", (w, theirs)
+    try:
+        ours = [s.run_plan(planned) for s in stores]     # the dry run meets the stored item, as dynalite's write did
+    except QueryError as e:                              # an update DynamoDB refuses on this item
+        assert isinstance(theirs, str) and theirs.split(";")[0] in e.msg, (w, theirs, e.msg)
+        RUNS["update refused on the item"] += 1
+        return
+    assert not isinstance(theirs, str), (w, theirs)
+    if after is not None:                                # the item after the update, as dynalite made it
+        assert wire_text(ours[0].item) == wire_text(after) == wire_text(ours[1].item), (w, ours[0].item, after)
+        RUNS["update: the item after it"] += 1
+    assert [r.condition_passed for r in ours] == [theirs, theirs], (w, theirs, [r.summary() for r in ours])
+    assert (ours[0].old_size is None) == (old is None), (w, old)
+    if not theirs:
+        assert ours[0].wcu == write_units(ours[0].old_size or 0) and not any(ours[0].index_wcu.values())
+    RUNS[f"conditional {w['kind']}: condition {'passed' if theirs else 'failed'}"] += 1
+
+
+def wire_text_of(value) -> str:
+    """A key value as a parameter's text (a number's canonical text, binary's UTF-8)."""
+    return number_text(value) if isinstance(value, Decimal) else value.decode("utf-8") if isinstance(
+        value, bytes) else value
 
 
 @pytest.fixture(scope="module")
@@ -480,9 +753,11 @@ def write(client, n: int, d: dict, items: list[dict]) -> tuple[list[tuple], list
                  "ls": (d["lsi"] or {}).get("sk")}
     every, last = [], {}
     for i, item in enumerate(items):
-        client.put_item(TableName=f"diff_{n}",
-                        Item={k: wire_of(v, key_types[k]) if k in key_types else {"S": v} for k, v in item.items()})
-        entry = ("Row", {k: typed(v, key_types[k]) if k in key_types else v for k, v in item.items()}, f"item {i + 1}")
+        key_types.update(n="N", t="SS")
+        client.put_item(TableName=f"diff_{n}", Item={k: {"SS": v} if k == "t" else wire_of(v, key_types[k])
+                                                     if k in key_types else {"S": v} for k, v in item.items()})
+        entry = ("Row", {k: set(v) if k == "t" else typed(v, key_types[k]) if k in key_types else v
+                         for k, v in item.items()}, f"item {i + 1}")
         key = (wire_text({"k": entry[1]["p"]}), wire_text({"k": entry[1]["s"]}))
         every.append(entry)
         last.pop(key, None)
@@ -513,7 +788,9 @@ def test_blue_nb_answers_as_dynamodb_does(dynalite, embedded, stores, data):
     for _ in range(REQUESTS):
         r = data.draw(requests(d, items))
         run_request(r, d, n, stores, dynalite, note, embedded if on_moto else None)
-    RUNS.update(note)
+    RUNS.update(note)                                  # before the writes: their draws may end the example
+    for _ in range(WRITES):
+        run_write(data.draw(conditional_writes(d, loaded)), d, n, stores, dynalite)
     for s in stores:
         s.execute(f'DROP TABLE "diff_{n}"')
         s.execute(f'DROP TABLE "diff_{n}__items"')
@@ -532,9 +809,16 @@ def test_the_runs_reach_every_class():
     assert runs >= 1500, RUNS
     for cls in ("get_item", "refused when the spec is read", "refused when bound", "scan on the table",
                 "query on the table with Limit", "query on GSI", "query on LSI", "load refused: one key written two ways",
-                "order open: compared as a set", "a page cut at 1 MB", "embedded endpoint"):
+                "order open: compared as a set", "a page cut at 1 MB", "embedded endpoint", "filter refused when bound",
+                "filtered query: Count < ScannedCount: an empty page with LastEvaluatedKey",
+                "filtered scan: Count < ScannedCount", "select COUNT", "select SPECIFIC_ATTRIBUTES",
+                "units per table and index compared", "query from an ExclusiveStartKey", "conditional put_item: condition passed",
+                "conditional put_item: condition failed", "conditional delete_item: condition passed",
+                "conditional delete_item: condition failed", "update: the item after it", "update refused on the item"):
         assert RUNS[cls] > 0, (cls, RUNS)
+    assert RUNS["select ALL_ATTRIBUTES fetching from the table"] + RUNS[
+        "select SPECIFIC_ATTRIBUTES fetching from the table"] > 0, RUNS               # a local index's fetch
 
 
 #: counts of what happened within runs (not runs themselves)
-SUBCLASSES = ("DYNALITE", "order open", "load refused", "embedded", "a page cut")
+SUBCLASSES = ("update", "query from an", "conditional", "DYNALITE", "order open", "load refused", "embedded", "a page cut", "filtered ", "select ", "units per")

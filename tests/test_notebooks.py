@@ -509,6 +509,12 @@ def test_access_patterns(jupyter_env, dialogue_dir):
         assert "PATTERN-KEY-MISMATCH" not in last and "KEY-SORT-ORDER] entities.Perspective" not in last
         newest = ast.literal_eval(result(nb, 'session.run_pattern("newest_tensions"')["text/plain"])
         assert newest["count"] == 5 and newest["pages"] == 1
+        # a filter: Count (returned) against ScannedCount (read and paid for), and a month of it in dollars
+        from blue_nb.pricing import read_waste
+        opened = session.run_pattern("open_tensions", {"dialogue_id": "nvidia-dec"})
+        assert 0 < opened.count < opened.scanned_count
+        assert result(nb, "read_waste(")["text/plain"] == repr(read_waste(opened))
+        assert f"returns {opened.count} of {opened.scanned_count} items read" in repr(read_waste(opened))
         # each explorer is built on a session of its own; no later cell drives the first one
         views = [c for c in nb.cells if c.cell_type == "code" and "PatternExplorer(session.fork()" in c.source]
         assert len(views) == 2 and all("application/vnd.jupyter.widget-view+json" in c.outputs[0]["data"] for c in views)

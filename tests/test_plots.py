@@ -21,8 +21,7 @@ from PIL import Image
 from blue_nb import plots
 from blue_nb.errors import BlueNbError
 from blue_nb.heat import top_keys
-from blue_nb.plots.base import MAX_KEY_LABEL
-from blue_nb.printing import human_bytes, short
+from blue_nb.printing import human_bytes
 
 OUT = Path("/tmp/blue_nb_plots")
 GB10 = 10_737_418_240

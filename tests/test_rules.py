@@ -182,6 +182,20 @@ def test_one_violation_fires_its_rule(rule, change, severity, where):
     assert f.message and f.hint
 
 
+def test_a_local_index_read_that_asks_for_what_the_index_does_not_hold_fetches_from_the_table():
+    """INDEX-FETCH (an LSI also brings INDEX-LIMITS' note, so it is not among the one-rule SPEC_CASES)."""
+    lsi = _add(("table", "indexes", "lsi1"), {"type": "local", "sort_key": "placed_at", "projection": "keys_only"})
+    read = dict(name="orders_by_time", operation="query", entities=["Order"], index="lsi1",
+                key_condition={"pk": "{customer_id}"}, hot=True)
+    found = check_spec(spec_of(_several(lsi, _pattern(**read, projection=["amount", "placed_at"])))).by_rule("INDEX-FETCH")
+    assert [(f.severity, f.where) for f in found] == [("warning", "access_patterns[4].projection")]
+    assert "does not hold amount:" in found[0].message and found[0].hint.startswith("project them into lsi1")
+    cold = check_spec(spec_of(_several(lsi, _pattern(**{**read, "hot": False}, select="ALL_ATTRIBUTES"))))
+    assert [(f.severity, f.where) for f in cold.by_rule("INDEX-FETCH")] == [("info", "access_patterns[4].select")]
+    held = check_spec(spec_of(_several(lsi, _pattern(**read, projection=["placed_at", "sk"]))))
+    assert held.by_rule("INDEX-FETCH") == []
+
+
 def test_a_join_within_the_partition_is_fine():
     join = _add(("access_patterns", 1, "joins"),
                 [{"pattern": "get_customer", "params": {"customer_id": "customer_id"}}])
@@ -378,7 +392,7 @@ ISSUE_RULES = ["ADR1-SINGLE-TABLE", "ADR2-PARTITION-SCOPED", "ADR3-NO-CROSS-PART
 
 
 HEAT_RULE_IDS = ["HOT-PARTITION", "HOT-INDEX-PARTITION", "PARTITION-SIZE", "MONOTONIC-WRITES", "ITEM-SIZE-NEAR-LIMIT",
-                 "TABLE-CAPACITY", "HEAT-MODEL"]
+                 "TABLE-CAPACITY", "FILTER-DISCARDS", "HEAT-MODEL"]
 
 
 def test_every_rule_is_registered_and_tested():
@@ -386,7 +400,7 @@ def test_every_rule_is_registered_and_tested():
     for rule in RULES.values():
         assert rule.severity in ("error", "warning", "info") and rule.description and rule.source in SOURCES
     checked = {r for r, rule in RULES.items() if rule.source == "check"}
-    tested = {c[0] for c in SPEC_CASES} | {c[0] for c in DATA_CASES} | {"ADR1-SINGLE-TABLE"}
+    tested = {c[0] for c in SPEC_CASES} | {c[0] for c in DATA_CASES} | {"ADR1-SINGLE-TABLE", "INDEX-FETCH"}
     assert tested == checked
     assert [r for r, rule in RULES.items() if rule.source == "heat"] == HEAT_RULE_IDS   # tested in test_heat.py
     assert list(RULES)[-len(HEAT_RULE_IDS):] == HEAT_RULE_IDS        # after every check rule: the report's order

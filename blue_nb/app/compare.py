@@ -3,7 +3,8 @@
 :func:`parameter_cases` draws a read pattern's parameters from the items in a local store: the
 partition with the most matching items, the one with the fewest, and a key that holds nothing.
 :func:`first_difference` compares two :class:`~blue_nb.patterns.ReadResult` page by page: the
-items and their order, each page's Count and whether it carries a LastEvaluatedKey, the totals
+items and their order, each page's ScannedCount, its Count (after a filter) and whether it carries a
+LastEvaluatedKey, the totals
 (Count, ScannedCount) and the read units. Differences that an emulator is known to produce (and
 DynamoDB does not) are named as such, never hidden: see :data:`MOTO_PAGE_CUT` and
 :data:`MOTO_NO_TRAILING_PAGE`. Where DynamoDB leaves the order open (a Scan across partitions, items with
@@ -151,6 +152,9 @@ def first_difference(local: ReadResult, remote: ReadResult, *, names: tuple[str,
     notes = [x for x in (_order_open_note(runs, local),) if x]
     pa = [(p.count, p.last_evaluated_key is not None) for p in local.pages]
     pb = [(p.count, p.last_evaluated_key is not None) for p in remote.pages]
+    if pa == pb and [p.items for p in local.pages] != [p.items for p in remote.pages]:
+        return (f"Count per page (after the filter): {a} {[p.items for p in local.pages]}, "
+                f"{b} {[p.items for p in remote.pages]}", None)
     if pa != pb:
         gap = _emulator_gap(local, remote, emulator)
         if gap is None:
@@ -177,6 +181,12 @@ def _emulator_gap(local: ReadResult, remote: ReadResult, emulator: str | None) -
             and rp[-1].last_evaluated_key is None
             and [p.count for p in lp[:-1]] == [p.count for p in rp]):
         return MOTO_NO_TRAILING_PAGE
+    if (len(rp) == len(lp) + 1 and rp[-1].count == 0 and rp[-2].last_evaluated_key is not None
+            and lp[-1].last_evaluated_key is None and lp[-1].bytes_read >= MOTO_PAGE_CUT // 2
+            and [p.count for p in lp] == [p.count for p in rp[:-1]]):
+        return (f"moto ended a page of {lp[-1].bytes_read:,} bytes with LastEvaluatedKey where DynamoDB's read ran "
+                "out (its own size estimate of these items reached its cut), so it made one more, empty, call; "
+                "items and order agree")
     for x, y in zip(lp, rp):
         if x.count != y.count:
             if y.count < x.count and x.bytes_read >= MOTO_PAGE_CUT:

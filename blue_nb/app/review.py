@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from blue_nb.app.filter_waste import filter_findings
 from blue_nb.app.migrate import plan_migration
 from blue_nb.app.reports import heat_figures
 from blue_nb.app.workflows import (as_spec, beside_checks, data_store, heat_failed, load_checked, validate_into,
@@ -144,7 +145,7 @@ def _measured(spec: Spec, data_dir: str | Path | None, store: Store, prices: Any
     data = ReviewData(source=str(data_dir if data_dir is not None else store.path), items=findings.items_checked)
     if isinstance(report, BlueNbError):
         return with_heat_findings(findings, [heat_failed(report)]), data, None
-    findings = with_heat_findings(findings, report.findings)
+    findings = with_heat_findings(findings, [*report.findings, *filter_findings(spec, store, prices)])
     data.entity_stats = dict(report.size_stats)
     data.busiest = _busiest(report)
     data.examples, data.requests = _examples(store, spec, data.busiest)   # requests on each pattern's hot key

@@ -218,15 +218,19 @@ class DesignSession:
         return change
 
     # -- questions -------------------------------------------------------------------------
-    def plan(self, pattern: str, params: dict[str, Any] | None = None) -> Plan:
-        """Bind a pattern of the current spec to ``params``: the request, its SQL and its boto3 request."""
-        return plan(self.spec, pattern, params)
+    def plan(self, pattern: str, params: dict[str, Any] | None = None, *,
+             start: dict[str, Any] | None = None) -> Plan:
+        """Bind a pattern of the current spec to ``params``: the request, its SQL and its boto3 request;
+        ``start``: the ExclusiveStartKey to read on from (a page's ``last_evaluated_key``)."""
+        return plan(self.spec, pattern, params, start=start)
 
     def run_pattern(self, pattern: str | Plan, params: dict[str, Any] | None = None, *, backend: str = "sqlite",
-                    max_pages: int | None = None, follow: bool = False) -> ReadResult | WriteResult:
+                    max_pages: int | None = None, follow: bool = False,
+                    start: dict[str, Any] | None = None) -> ReadResult | WriteResult:
         """Run a pattern (or a plan made by :meth:`plan`) on one of the session's stores
-        (``follow=True``: read every page, following LastEvaluatedKey, even with a limit)."""
-        planned = pattern if isinstance(pattern, Plan) else self.plan(pattern, params)
+        (``follow=True``: read every page, following LastEvaluatedKey, even with a limit; ``start``: the next
+        page, after a previous result's ``pages[-1].last_evaluated_key``)."""
+        planned = pattern if isinstance(pattern, Plan) else self.plan(pattern, params, start=start)
         return self.stores[backend].run_plan(planned, max_pages=max_pages, follow=follow)
 
     def byte_order_example(self, pattern: str, params: dict[str, Any] | None = None, attribute: str = "sk",

@@ -338,9 +338,10 @@ def validate_into(spec: Spec, data_dir: str | Path | None, store: Store) -> tupl
     ``store`` (:func:`check_loaded`)."""
     def heat(on: Store) -> list:
         try:
+            from blue_nb.app.filter_waste import filter_findings  # deferred: with the heat model's checks
             from blue_nb.heat import heat_findings  # deferred: numpy and pandas, for checks with data only
 
-            return heat_findings(spec, on)
+            return heat_findings(spec, on) + filter_findings(spec, on)
         except BlueNbError as e:
             return [heat_failed(e)]
 

@@ -8,7 +8,6 @@ import click
 
 from blue_nb.cli.base import (CliError, cli, echo_json, endpoint_options, loaded_option,
                             endpoint_usage, format_option, handles_errors, name_values)
-from blue_nb.patterns import WriteResult
 from blue_nb.printing import number, short, value_text
 
 __all__ = ["heat", "query", "validate"]

@@ -53,8 +53,9 @@ from blue_nb.dynamo.calls import THROTTLE_CODES, backoff, boto_item, boto_reques
 from blue_nb.dynamo.local import MOTO_ITEM_LIMIT
 from blue_nb.errors import DynamoError, QueryError
 from blue_nb.items.values import item_from_wire, item_to_wire
-from blue_nb.patterns import Page, Plan, ReadResult, create_table_request
-from blue_nb.sizing import BATCH_WRITE_MAX_REQUESTS, MAX_ITEM_BYTES, item_size, query_read_units, read_units
+from blue_nb.patterns import (Page, Plan, ReadResult, boto3_request, create_table_request, read_page,
+                              sizing_request)
+from blue_nb.sizing import BATCH_WRITE_MAX_REQUESTS, MAX_ITEM_BYTES, item_size, read_units
 from blue_nb.spec import Spec
 
 __all__ = ["RESUME_HINT", "STALLED", "BatchWriteReport", "DynamoClient", "DynamoPage", "WriteInterrupted"]
@@ -92,7 +93,8 @@ class BatchWriteReport:
 
 @dataclass
 class DynamoPage(Page):
-    """A page as the endpoint returned it; ``count`` is the call's Count, ``raw`` its own numbers."""
+    """A page as the endpoint returned it: ``count`` is the call's ScannedCount, ``returned`` its Count,
+    ``raw`` its own numbers."""
 
     scanned_count: int | None = None
     raw: dict[str, Any] = field(default_factory=dict)   # Count, ScannedCount, ConsumedCapacity as returned
@@ -403,24 +405,32 @@ class DynamoClient:
         kwargs = boto_request(kwargs)
         if method == "get_item":
             resp = self.call(method, **kwargs)
-            item = item_from_wire(resp["Item"]) if resp.get("Item") else None
+            item = item_from_wire(resp["Item"]) if "Item" in resp else None     # {}: an item, none of its projection
             size = item_size(item) if item is not None else 0
             page = DynamoPage(int(item is not None), size, read_units(size, req.read_mode), None, raw=_raw(resp))
             return ReadResult(plan, [item] if item is not None else [], [page])
         items: list[dict[str, Any]] = []
         pages: list[Page] = []
+        # a page is paid on what it read, which a filter, a projection or COUNT does not return: the same call
+        # returning what it reads (same Limit, same ExclusiveStartKey) reads the same items, to size them
+        sizing = sizing_request(req)
+        whole = boto_request(boto3_request(sizing, exclusive_start_key=sizing.start_key)[1]) \
+            if sizing is not None else None
+        start: dict[str, Any] = {}
         while True:
-            resp = self.call(method, **kwargs)
+            resp = self.call(method, **{**kwargs, **start})
             got = [item_from_wire(w) for w in resp.get("Items", [])]
-            sizes = [item_size(i) for i in got]
+            read = got if whole is None else [
+                item_from_wire(w) for w in self.call(method, **{**whole, **start}).get("Items", [])]
             lek = resp.get("LastEvaluatedKey")
-            pages.append(DynamoPage(int(resp.get("Count", len(got))), sum(sizes),
-                                    query_read_units(sizes, req.read_mode), item_from_wire(lek) if lek else None,
-                                    scanned_count=resp.get("ScannedCount"), raw=_raw(resp)))
+            page = read_page(req, read, [item_size(i) for i in read], False)
+            pages.append(DynamoPage(int(resp.get("ScannedCount", len(read))), page.bytes_read, page.rcu,
+                                    item_from_wire(lek) if lek else None, returned=int(resp.get("Count", len(got))),
+                                    index_rcu=page.index_rcu, scanned_count=resp.get("ScannedCount"), raw=_raw(resp)))
             items += got
             if not lek or not follow or (max_pages is not None and len(pages) >= max_pages):
                 return ReadResult(plan, items, pages)
-            kwargs = {**kwargs, "ExclusiveStartKey": lek}
+            start = {"ExclusiveStartKey": lek}
 
     def count_items(self, table: str) -> int:
         """Items in the table (Scan with Select=COUNT, every page)."""

@@ -229,7 +229,7 @@ def build_candidates(scratch: Scratch, spec: Spec, p: AccessPattern, tag: str = 
     """Create the candidate table of pattern ``p`` (see the module docstring) in the scratch space."""
     if p.key_condition is None:
         return Candidates(p, None)
-    names = p.parameters
+    names = p.key_condition.placeholders   # a filter's values decide what a call returns, not what it reads or costs
     layout = TableLayout.of(spec)
     cat, main = ident(layout.catalog), ident(layout.table)
     selects: list[Sql] = []

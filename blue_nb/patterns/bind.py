@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Callable, Mapping
 
-from blue_nb.errors import QueryError, TemplateError
+from blue_nb.errors import ItemError, QueryError, TemplateError
 from blue_nb.items.values import to_wire, validate_number
+from blue_nb.patterns.projection import index_attributes, needs_fetch, resolve_select
 from blue_nb.printing import short
-from blue_nb.spec import AccessPattern, Spec
+from blue_nb.spec import ATTRIBUTE_TYPES, AccessPattern, KeyTemplate, Spec
+from blue_nb.spec.expressions import Between, Function, Value, condition_nodes, parse_path, parse_update
 from blue_nb.spec.refusals import refusal
 
 __all__ = ["COMPARISONS", "Comparison", "KeyRequest", "SK_OPS", "bind", "prefix_successor", "projection_of",
@@ -65,6 +67,17 @@ class KeyRequest:
     table_keys: tuple[str, str | None] = ("pk", "sk")
     table_key_types: tuple[str, str] = ("S", "S")
     params: Mapping[str, str] = field(default_factory=dict)
+    filter: Any = None               # the filter's condition tree (blue_nb.spec.expressions), or None
+    filter_values: Mapping[str, Any] = field(default_factory=dict)   # its :values, bound, by name
+    select: str = "ALL_ATTRIBUTES"   # what a read returns of each item (DynamoDB's Select, resolved)
+    paths: tuple = ()                # the ProjectionExpression's document paths (blue_nb.spec.expressions.Path)
+    fetch: bool = False              # a local index read that fetches each item from the table
+    condition: Any = None            # a write's ConditionExpression tree, or None
+    condition_values: Mapping[str, Any] = field(default_factory=dict)
+    return_old_on_failure: bool = False    # ReturnValuesOnConditionCheckFailure ALL_OLD
+    start_key: Mapping[str, Any] | None = None    # ExclusiveStartKey: read on after this key
+    update: tuple = ()               # an update_item's UpdateExpression actions (blue_nb.spec.expressions)
+    update_values: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def is_read(self) -> bool:
@@ -146,20 +159,27 @@ def bind(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | N
     t = spec.table
     pk_type = index.partition_key_type if index is not None and index.type == "global" else t.partition_key_type
     sk_type = index.sort_key_type if index is not None else t.sort_key_type
+    paths = tuple(parse_path(t) for t in p.projection)
+    select = resolve_select(p.select, index is not None, paths)
+    held = index_attributes((*spec.key_attributes(p.index), t.partition_key, t.sort_key),
+                            projection_of(index)) if index is not None else None
     base = dict(pattern=p.name, operation=p.operation, table=spec.table_name, index=p.index,
                 index_type=index.type if index is not None else "table", pk_attr=pk_attr, sk_attr=sk_attr,
                 pk_type=pk_type, sk_type=sk_type, limit=p.limit, forward=p.scan_forward,
                 consistent=p.consistent_read, projection=projection_of(index),
                 table_keys=(t.partition_key, t.sort_key), table_key_types=(t.partition_key_type, t.sort_key_type),
-                params=dict(params))
+                params=dict(params), select=select, paths=paths,
+                fetch=needs_fetch(index.type if index is not None else "table", select, paths, held))
     kc = p.key_condition
     if kc is None:
+        if p.filter is not None:
+            base.update(filter=p.filter.tree, filter_values=_filter_values(p, params))
         return KeyRequest(**base)
     where = f"access_patterns.{p.name}.key_condition"
     try:
         pk_value = _typed(kc.pk_template.render(params, where), pk_type, where)
         sk_values = tuple(_typed(tp.render(params, where), sk_type, where) for tp in kc.sk_templates)
-    except TemplateError as e:
+    except (TemplateError, ItemError) as e:
         raise QueryError(e.msg, where=e.where, hint=e.hint, cause=e) from e
     sk_op = SK_OPS.get(kc.sk_op or "")
     refused = refusal(pk_attr=pk_attr, pk_type=pk_type, pk_value=pk_value, sk_attr=sk_attr, sk_type=sk_type,
@@ -168,7 +188,86 @@ def bind(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | N
         shown = ", ".join(f"{n}={short(str(v), 40)!r}" for n, v in params.items())
         raise QueryError(f"DynamoDB refuses {p.name} with {shown or 'no parameters'}: {refused.text}", where=where,
                          hint=refused.hint)
+    if p.filter is not None:                     # DynamoDB checks the key condition first, then the filter
+        base.update(filter=p.filter.tree, filter_values=_filter_values(p, params))
+    if p.update is not None:
+        base.update(update=tuple(parse_update(p.update.expression)),
+                    update_values=_filter_values(p, params, "update"))
+    if p.condition is not None:
+        base.update(condition=p.condition.tree, condition_values=_filter_values(p, params, "condition"),
+                    return_old_on_failure=p.return_values_on_condition_check_failure == "ALL_OLD")
     return KeyRequest(**base, pk_value=pk_value, sk_op=sk_op, sk_values=sk_values)
+
+
+_SET_OF = {"SS": "S", "NS": "N", "BS": "B"}
+
+
+def _filter_value(value: Any, params: Mapping[str, Any], where: str) -> Any:
+    """One of a filter's ``values`` as the Python value it binds to (strings are key templates)."""
+    if isinstance(value, dict):
+        (tag, body), = value.items()
+        if tag in _SET_OF:
+            return {_filter_value({_SET_OF[tag]: b}, params, where) for b in body}
+        if tag in ("BOOL", "NULL"):
+            return body if tag == "BOOL" else None
+        text = KeyTemplate(body, where).render(params, where)
+        return _typed(text, tag, where)
+    if isinstance(value, str):
+        return KeyTemplate(value, where).render(params, where)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return validate_number(str(value), where)
+    return value
+
+
+def _filter_values(p: AccessPattern, params: Mapping[str, Any], field: str = "filter") -> dict[str, Any]:
+    """The values of the pattern's filter (or ``field="condition"``: its write condition) bound to ``params``;
+    a condition DynamoDB refuses with them, in its words."""
+    expr = getattr(p, field)
+    assert expr is not None
+    kind = {"filter": "FilterExpression", "condition": "ConditionExpression"}.get(field, "UpdateExpression")
+    where = f"access_patterns.{p.name}.{field}.values"
+    try:
+        out = {n: _filter_value(v, params, f"{where}.{n}") for n, v in expr.values.items()}
+    except (TemplateError, ItemError) as e:      # a parameter missing, or not a number where one is needed
+        raise QueryError(e.msg, where=e.where, hint=e.hint, cause=e) from e
+    for node in (condition_nodes(expr.tree) if field != "update" else ()):
+        refused = _filter_refusal(node, out)
+        if refused:
+            raise QueryError(f"DynamoDB refuses {p.name}: Invalid {kind}: {refused}",
+                             where=f"access_patterns.{p.name}.{field}", hint=f"change the {field} or its values")
+    return out
+
+
+def _shown_value(v: Any) -> str:
+    (tag, body), = to_wire(v).items()
+    return f"{{{tag}:{body}}}"
+
+
+def _filter_refusal(node: Any, values: Mapping[str, Any]) -> str | None:
+    """DynamoDB's words for a part of a condition it refuses with these values, or None."""
+    def bound(o: Any) -> Any:
+        return values[o.name] if isinstance(o, Value) else None
+
+    if isinstance(node, Function) and node.name == "begins_with" and isinstance(node.args[1], Value):
+        tag = next(iter(to_wire(bound(node.args[1]))))
+        if tag not in ("S", "B"):
+            return f"Incorrect operand type for operator or function; operator or function: begins_with, operand type: {tag}"
+    if isinstance(node, Function) and node.name == "attribute_type":
+        v = bound(node.args[1])
+        tag = next(iter(to_wire(v)))
+        if tag != "S":
+            return f"Incorrect operand type for operator or function; operator or function: attribute_type, operand type: {tag}"
+        if v not in ATTRIBUTE_TYPES:
+            return f"Invalid attribute type name found; type: {v}, valid types: {{B,NULL,SS,BOOL,L,BS,N,NS,S,M}}"
+    if isinstance(node, Between) and isinstance(node.low, Value) and isinstance(node.high, Value):
+        low, high = bound(node.low), bound(node.high)
+        lt, ht = next(iter(to_wire(low))), next(iter(to_wire(high)))
+        shown = f"lower bound operand: AttributeValue: {_shown_value(low)}, upper bound operand: AttributeValue: {_shown_value(high)}"
+        if lt != ht:
+            return f"The BETWEEN operator requires same data type for lower and upper bounds; {shown}"
+        if lt in ("S", "N", "B") and sort_value(low) > sort_value(high):
+            return f"The BETWEEN operator requires upper bound to be greater than or equal to lower bound; {shown}"
+    return None
 
 
 def projection_of(index) -> Any:

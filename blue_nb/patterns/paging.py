@@ -11,7 +11,7 @@ for every backend.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
@@ -19,11 +19,14 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 from blue_nb.printing import Fields
 from blue_nb.items.values import item_to_wire
 from blue_nb.patterns.bind import KeyRequest, projection_of, sk_matches, sort_value
+from blue_nb.patterns.filters import matches
+from blue_nb.patterns.projection import project_paths
 from blue_nb.patterns.plan import Plan
 from blue_nb.sizing import PAGE_BYTES, item_size, query_read_units, read_units
 from blue_nb.spec import Spec
 
-__all__ = ["Page", "ReadResult", "index_entry", "key_order", "pages_of", "paginate", "project"]
+__all__ = ["Page", "ReadResult", "index_entry", "key_order", "pages_of", "paginate", "project", "read_page",
+           "sizing_request", "after_key"]
 
 T = TypeVar("T")
 
@@ -70,18 +73,27 @@ def key_order(req: KeyRequest, rows: Iterable[tuple[dict[str, Any], int]]) -> It
 
 @dataclass
 class Page:
-    """One call's page: how many items it evaluated, the bytes it read, its read units, and the key a
-    caller passes as ExclusiveStartKey for the next page (None when the key range is exhausted)."""
+    """One call's page: how many items it evaluated (DynamoDB's ScannedCount), the bytes it read, its read
+    units, the key a caller passes as ExclusiveStartKey for the next page (None when the key range is
+    exhausted) and, when a filter dropped some, how many items it returned (DynamoDB's Count)."""
 
     count: int
     bytes_read: int
     rcu: float
     last_evaluated_key: dict[str, Any] | None
+    returned: int | None = None      # Count, after the filter; None: every evaluated item was returned
+    index_rcu: float | None = None   # the units of ``rcu`` spent on the index (None: a read of the table);
+                                     # the rest were spent on the table (a local index's fetches)
 
     @property
     def items(self) -> int:
-        """The number of items on the page (no filters here: the same as ``count``)."""
-        return self.count
+        """The number of items the page returned (its Count: ``count`` less what the filter dropped)."""
+        return self.count if self.returned is None else self.returned
+
+    @property
+    def table_rcu(self) -> float:
+        """The units of ``rcu`` spent on the table: all of a table read, a local index's fetches."""
+        return _units(Decimal(str(self.rcu)) - Decimal(str(self.index_rcu or 0)))
 
     @property
     def has_more(self) -> bool:
@@ -103,7 +115,8 @@ class ReadResult:
 
     @property
     def count(self) -> int:
-        return len(self.items)
+        """DynamoDB's Count: the items returned (after a filter), also with Select COUNT, which returns none."""
+        return sum(p.items for p in self.pages)
 
     @property
     def scanned_count(self) -> int:
@@ -115,13 +128,24 @@ class ReadResult:
 
     @property
     def rcu(self) -> float:
-        total = sum(Decimal(str(p.rcu)) for p in self.pages)
-        return int(total) if total == total.to_integral_value() else float(total)
+        return _units(sum(Decimal(str(p.rcu)) for p in self.pages))
+
+    def consumed_capacity(self) -> dict[str, Any]:
+        """The units as DynamoDB reports them with ReturnConsumedCapacity INDEXES: in all, on the table,
+        and on the index read (``GlobalSecondaryIndexes`` or ``LocalSecondaryIndexes``)."""
+        req = self.request
+        table = _units(sum(Decimal(str(p.table_rcu)) for p in self.pages))
+        out: dict[str, Any] = {"TableName": req.table, "CapacityUnits": self.rcu, "Table": {"CapacityUnits": table}}
+        if req.index != "table":
+            kind = "GlobalSecondaryIndexes" if req.index_type == "global" else "LocalSecondaryIndexes"
+            index = _units(sum(Decimal(str(p.index_rcu or 0)) for p in self.pages))
+            out[kind] = {req.index: {"CapacityUnits": index}}
+        return out
 
     @property
     def page_sizes(self) -> list[int]:
         """Each page's item count, in call order: what DynamoDB's ``Count`` of each call would be."""
-        return [p.count for p in self.pages]
+        return [p.items for p in self.pages]
 
     @property
     def last_keys(self) -> list[dict[str, Any] | None]:
@@ -136,6 +160,10 @@ class ReadResult:
     def to_json(self) -> dict[str, Any]:
         """The contract's ``blue-nb query --format json`` object."""
         return {"items": [item_to_wire(i) for i in self.items], **self.summary()}
+
+
+def _units(total: Decimal) -> int | float:
+    return int(total) if total == total.to_integral_value() else float(total)
 
 
 def pages_of(entries: Iterable[T], size: Callable[[T], int] | None, limit: int | None = None,
@@ -171,6 +199,11 @@ def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
     The result holds the items given when a read returns them whole (the table, or an index that
     projects all): the stores pass items of their own, just read, so nothing is copied.
 
+    A filter (``req.filter``) is applied to each page after it is cut and priced: the page keeps its
+    evaluated count, bytes and units, and returns (``Page.returned``, the call's Count) only the entries
+    that pass; a page can return nothing and still carry LastEvaluatedKey. On an index the filter reads
+    the index entry (what a GSI holds; an LSI fetch of other attributes from the table is not modelled).
+
     As DynamoDB pages: a page ends when ``limit`` items have been evaluated or when its bytes read
     reach 1 MB (the item that takes the read to or past 1 MB is on the page, so a page can cost up
     to ceil((1 MB + 400 KB) / 4 KB) units). Such a page carries LastEvaluatedKey even when nothing
@@ -183,14 +216,16 @@ def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
     ``max_pages`` caps either. GetItem costs by its one item, and the minimum when there is none.
     """
     req = plan.request
-    whole = req.index_type == "table" or req.projection == "all"
+    whole = req.index_type == "table" or req.projection == "all" or req.fetch
     if req.operation == "get_item":
         found = [(item, size) for item, size in items][:1]
         size = found[0][1] if found else 0
-        return ReadResult(plan, [found[0][0] if whole else project(found[0][0], req)] if found else [],
-                           [Page(len(found), size, read_units(size, req.read_mode), None)])
+        got = [_returned(req, found[0][0] if whole else project(found[0][0], req))] if found else []
+        return ReadResult(plan, got, [Page(len(found), size, read_units(size, req.read_mode), None)])
     if max_pages is None and req.limit is not None and not follow:
         max_pages = 1                                  # a paged pattern reads one page per call
+    if req.start_key:
+        items = after_key(req, items)
     pages: list[Page] = []
     out: list[dict[str, Any]] = []
     if whole:                                          # the items as given: nothing copied
@@ -198,17 +233,69 @@ def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
     else:                                              # index entries: projected, sized as projected
         cut = pages_of((project(item, req) for item, _ in items), item_size, req.limit)
     for page, sizes, full in cut:
-        pages.append(_page(req, page, sizes, full))    # a full page carries LastEvaluatedKey, even at the end
+        page_ = read_page(req, page, sizes, full)          # a full page carries LastEvaluatedKey, even at the end
+        if req.filter is not None:                     # read and paid for; returned only when it passes
+            page = [e for e in page if matches(req.filter, e, req.filter_values)]
+            page_.returned = len(page)
+        if req.select == "COUNT":                      # counted, paid, not returned
+            page_.returned, page = len(page), []
+        elif req.select == "SPECIFIC_ATTRIBUTES" or (req.fetch and req.select != "ALL_ATTRIBUTES"):
+            page = [_returned(req, e) for e in page]
+        pages.append(page_)
         out += page
         if full and max_pages is not None and len(pages) >= max_pages:
             break
     return ReadResult(plan, out, pages)
 
 
-def _page(req: KeyRequest, entries: list[dict[str, Any]], sizes: list[int], full: bool) -> Page:
-    """A page of entries and their sizes; a full one carries its last entry's key as LastEvaluatedKey."""
+def after_key(req: KeyRequest, rows: Iterable[tuple[dict[str, Any], int]]) -> Iterator[tuple[dict[str, Any], int]]:
+    """The (item, size) rows of a read, in its order, that come after ``req.start_key`` (ExclusiveStartKey):
+    by the read's order keys (:attr:`~blue_nb.patterns.bind.KeyRequest.order_keys`), so a key no longer
+    in the table still says where to go on."""
+    attrs = [a for a, _ in req.order_keys]
+    start = tuple(sort_value(req.start_key[a]) for a in attrs)
+    backward = req.operation == "query" and not req.forward
+    for row in rows:
+        key = tuple(sort_value(row[0][a]) for a in attrs)
+        if (key < start) if backward else (key > start):
+            yield row
+
+
+def sizing_request(req: KeyRequest) -> KeyRequest | None:
+    """The same read returning what it reads (no filter, the whole entries, a local index's fetched items),
+    to size a call an endpoint answered with less (a filter, a projection, COUNT); None when the read
+    returns what it reads."""
+    whole = "ALL_ATTRIBUTES" if req.index_type == "table" or req.fetch else "ALL_PROJECTED_ATTRIBUTES"
+    if req.filter is None and not req.paths and req.select == whole:
+        return None
+    return replace(req, filter=None, filter_values={}, select=whole, paths=())
+
+
+def _returned(req: KeyRequest, entry: dict[str, Any]) -> dict[str, Any]:
+    """What a read returns of an entry it read (an item, an index entry, or a fetched item)."""
+    if req.select == "SPECIFIC_ATTRIBUTES":
+        return project_paths(entry, req.paths)
+    if req.fetch and req.select == "ALL_PROJECTED_ATTRIBUTES":
+        return project(entry, req)
+    return entry
+
+
+def read_page(req: KeyRequest, entries: list[dict[str, Any]], sizes: list[int], full: bool) -> Page:
+    """A page of the entries a call read (items; index entries; a local index's fetched items) and their
+    sizes, with its units on the table and on the index; a full one carries its last entry's key as
+    LastEvaluatedKey. The filter and the Select are applied after (:func:`paginate`)."""
     key = None
     if full:
         last = entries[-1]
         key = {k: last[k] for k in {*req.table_keys, req.pk_attr, req.sk_attr} if k and k in last}
-    return Page(len(sizes), sum(sizes), query_read_units(sizes, req.read_mode), key)
+    units = query_read_units(sizes, req.read_mode)
+    if req.index_type == "table":
+        return Page(len(sizes), sum(sizes), units, key)
+    if not req.fetch:
+        return Page(len(sizes), sum(sizes), units, key, index_rcu=units)
+    # a local index read that fetches: the index entries read, then each item from the table, each part
+    # rounded once per page (the table's part only when it fetched something)
+    entries = [item_size(project(e, req)) for e in entries]
+    index = query_read_units(entries, req.read_mode)
+    table = query_read_units(sizes, req.read_mode) if sizes else 0
+    return Page(len(sizes), sum(sizes), _units(Decimal(str(index)) + Decimal(str(table))), key, index_rcu=index)

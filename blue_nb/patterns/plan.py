@@ -12,9 +12,10 @@ the result prices the write; its boto3 request is completed with the item that w
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
+from blue_nb.errors import QueryError
 from blue_nb.patterns.bind import KeyRequest, bind
 from blue_nb.patterns.boto3_request import boto3_request
 from blue_nb.layout import TableLayout
@@ -84,7 +85,7 @@ class Plan:
         write, or a read whose order is made after the SQL: a number or binary key, :func:`key_order`).
         The pages are :func:`~blue_nb.patterns.paginate`'s: one per call with a Limit, ``max_pages`` caps."""
         req = self.request
-        if req.operation not in ("query", "scan") or req.limit is None:
+        if req.operation not in ("query", "scan") or req.limit is None or req.start_key:
             return None
         if not req.ordered_in_sql:
             return None
@@ -112,9 +113,21 @@ class Plan:
         return boto3_request(self.request, item=item)
 
 
-def plan(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | None = None) -> Plan:
-    """Bind ``pattern`` to ``params`` and plan it for every store and for DynamoDB."""
+def plan(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | None = None, *,
+         start: Mapping[str, Any] | None = None) -> Plan:
+    """Bind ``pattern`` to ``params`` and plan it for every store and for DynamoDB; ``start``: a query's or
+    scan's ExclusiveStartKey (a page's ``last_evaluated_key``), to read on from there."""
     p = spec.pattern(pattern) if isinstance(pattern, str) else pattern
     req = bind(spec, p, params)
+    if start:
+        if req.operation not in ("query", "scan"):
+            raise QueryError(f"{p.name} is a {req.operation}: only a query or a scan starts from a key",
+                             where=f"access_patterns.{p.name}", hint="leave out the start key")
+        missing = [a for a in dict.fromkeys((*req.table_keys, req.pk_attr, req.sk_attr)) if a and a not in start]
+        if missing:
+            raise QueryError("The provided starting key is invalid: it lacks " + ", ".join(missing),
+                             where=f"access_patterns.{p.name}", hint="pass a page's last_evaluated_key as it is")
+        req = replace(req, start_key=dict(start))
     layout = TableLayout.of(spec)
-    return Plan(spec, req, layout, {b: read_sql(layout, req, b) for b in BACKENDS}, boto3_request(req), p)
+    return Plan(spec, req, layout, {b: read_sql(layout, req, b) for b in BACKENDS},
+                boto3_request(req, exclusive_start_key=req.start_key), p)

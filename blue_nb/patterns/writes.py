@@ -1,6 +1,9 @@
 """What a write costs: the table write and the index writes it causes (write amplification).
 
-Pure (layer 1). Writes are dry runs: :func:`write_cost` prices replacing an item by another.
+Pure (layer 1). Writes are dry runs: :func:`write_cost` prices replacing an item by another. A write's
+ConditionExpression is evaluated on the item it meets (:func:`~blue_nb.patterns.filters.matches`; none:
+an empty item, so ``attribute_not_exists`` holds): a failed one writes nothing, no index either, and still
+consumes the write units of the item it met (at least 1).
 """
 
 from __future__ import annotations
@@ -10,9 +13,12 @@ from typing import Any, Mapping
 
 from blue_nb.printing import Fields
 from blue_nb.patterns.bind import KeyRequest
+from blue_nb.errors import QueryError
+from blue_nb.patterns.filters import matches
+from blue_nb.patterns.updates import UpdateRefused, apply_update
 from blue_nb.patterns.paging import index_entry
 from blue_nb.patterns.plan import Plan
-from blue_nb.sizing import item_size, write_units
+from blue_nb.sizing import MAX_ITEM_BYTES, item_size, write_units
 from blue_nb.spec import Spec
 
 __all__ = ["WriteResult", "write_cost"]
@@ -28,6 +34,8 @@ class WriteResult:
     new_size: int | None
     table_wcu: int
     index_wcu: dict[str, int]
+    condition_passed: bool | None = None     # the write's ConditionExpression on the item it meets; None: none
+    returned_old: dict[str, Any] | None = None   # what a failed condition returns (ReturnValuesOnConditionCheckFailure)
 
     @property
     def request(self) -> KeyRequest:
@@ -39,8 +47,11 @@ class WriteResult:
 
     def summary(self) -> dict[str, Any]:
         """The write's sizes and units (a dict; a notebook shows it as a table)."""
-        return Fields({"operation": self.request.operation, "old_size": self.old_size, "new_size": self.new_size,
-                "wcu": self.wcu, "table_wcu": self.table_wcu, "index_wcu": dict(self.index_wcu)})
+        out = Fields({"operation": self.request.operation, "old_size": self.old_size, "new_size": self.new_size,
+                      "wcu": self.wcu, "table_wcu": self.table_wcu, "index_wcu": dict(self.index_wcu)})
+        if self.condition_passed is not None:
+            out["condition_passed"] = self.condition_passed
+        return out
 
 
 def write_cost(plan: Plan, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> WriteResult:
@@ -50,6 +61,23 @@ def write_cost(plan: Plan, old: Mapping[str, Any] | None, new: Mapping[str, Any]
     spec, req = plan.spec, plan.request
     old_size = item_size(old) if old is not None else None
     new_size = item_size(new) if new is not None else None
+    if req.condition is not None and not matches(req.condition, old or {}, req.condition_values):
+        # a failed condition writes nothing and still consumes the units of the item it met (at least 1)
+        return WriteResult(plan, None, old_size, new_size, write_units(old_size or 0),
+                           {name: 0 for name in spec.table.indexes}, False,
+                           dict(old) if old is not None and req.return_old_on_failure else None)
+    if req.update:                                   # the item after the update expression, on the item it meets
+        key = {req.pk_attr: req.pk_value, **({req.sk_attr: req.sk_values[0]} if req.sk_attr and req.sk_values else {})}
+        try:
+            new = apply_update(old, key, list(req.update), req.update_values)
+        except UpdateRefused as e:
+            raise QueryError(f"DynamoDB refuses {req.pattern} on this item: {e}", where=f"access_patterns.{req.pattern}"
+                             ".update", hint="change the update expression or its values") from e
+        if item_size(new) > MAX_ITEM_BYTES:
+            raise QueryError(f"DynamoDB refuses {req.pattern}: Item size to update has exceeded the maximum allowed "
+                             f"size ({item_size(new):,} bytes after the update, the limit is {MAX_ITEM_BYTES:,})",
+                             where=f"access_patterns.{req.pattern}.update", hint="keep the item under 400 KB")
+        new_size = item_size(new)
     if req.operation == "delete_item":
         table = write_units(old_size or 0)
         new = None
@@ -59,7 +87,8 @@ def write_cost(plan: Plan, old: Mapping[str, Any] | None, new: Mapping[str, Any]
     for name in spec.table.indexes:
         before, after = index_entry(old, spec, name), index_entry(new, spec, name)
         per_index[name] = _index_writes(spec, name, before, after)
-    return WriteResult(plan, dict(new) if new is not None else None, old_size, new_size, table, per_index)
+    return WriteResult(plan, dict(new) if new is not None else None, old_size, new_size, table, per_index,
+                       True if req.condition is not None else None)
 
 
 def _index_writes(spec: Spec, name: str, before: dict | None, after: dict | None) -> int:

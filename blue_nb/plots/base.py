@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import warnings
 
-import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.text import Text

@@ -20,6 +20,7 @@ from blue_nb.pricing.bill import (DOLLAR_TOTALS, Bill, CapacityLine, IndexLine, 
                                   dollar_changes)
 from blue_nb.pricing.monthly import monthly_bill
 from blue_nb.pricing.prices import Prices, as_prices, load_prices, regions
+from blue_nb.pricing.waste import ReadWaste, read_waste
 
 __all__ = ["DOLLAR_TOTALS", "Bill", "CapacityLine", "IndexLine", "PatternLine", "Prices", "as_prices", "compare_bills",
-           "dollar_changes", "load_prices", "monthly_bill", "regions"]
+           "dollar_changes", "load_prices", "monthly_bill", "ReadWaste", "read_waste", "regions"]

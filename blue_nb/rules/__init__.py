@@ -12,7 +12,8 @@ its items. Layer 1: imports only errors, values, spec and sizing of blue_nb, and
 * :mod:`.data_rules`, :mod:`.data_keys`, :mod:`.data_prefix` - ITEM-SIZE and the key rules on the items, with evidence
 * :mod:`.key_rows` - :class:`KeyRows`: a loaded table's items as key columns, as the checks read a store
 * :mod:`.heat_rules` - HOT-PARTITION, HOT-INDEX-PARTITION, PARTITION-SIZE, MONOTONIC-WRITES,
-  ITEM-SIZE-NEAR-LIMIT, TABLE-CAPACITY, HEAT-MODEL: defined here, emitted by :mod:`blue_nb.heat`
+  ITEM-SIZE-NEAR-LIMIT, TABLE-CAPACITY, HEAT-MODEL: defined here, emitted by :mod:`blue_nb.heat`; FILTER-DISCARDS,
+  emitted by :mod:`blue_nb.app.filter_waste` (it runs the pattern and prices it)
 * :mod:`.reserved` - DynamoDB's 573 reserved words
 """
 

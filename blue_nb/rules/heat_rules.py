@@ -11,12 +11,16 @@ from __future__ import annotations
 from blue_nb.rules.registry import define
 
 __all__ = ["HOT_PARTITION", "HOT_INDEX_PARTITION", "PARTITION_SIZE", "MONOTONIC_WRITES", "ITEM_SIZE_NEAR_LIMIT",
-           "TABLE_CAPACITY", "HEAT_MODEL", "EVIDENCE", "WARN_FRACTION"]
+           "TABLE_CAPACITY", "FILTER_DISCARDS", "HEAT_MODEL", "EVIDENCE", "WARN_FRACTION", "FILTER_KEEP_SHARE", "FILTER_MIN_READ"]
 
 #: the share of a limit from which a heat finding warns: a key at >= 80% of a partition's RCU or WCU on average
 #: has no headroom left (HOT-PARTITION, HOT-INDEX-PARTITION), nor an item collection at >= 80% of 10 GB
 #: (PARTITION-SIZE)
 WARN_FRACTION = 0.8
+#: FILTER-DISCARDS: a hot pattern's filter that returns less than this share of the items a call reads ...
+FILTER_KEEP_SHARE = 0.5
+#: ... on a call that reads at least this many items (a filter over a handful of items wastes little)
+FILTER_MIN_READ = 10
 #: the evidence lines a heat finding lists: its largest cases
 EVIDENCE = 5
 
@@ -34,5 +38,8 @@ ITEM_SIZE_NEAR_LIMIT = define("ITEM-SIZE-NEAR-LIMIT", "warning", "items at >= 90
                               "write of one costs near the most an item can", source="heat")
 TABLE_CAPACITY = define("TABLE-CAPACITY", "error", "a provisioned table's total over its provisioned capacity for "
                         "longer than burst capacity covers", source="heat")
+FILTER_DISCARDS = define("FILTER-DISCARDS", "warning", "a hot pattern whose filter drops most of what it reads, "
+                         "measured by running it on the data: the share it returns, the dollars a month it pays for "
+                         "items it drops, and the key that would read only what it returns", source="heat")
 HEAT_MODEL = define("HEAT-MODEL", "info", "the partition heat model could not run on the data (validate goes on "
                     "without the heat findings)", source="heat")

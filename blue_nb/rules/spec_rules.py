@@ -234,3 +234,30 @@ def key_templates_fit_key_types(ctx: Context) -> Iterable[Finding]:
                     yield KEY_TYPE.finding(f"entities.{e.name}.key.{attr}",
                                            f"{attr} is a number (N) key, but the template {t.text!r} renders text",
                                            hint=f"declare the key type S, or template {attr} as one number: {one!r}")
+
+
+INDEX_FETCH = define("INDEX-FETCH", "warning",
+                     "a read of a local index asks for attributes the index does not hold: each item is fetched "
+                     "from the table and paid there too (a note when the pattern is not hot)")
+
+
+@spec_check("INDEX-FETCH")
+def local_index_reads_stay_in_the_index(ctx: Context) -> Iterable[Finding]:
+    spec = ctx.spec
+    for i, p in enumerate(spec.access_patterns):
+        index = spec.table.indexes.get(p.index) if p.is_read else None
+        if index is None or index.type != "local" or index.projection == "all":
+            continue
+        held = {a for a in (*spec.key_attributes(p.index), spec.table.partition_key, spec.table.sort_key) if a}
+        held |= set(index.projection) if isinstance(index.projection, list) else set()
+        asked = [t.split(".")[0].split("[")[0] for t in p.projection]
+        missing = list(dict.fromkeys(a for a in asked if a not in held))
+        if p.select != "ALL_ATTRIBUTES" and not missing:
+            continue
+        what = "every attribute (select ALL_ATTRIBUTES)" if p.select == "ALL_ATTRIBUTES" else ", ".join(missing)
+        yield INDEX_FETCH.finding(
+            pattern_where(i, p) + (".select" if p.select == "ALL_ATTRIBUTES" else ".projection"),
+            f"{p.name} reads local index {p.index}, which does not hold {what}: DynamoDB fetches each item it "
+            "returns from the table, and the read pays the index entries and the whole table items",
+            hint=f"project {'them' if missing else 'all'} into {p.index} (its projection), or ask only for what it "
+                 "holds", severity=None if p.hot else "info")

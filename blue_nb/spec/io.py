@@ -9,7 +9,8 @@ from typing import Any
 import yaml
 
 from blue_nb.errors import Problem, SpecError
-from blue_nb.spec.model import (RULE_PROFILES, SK_OPERATORS, AccessPattern, Entity, Index, Join, KeyCondition, Spec, Table)
+from blue_nb.spec.model import (RULE_PROFILES, SK_OPERATORS, AccessPattern, Entity, Filter, Index, Join, KeyCondition,
+                                Spec, Table)
 from blue_nb.spec.schema import structure_problems
 from blue_nb.spec.validate import semantic_problems
 
@@ -243,6 +244,14 @@ def _pattern(p: dict[str, Any]) -> AccessPattern:
         scan_forward=p.get("scan_forward", True), hot=p.get("hot", False),
         rate_per_second=p.get("rate_per_second", 0), key_distribution=p.get("key_distribution", "uniform"),
         joins=[Join(pattern=j["pattern"], params=dict(j.get("params") or {})) for j in p.get("joins") or []],
+        filter=Filter(expression=p["filter"]["expression"], values=dict(p["filter"].get("values") or {}))
+        if p.get("filter") else None,
+        select=p.get("select"), projection=list(p.get("projection") or []),
+        condition=Filter(expression=p["condition"]["expression"], values=dict(p["condition"].get("values") or {}))
+        if p.get("condition") else None,
+        return_values_on_condition_check_failure=p.get("return_values_on_condition_check_failure", "NONE"),
+        update=Filter(expression=p["update"]["expression"], values=dict(p["update"].get("values") or {}))
+        if p.get("update") else None,
     )
 
 

@@ -12,11 +12,13 @@ from typing import Any
 
 from blue_nb.errors import SpecError
 from blue_nb.spec.display import spec_html, spec_text
+from blue_nb.spec.expressions import Condition, parse_condition
 from blue_nb.spec.templates import KeyTemplate
 
 __all__ = [
     "READ_OPERATIONS", "WRITE_OPERATIONS", "OPERATIONS", "SK_OPERATORS", "ATTRIBUTE_TYPES", "KEY_TYPES", "RULE_PROFILES",
-    "MAX_CAPACITY_UNITS", "MAX_RATE", "Index", "Table", "Entity", "KeyCondition", "Join", "AccessPattern", "Spec",
+    "MAX_CAPACITY_UNITS", "MAX_RATE", "SELECTS", "Index", "Table", "Entity", "KeyCondition", "Filter", "Join",
+    "AccessPattern", "Spec",
 ]
 
 READ_OPERATIONS = ("get_item", "query", "scan")
@@ -141,6 +143,53 @@ class KeyCondition:
         return d
 
 
+#: a read's Select: what it returns of each item (DynamoDB's names)
+SELECTS = ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT")
+#: the value types a filter's ``values`` may give in DynamoDB JSON (a one-key mapping)
+FILTER_VALUE_TYPES = ("S", "N", "B", "BOOL", "NULL", "SS", "NS", "BS")
+
+
+@dataclass
+class Filter:
+    """A Query's or Scan's FilterExpression, or a write's ConditionExpression: the condition in DynamoDB's syntax (names bare, values
+    ``:name``) and its values by name. A value is a YAML scalar (a string is a key template, so
+    ``"{status}"`` is a parameter; a number is N; true/false BOOL; null NULL) or DynamoDB JSON with
+    templates in its strings (``{N: "{min}"}``, ``{SS: ["a", "{tag}"]}``)."""
+
+    expression: str
+    values: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def tree(self) -> Condition:
+        """The parsed condition (:mod:`blue_nb.spec.expressions`)."""
+        return parse_condition(self.expression)
+
+    def value_templates(self) -> dict[str, list[KeyTemplate]]:
+        """Value name -> the key templates in it (its strings)."""
+        out: dict[str, list[KeyTemplate]] = {}
+        for name, v in self.values.items():
+            inner = next(iter(v.values())) if isinstance(v, dict) and len(v) == 1 else v
+            texts = [inner] if isinstance(inner, str) else [x for x in inner if isinstance(x, str)] \
+                if isinstance(inner, list) else []
+            out[name] = [KeyTemplate(t, where=f"filter.values.{name}") for t in texts]
+        return out
+
+    @property
+    def placeholders(self) -> list[str]:
+        names: dict[str, None] = {}
+        for templates in self.value_templates().values():
+            for t in templates:
+                for n in t.placeholders:
+                    names.setdefault(n)
+        return list(names)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"expression": self.expression}
+        if self.values:
+            d["values"] = {k: (dict(v) if isinstance(v, dict) else v) for k, v in self.values.items()}
+        return d
+
+
 @dataclass
 class Join:
     """An application-level join: for each item returned, run ``pattern`` with ``params`` (its
@@ -171,6 +220,12 @@ class AccessPattern:
     rate_per_second: float = 0
     key_distribution: str = "uniform"
     joins: list[Join] = field(default_factory=list)
+    filter: Filter | None = None
+    select: str | None = None                 # one of SELECTS; None: DynamoDB's default for the read
+    condition: Filter | None = None           # a write's ConditionExpression (the same language as a filter)
+    update: Filter | None = None              # an update_item's UpdateExpression and its values
+    return_values_on_condition_check_failure: str = "NONE"     # ALL_OLD: a failed condition returns the item
+    projection: list[str] = field(default_factory=list)     # ProjectionExpression: document paths
 
     @property
     def is_read(self) -> bool:
@@ -179,18 +234,29 @@ class AccessPattern:
     @property
     def parameters(self) -> list[str]:
         """Names of the values a caller must supply to run the pattern."""
-        return self.key_condition.placeholders if self.key_condition else []
+        names = dict.fromkeys(self.key_condition.placeholders if self.key_condition else [])
+        names.update(dict.fromkeys(self.filter.placeholders if self.filter else []))
+        names.update(dict.fromkeys(self.condition.placeholders if self.condition else []))
+        names.update(dict.fromkeys(self.update.placeholders if self.update else []))
+        return list(names)
 
     def to_dict(self) -> dict[str, Any]:
         d = {"name": self.name, "description": self.description, "operation": self.operation,
              "entities": list(self.entities), "index": self.index,
              "key_condition": self.key_condition.to_dict() if self.key_condition else None,
+             "filter": self.filter.to_dict() if self.filter else None,
+             "select": self.select, "projection": list(self.projection),
+             "condition": self.condition.to_dict() if self.condition else None,
+             "update": self.update.to_dict() if self.update else None,
+             "return_values_on_condition_check_failure": self.return_values_on_condition_check_failure,
              "consistent_read": self.consistent_read, "limit": self.limit, "scan_forward": self.scan_forward,
              "hot": self.hot, "rate_per_second": self.rate_per_second, "key_distribution": self.key_distribution,
              "joins": [j.to_dict() for j in self.joins]}
         return _drop_defaults(d, {"description": "", "index": "table", "key_condition": None,
                                   "consistent_read": False, "limit": None, "scan_forward": True, "hot": False,
-                                  "key_distribution": "uniform", "joins": []})
+                                  "key_distribution": "uniform", "joins": [], "filter": None,
+                                  "select": None, "projection": [], "condition": None, "update": None,
+                                  "return_values_on_condition_check_failure": "NONE"})
 
 
 @dataclass

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from blue_nb.errors import Problem
-from blue_nb.spec.model import ATTRIBUTE_TYPES, KEY_TYPES, MAX_CAPACITY_UNITS, MAX_RATE, OPERATIONS, RULE_PROFILES
+from blue_nb.spec.model import ATTRIBUTE_TYPES, KEY_TYPES, MAX_CAPACITY_UNITS, MAX_RATE, OPERATIONS, RULE_PROFILES, SELECTS
 
 __all__ = ["SPEC", "json_schema", "structure_problems", "DOMAIN_RE", "NAME_RE", "ATTR_NAME_RE"]
 
@@ -86,12 +86,33 @@ KEY_CONDITION = OBJ(
     sk_between=OPT(T("list", items=_SK_VALUE, min_items=2, max_items=2)),
     sk_lt=OPT(_SK_VALUE), sk_lte=OPT(_SK_VALUE), sk_gt=OPT(_SK_VALUE), sk_gte=OPT(_SK_VALUE),
 )
+_FILTER_TYPED = T("map", key_pattern=r"^(S|N|B|BOOL|NULL|SS|NS|BS)$",
+                  items=T("any-of", options=(S(d="key template"), T("bool"), T("list", items=S(d="key template")))),
+                  description="DynamoDB JSON, its strings key templates: {N: '{min}'}, {SS: ['a', '{tag}']}")
+FILTER = OBJ(
+    "A FilterExpression (a read's) or ConditionExpression (a write's): the condition in DynamoDB's syntax "
+    "(attribute names bare, values :name), and its values",
+    expression=REQ(S(d="e.g. status = :open AND size(tags) > :n")),
+    values=OPT(T("map", key_pattern=r"^[A-Za-z0-9_]+$", description="value name (without the colon) -> its value",
+                 items=T("any-of", options=(S(d="key template: an S value"), T("num"), T("bool"), T("null"),
+                                            _FILTER_TYPED)))),
+)
 JOIN = OBJ("An application-level join", pattern=REQ(S()), params=OPT(T("map", items=S())))
 PATTERN = OBJ(
     "One access pattern",
     name=REQ(S(ENTITY_RE)), description=OPT(S()), operation=REQ(S(enum=OPERATIONS)),
     entities=REQ(T("list", items=S(ENTITY_RE), min_items=1)),
-    index=OPT(S()), key_condition=OPT(NULLABLE(KEY_CONDITION)),
+    index=OPT(S()), key_condition=OPT(NULLABLE(KEY_CONDITION)), filter=OPT(NULLABLE(FILTER)),
+    select=OPT(NULLABLE(S(enum=SELECTS, d="what a query or scan returns of each item; default: ALL_ATTRIBUTES "
+                                         "on the table, ALL_PROJECTED_ATTRIBUTES on an index, SPECIFIC_ATTRIBUTES "
+                                         "with a projection"))),
+    projection=OPT(T("list", items=S(d="a document path: a, a.b, a[0]"), min_items=1,
+                     description="ProjectionExpression: the attributes a read returns")),
+    condition=OPT(NULLABLE(FILTER)),
+    update=OPT(NULLABLE(OBJ("An UpdateExpression (SET, REMOVE, ADD, DELETE; names bare, values :name) and its values",
+                            expression=REQ(S(d="e.g. SET n = n + :one REMOVE draft")),
+                            values=FILTER.fields["values"]))),
+    return_values_on_condition_check_failure=OPT(S(enum=("NONE", "ALL_OLD"))),
     consistent_read=OPT(T("bool")), limit=OPT(NULLABLE(T("int", minimum=1))), scan_forward=OPT(T("bool")),
     hot=OPT(T("bool")), rate_per_second=OPT(T("num", minimum=0, maximum=MAX_RATE)),
     key_distribution=OPT(S(DISTRIBUTION_RE)), joins=OPT(T("list", items=JOIN)),

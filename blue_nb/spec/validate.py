@@ -8,7 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from blue_nb.errors import Problem, TemplateError
-from blue_nb.spec.model import SK_OPERATORS
+from blue_nb.spec.expressions import (ConditionSyntaxError, condition_paths, condition_values, parse_condition,
+                                     parse_path, parse_update, update_values)
+from blue_nb.spec.model import FILTER_VALUE_TYPES, SK_OPERATORS
 from blue_nb.spec.refusals import spec_refusals
 from blue_nb.spec.templates import KeyTemplate
 
@@ -134,6 +136,14 @@ def _pattern_problems(patterns: list, entities: dict, table: dict) -> list[Probl
             out.append(Problem(f"{where}.index", f"unknown index {index!r}",
                                "use 'table' or one of: " + (", ".join(indexes) or "(no indexes declared)")))
         out += _key_condition_problems(p, where, table, indexes.get(index))
+        if p.get("filter"):
+            out += _filter_problems(p, f"{where}.filter", table, indexes.get(index))
+        if p.get("condition") or p.get("return_values_on_condition_check_failure", "NONE") != "NONE":
+            out += _condition_problems(p, where)
+        if p.get("select") or p.get("projection"):
+            out += _select_problems(p, where, indexes.get(index), index)
+        if p.get("update"):
+            out += _update_problems(p, f"{where}.update", table)
         for j, join in enumerate(p.get("joins") or []):
             if join["pattern"] not in names:
                 out.append(Problem(f"{where}.joins[{j}].pattern", f"unknown access pattern {join['pattern']!r}"))
@@ -197,3 +207,170 @@ def _refused(p: dict, where: str, table: dict, index: dict | None, sk_op: str | 
 def _literal(template: KeyTemplate) -> str:
     """The text of a template without placeholders ("" for one with them: its value comes with the parameters)."""
     return "" if template.placeholders else template.render({})
+
+
+def _condition_problems(p: dict, where: str) -> list[Problem]:
+    """A condition on a read, or one that does not parse or whose values do not match its ``:names``."""
+    if p["operation"] not in ("put_item", "update_item", "delete_item"):
+        field = "condition" if p.get("condition") else "return_values_on_condition_check_failure"
+        return [Problem(f"{where}.{field}", f"a ConditionExpression is a write's; {p['operation']} takes none",
+                        "use filter on a query or scan")]
+    if not p.get("condition"):
+        return [Problem(f"{where}.return_values_on_condition_check_failure", "ALL_OLD returns the item when the "
+                        "condition fails: the pattern has no condition", "add a condition, or remove it")]
+    return _expression_problems(p["condition"], f"{where}.condition", "ConditionExpression")[1]
+
+
+def _expression_problems(f: dict, where: str, kind: str) -> tuple[object, list[Problem]]:
+    """(the parsed tree or None, the problems) of a filter or condition: its syntax, its values."""
+    out: list[Problem] = []
+    try:
+        tree = parse_condition(f["expression"])
+    except ConditionSyntaxError as e:
+        text = f["expression"]
+        return None, [Problem(f"{where}.expression", f"Invalid {kind}: {e.msg} at character {e.at + 1} "
+                              f"(after {text[max(0, e.at - 30):e.at]!r})",
+                              "write DynamoDB's condition syntax: names bare (status, a.b[0]), values :name, "
+                              "AND OR NOT, = <> < <= > >=, BETWEEN, IN, and the functions")]
+    values = f.get("values") or {}
+    used = condition_values(tree)
+    for name in used:
+        if name not in values:
+            out.append(Problem(f"{where}.values", f"the expression uses :{name}, which values does not declare",
+                               f"add {name}: ... under values"))
+    for name, v in values.items():
+        if name not in used:
+            out.append(Problem(f"{where}.values.{name}", f"Value provided in ExpressionAttributeValues unused in "
+                               f"expressions: keys: {{:{name}}}", f"use :{name} in the expression, or remove it"))
+        out += _filter_value_problems(v, f"{where}.values.{name}")
+    return tree, out
+
+
+def _filter_problems(p: dict, where: str, table: dict, index: dict | None) -> list[Problem]:
+    """A filter that does not parse, whose values do not match its ``:names``, or that DynamoDB refuses."""
+    if p["operation"] not in ("query", "scan"):
+        return [Problem(where, f"a filter is a Query's or a Scan's; {p['operation']} takes none",
+                        "remove filter, or make the pattern a query")]
+    tree, out = _expression_problems(p["filter"], where, "FilterExpression")
+    if tree is None:
+        return out
+    if p["operation"] == "query":
+        local = index is not None and index.get("type") == "local"
+        keys = {(index or {}).get("partition_key") if index is not None and not local else table["partition_key"],
+                (index or table).get("sort_key")}
+        for path in condition_paths(tree):
+            if path.name in keys:
+                out.append(Problem(f"{where}.expression", "Filter Expression can only contain non-primary key "
+                                   f"attributes: Primary key attribute: {path.name}",
+                                   f"a query's key attribute belongs in its key_condition, not its filter"))
+                break
+    return out
+
+
+def _filter_value_problems(v, where: str) -> list[Problem]:
+    if not isinstance(v, dict):
+        return _template_problem(v, where) if isinstance(v, str) else []
+    if len(v) != 1:
+        return [Problem(where, f"a typed value is one type and its value, got {len(v)} keys",
+                        "write e.g. {N: '{min}'} or {SS: ['a', 'b']}")]
+    (tag, body), = v.items()
+    want = {"S": str, "N": str, "B": str, "BOOL": bool, "NULL": bool, "SS": list, "NS": list, "BS": list}[tag]
+    if tag not in FILTER_VALUE_TYPES or not isinstance(body, want) or (tag == "NULL" and body is not True):
+        return [Problem(f"{where}.{tag}", f"a {tag} value is " + {str: "a string", bool: "true or false",
+                                                                  list: "a list of strings"}[want]
+                        + (" (true)" if tag == "NULL" else ""))]
+    if tag in ("SS", "NS", "BS") and (not body or len(set(body)) != len(body)):
+        return [Problem(f"{where}.{tag}", "a set holds at least one value, each once")]
+    texts = [body] if isinstance(body, str) else body if isinstance(body, list) else []
+    return [pr for i, t in enumerate(texts) for pr in _template_problem(t, f"{where}.{tag}" + (
+        f"[{i}]" if isinstance(body, list) else ""))]
+
+
+def _path_pair_problem(one: tuple, two: tuple) -> str | None:
+    """DynamoDB's words for two projection paths that overlap (one holds the other) or conflict."""
+    for a, b in zip(one, two):
+        if isinstance(a, int) != isinstance(b, int):
+            kind = "conflict"
+            break
+        if a != b:
+            return None
+    else:
+        kind = "overlap"
+
+    def shown(parts: tuple) -> str:
+        return "[" + ", ".join(f"[{x}]" if isinstance(x, int) else x for x in parts) + "]"
+    return (f"Invalid ProjectionExpression: Two document paths {kind} with each other; must remove or rewrite one "
+            f"of these paths; path one: {shown(one)}, path two: {shown(two)}")
+
+
+def _select_problems(p: dict, where: str, index: dict | None, index_name: str) -> list[Problem]:
+    """A select or projection on a write, a select that does not fit the read, paths that do not parse or overlap."""
+    op, select, paths = p["operation"], p.get("select"), p.get("projection") or []
+    if op not in ("get_item", "query", "scan"):
+        return [Problem(f"{where}.{'select' if select else 'projection'}", f"{op} returns no items: select and "
+                        "projection are a read's", "remove them")]
+    out = []
+    if select and op == "get_item":
+        out.append(Problem(f"{where}.select", "GetItem takes no Select", "use projection to choose attributes"))
+    if select == "SPECIFIC_ATTRIBUTES" and not paths:
+        out.append(Problem(f"{where}.select", "SPECIFIC_ATTRIBUTES needs the attributes: a projection",
+                           "add projection: [attribute, ...]"))
+    if select and select != "SPECIFIC_ATTRIBUTES" and paths:
+        out.append(Problem(f"{where}.projection", f"a projection goes with select SPECIFIC_ATTRIBUTES, not {select}",
+                           "remove select (a projection implies SPECIFIC_ATTRIBUTES) or the projection"))
+    if select == "ALL_PROJECTED_ATTRIBUTES" and index is None:
+        out.append(Problem(f"{where}.select", "ALL_PROJECTED_ATTRIBUTES reads an index; this pattern reads the table",
+                           "use ALL_ATTRIBUTES, or read an index"))
+    if (select == "ALL_ATTRIBUTES" and index is not None and index.get("type", "global") == "global"
+            and index.get("projection", "all") != "all"):
+        out.append(Problem(f"{where}.select", "One or more parameter values were invalid: Select type ALL_ATTRIBUTES "
+                           f"is not supported for global secondary index {index_name} because its projection type "
+                           "is not ALL", "a global index cannot fetch from the table: select what it projects, or "
+                           "project all"))
+    parsed = []
+    for i, text in enumerate(paths):
+        try:
+            parsed.append(parse_path(text).parts)
+        except ConditionSyntaxError as e:
+            out.append(Problem(f"{where}.projection[{i}]", f"Invalid ProjectionExpression: {e.msg} at character "
+                               f"{e.at + 1} of {text!r}", "write a document path: a, a.b, a[0]"))
+    for i, one in enumerate(parsed):
+        for two in parsed[i + 1:]:
+            found = _path_pair_problem(one, two)
+            if found:
+                out.append(Problem(f"{where}.projection", found))
+                return out
+    return out
+
+
+def _update_problems(p: dict, where: str, table: dict) -> list[Problem]:
+    """An update on another operation, one that does not parse, that changes a key, or whose values do not match."""
+    if p["operation"] != "update_item":
+        return [Problem(where, f"an UpdateExpression is an update_item's; {p['operation']} takes none",
+                        "make the pattern an update_item, or remove update")]
+    u = p["update"]
+    try:
+        actions = parse_update(u["expression"])
+    except ConditionSyntaxError as e:
+        text = u["expression"]
+        return [Problem(f"{where}.expression", f"Invalid UpdateExpression: {e.msg} at character {e.at + 1} "
+                        f"(after {text[max(0, e.at - 30):e.at]!r})",
+                        "write DynamoDB's update syntax: SET a = :v, n = n + :one REMOVE b ADD c :n DELETE s :x")]
+    out = []
+    keys = {table["partition_key"], table.get("sort_key")}
+    for a in actions:
+        if a.path.name in keys:
+            out.append(Problem(f"{where}.expression", f"Cannot update attribute {a.path.name}. This attribute is "
+                               "part of the key", "a key is the item's identity: write a new item instead"))
+    values = u.get("values") or {}
+    used = update_values(actions)
+    for name in used:
+        if name not in values:
+            out.append(Problem(f"{where}.values", f"the expression uses :{name}, which values does not declare",
+                               f"add {name}: ... under values"))
+    for name, v in values.items():
+        if name not in used:
+            out.append(Problem(f"{where}.values.{name}", f"Value provided in ExpressionAttributeValues unused in "
+                               f"expressions: keys: {{:{name}}}", f"use :{name} in the expression, or remove it"))
+        out += _filter_value_problems(v, f"{where}.values.{name}")
+    return out

@@ -40,7 +40,9 @@ def _index_writes(index_wcu: dict[str, int]) -> str:
 
 def _pages_html(result, max_pages: int, limit: int | None) -> str:
     """One row per call: the items, bytes and read units of its page, and why the next call was (not) made."""
-    rows = "".join(f"<tr><td>{i}</td><td>{p.count:,}</td><td>{p.bytes_read:,}</td><td>{p.rcu:g}</td>"
+    filtered = result.request.filter is not None          # Count (returned) beside ScannedCount (read, paid)
+    rows = "".join(f"<tr><td>{i}</td>{f'<td>{p.items:,}</td>' if filtered else ''}<td>{p.count:,}</td>"
+                   f"<td>{p.bytes_read:,}</td><td>{p.rcu:g}</td>"
                    f"<td>{'yes' if p.has_more else 'no'}</td></tr>" for i, p in enumerate(result.pages, 1))
     last = result.pages[-1] if result.pages else None
     n = len(result.pages)
@@ -50,7 +52,8 @@ def _pages_html(result, max_pages: int, limit: int | None) -> str:
     else:
         ends = f"Limit {limit} items or " if limit else ""
         why = f"{calls}: the read ended (no LastEvaluatedKey); a page ends at {ends}{PAGE_BYTES // 2**20} MB read"
-    return (f"<small>{html.escape(why)}</small><table><tr><th>call</th><th>items</th><th>bytes read</th>"
+    head = "<th>Count (returned)</th><th>ScannedCount (read)</th>" if filtered else "<th>items</th>"
+    return (f"<small>{html.escape(why)}</small><table><tr><th>call</th>{head}<th>bytes read</th>"
             f"<th>RCU</th><th>LastEvaluatedKey</th></tr>{rows}</table>")
 
 
