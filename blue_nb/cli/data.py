@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from blue_nb.cli.base import CliError, cli, data_option, echo_json, format_option, handles_errors
-from blue_nb.errors import ItemError
+from blue_nb.errors import ItemError, SourceError
 
 __all__ = ["lab", "load", "prepare", "profile", "sample", "size"]
 
@@ -31,6 +31,9 @@ def sample(spec_or_domain, scale, seed, out, progress, fmt):
     if spec_or_domain in SAMPLE_DOMAINS:
         counts = generate_sample(spec_or_domain, scale=scale, seed=seed, out_dir=out, progress=progress)
         domain = spec_or_domain
+    elif not Path(spec_or_domain).exists() and not Path(spec_or_domain).suffix:
+        raise SourceError(f"unknown sample domain {spec_or_domain!r}, and no spec file by that name", where="SPEC",
+                          hint=f"give a spec file, or a shipped domain: {', '.join(SAMPLE_DOMAINS)}")
     else:
         counts = sample_spec(spec_or_domain, scale=scale, seed=seed, out_dir=out, progress=progress)
         domain = None

@@ -79,8 +79,9 @@ class OutFolder:
         _write_json(self.path / JOURNAL, {"staging": self.staging.name, "tables": self._entries})
 
     def switch(self) -> None:
-        """Put every table's files in place (those whose load committed), then forget the journal."""
-        _settle(self.path, self.staging, self._entries)
+        """Put every table's files in place, then forget the journal: called by the import whose loads have all
+        committed (so their stores, still open in this process, are not asked again)."""
+        _settle(self.path, self.staging, self._entries, committed=True)
 
 
 @contextmanager
@@ -135,20 +136,22 @@ def recover_out(out: Path) -> list[str]:
     return notes
 
 
-def _settle(out: Path, staging: Path, entries: list[dict]) -> list[str]:
-    """Switch in each table whose load committed (or that had no load); drop the others; what was done."""
+def _settle(out: Path, staging: Path, entries: list[dict], committed: bool | None = None) -> list[str]:
+    """Switch in each table whose load committed (or that had no load); drop the others; what was done.
+    ``committed``: the loads' outcome when the caller knows it; else each commit store's journal says."""
     notes = []
     old = staging / "old"
     for entry in entries:
         names = _names(entry.get("names"))
         load_id, commit_store = entry.get("load_id"), entry.get("commit_store")
-        committed = True if load_id is None else journal.decide(commit_store, load_id)
-        if committed is None:
+        done = True if load_id is None else committed if committed is not None else journal.decide(commit_store,
+                                                                                                   load_id)
+        if done is None:
             raise SourceError("an interrupted import is still pending: its store "
                               f"{str(commit_store).partition(':')[2]} cannot be read to tell whether it committed",
                               where=str(out / JOURNAL), hint="close any program that holds that file open, then "
                                                              "import again")
-        if not committed:
+        if not done:
             notes.append(f"rolled back an interrupted import of {', '.join(names)}: its load had not committed; "
                          "the files are those of before it")
             continue
