@@ -49,7 +49,7 @@ _EXPORTS = {
     "sample_items": "app.workflows", "source_files": "app.workflows", "validate": "app.workflows",
     "spec_frame": "app.frames", "size_stats_frame": "app.frames", "short_names": "app.whatif", "size_whatif": "app.whatif",
     "heat_report": "app.reports",
-    "design_cost": "app.costs", "cost_whatif": "app.costs",
+    "design_cost": "app.costs", "cost_whatif": "app.costs", "read_waste": "pricing",
     "plan_migration": "app.migrate", "execute_migration": "app.migrate_run",
     "apply_spec": "app.roundtrip", "open_endpoint": "app.roundtrip", "close_endpoint": "app.roundtrip",
     "run_on_endpoint": "app.roundtrip", "import_data": "app.imports", "export_spec": "app.exports", "DisplayTable": "app.display", "export_all": "app.exports",

@@ -105,7 +105,7 @@ def test_heat_equals_the_models_per_key_units(bench):
     calls, effects, _ = modelled_calls(ctx)
     requests = expand_requests(calls)
     assert len(requests) == int(calls["k"].sum()) > REQUESTS * 0.8          # one row per modelled request
-    assert heat_seconds(load_spec(ctx["spec"]), REQUESTS) == 3              # 491 calls/s in the spec
+    assert heat_seconds(load_spec(ctx["spec"]), REQUESTS) == 2              # 511 calls/s in the spec: 2 s make 1,000
     naive = naive_timeline(requests, effects)
     product = pd.read_parquet(paths(ctx)["timeline"])
     assert len(naive) == len(product) > 0

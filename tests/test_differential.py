@@ -56,6 +56,11 @@ DYNALITE_MISSING_ITEM_FREE = "DYNALITE_MISSING_ITEM_FREE"
 DYNALITE_SCAN_CONSISTENT_HALF = "DYNALITE_SCAN_CONSISTENT_HALF"
 #: moto_server (the embedded endpoint) answers some valid paged GSI queries with an internal server error
 MOTO_SERVER_ERROR = "MOTO_SERVER_ERROR"
+#: moto_server's Scan of a sparse index counts its Limit over the table's items it walks, not over the index's
+#: entries, and walks them in an order of its own (Python's hash of the key values, which differs per process):
+#: a page can end short of the Limit with LastEvaluatedKey. The items, as a set, agree; DynamoDB and dynalite
+#: count the Limit over the index's entries
+MOTO_INDEX_SCAN_LIMIT = "MOTO_INDEX_SCAN_LIMIT"
 #: moto_server refuses a whole Scan or Query whose filter takes ``size()`` of an attribute one of the items
 #: read lacks ("Bad Filter Expression: Invalid attribute name t"); DynamoDB evaluates the condition false
 MOTO_SIZE_OF_MISSING = "MOTO_SIZE_OF_MISSING"
@@ -504,6 +509,11 @@ def on_embedded(r: dict, embedded, planned, local, note: Counter) -> None:
     diff, gap = first_difference(local, remote, names=("sqlite", "embedded"), emulator="moto")
     if diff and planned.request.fetch and "the attributes differ" in diff:
         note["embedded: " + MOTO_NO_LSI_FETCH] += 1     # the same items, keys and order; dynalite fetched them
+        return
+    if (diff and diff.startswith("pages:") and r["kind"] == "scan" and r["target"] != "table"
+            and any(p.last_evaluated_key is not None and p.count < (planned.request.limit or 0) for p in remote.pages)
+            and sorted(map(canonical, local.items)) == sorted(map(canonical, remote.items))):
+        note["embedded: " + MOTO_INDEX_SCAN_LIMIT] += 1   # dynalite's pages were compared page by page above
         return
     assert diff is None, (r, diff)
     for name, words in (("MOTO_NO_TRAILING_PAGE", MOTO_NO_TRAILING_PAGE), ("MOTO_PAGE_CUT", "moto cut a page"),

@@ -624,8 +624,8 @@ def test_partition_heat(jupyter_env, dialogue_dir):
         assert seen["status_after"] != seen["status_before"]
         key, value, hottest = seen["want"]
         assert seen["tip"].startswith(f"{key} · second") and f" · {value:,.0f} read units/s · " in seen["tip"]
-        assert f"{100 * value / 3000:.3g}% of the 3,000/s limit" in seen["tip"].replace(",", "") or \
-            f"{round(100 * value / 3000):,}% of the 3,000/s limit" in seen["tip"]
+        tip = seen["tip"].replace(",", "")
+        assert f"{100 * value / 3000:.3g}% of the 3000/s limit" in tip or f"{round(100 * value / 3000)}% of the 3000/s limit" in tip
         assert f"{hottest['rcu_per_s']:,.0f} RCU/s" in seen["status_after"]     # the status line: the same result
     with store:
         hot = report.rate_model.evaluate({"list_perspectives": hot_rate})
