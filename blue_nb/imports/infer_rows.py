@@ -33,12 +33,22 @@ from blue_nb.items import ItemBuilder
 from blue_nb.items.build import MAX_NESTING, loads_json
 from blue_nb.items.values import item_to_wire, number_text
 
-__all__ = ["RowLost", "RowMaker", "RowWriter", "encode_row"]
+__all__ = ["RowLost", "RowMaker", "RowWriter", "checked_value", "encode_row"]
 
 
 class RowLost(ValueError):
     """An item the rows of an entity cannot carry (a JSON row cannot hold its value, or the row does not
     rebuild it); the message says why, and is what the import counts the item under."""
+
+
+def checked_value(attr: str, value: Any, declared: str | None, undeclared: str) -> Any:
+    """``value`` of attribute ``attr`` if a row may carry it under its ``declared`` type; else :class:`RowLost`
+    (``undeclared`` says why an attribute is not declared)."""
+    if declared is None:
+        raise RowLost(f"attribute {attr[:40]!r} is not declared ({undeclared})")
+    if declared != type_tag(value):
+        raise RowLost(f"attribute {attr[:40]!r} has another type than declared")
+    return value
 
 
 def encode_row(row: dict[str, Any]) -> str:
@@ -136,12 +146,7 @@ class RowMaker:
         for attr, v in item.items():
             if attr in plan.shapes or attr in self.table_keys:
                 continue
-            declared = plan.attributes.get(attr)
-            if declared is None:
-                raise RowLost(f"attribute {attr[:40]!r} is not declared (its name cannot be, or too many attributes)")
-            if declared != type_tag(v):
-                raise RowLost(f"attribute {attr[:40]!r} has another type than declared")
-            row[attr] = v
+            row[attr] = checked_value(attr, v, plan.attributes.get(attr), "its name cannot be, or too many attributes")
         text = encode_row(row)
         try:
             parsed = loads_json(text, plan.name, ints=int, max_depth=MAX_NESTING + 1)

@@ -16,8 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from blue_nb.errors import BlueNbError
-from blue_nb.imports.infer import type_tag
-from blue_nb.imports.infer_rows import RowLost, encode_row
+from blue_nb.imports.infer_rows import RowLost, checked_value, encode_row
 from blue_nb.items import ItemBuilder
 from blue_nb.items.build import MAX_NESTING, loads_json
 from blue_nb.items.values import item_to_wire, number_text
@@ -63,12 +62,7 @@ class SpecRows:
         for attr, value in item.items():
             if attr in e.key:
                 continue
-            declared = e.attributes.get(attr)
-            if declared is None:
-                raise RowLost(f"attribute {attr[:40]!r} is not declared for the entity")
-            if declared != type_tag(value):
-                raise RowLost(f"attribute {attr[:40]!r} has another type than declared")
-            row[attr] = value
+            row[attr] = checked_value(attr, value, e.attributes.get(attr), "for the entity")
         for attr, template in e.templates.items():
             if attr not in item:
                 continue

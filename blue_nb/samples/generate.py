@@ -18,15 +18,12 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Callable
-
-from tqdm.auto import tqdm
 
 from blue_nb.errors import SourceError
 from blue_nb.samples.dialogue import generate_dialogue
 from blue_nb.samples.document import generate_document
 from blue_nb.samples.spec_sample import check_scale_and_seed
-from blue_nb.samples.writers import SourceFiles
+from blue_nb.samples.writers import SourceFiles, row_ticks
 
 GENERATORS = {"dialogue": generate_dialogue, "document": generate_document}
 
@@ -50,8 +47,6 @@ SAMPLE_SOURCES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
     },
 }
 
-Tick = Callable[[int], None]
-
 
 def generate_sample(domain: str, *, scale: int, seed: int, out_dir: str | Path,
                     progress: bool = False) -> dict[str, int]:
@@ -62,16 +57,6 @@ def generate_sample(domain: str, *, scale: int, seed: int, out_dir: str | Path,
     check_scale_and_seed(scale, seed)
     gen = GENERATORS[domain]
     rng = random.Random(seed)
-    bar = tqdm(total=scale, desc=f"sample {domain}", unit="row") if progress else None
-    tick: Tick = bar.update if bar is not None else _no_tick
-    try:
-        with SourceFiles(out_dir, SAMPLE_SOURCES[domain]) as files:
-            gen(rng, scale, files, tick)
-    finally:
-        if bar is not None:
-            bar.close()
+    with row_ticks(scale, f"sample {domain}", progress) as tick, SourceFiles(out_dir, SAMPLE_SOURCES[domain]) as files:
+        gen(rng, scale, files, tick)
     return files.counts
-
-
-def _no_tick(n: int) -> None:
-    pass

@@ -23,12 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from tqdm.auto import tqdm
-
 from blue_nb.errors import SourceError, SpecError
 from blue_nb.samples.draws import (Distribution, FieldDraw, TextSource, compile_distribution, compile_field,
                                    looks_like_time)
-from blue_nb.samples.writers import SourceFiles
+from blue_nb.samples.writers import SourceFiles, row_ticks
 from blue_nb.spec import Placeholder, Spec, load_spec
 
 __all__ = ["DEFAULT_PER_PARENT", "EntityPlan", "SamplePlan", "check_scale_and_seed", "plan_sample", "sample_spec"]
@@ -338,18 +336,10 @@ def sample_spec(spec: Spec | str | Path, *, scale: int, seed: int, out_dir: str 
     rng = random.Random(seed)
     compile_draws(rng)
     expected = round(sum(plan.counts[p.name] * p.subtree_mean() for p in plan.roots))
-    bar = tqdm(total=expected, desc=desc or f"sample {spec.domain}", unit="row") if progress else None
-    try:
-        with SourceFiles(out_dir, plan.sources) as files:
-            writer = _Writer(rng, files, bar.update if bar is not None else _no_tick, list(plan.entities.values()))
-            for p in plan.roots:
-                writer.rows(p, plan.counts[p.name], None)
-            writer.flush()
-    finally:
-        if bar is not None:
-            bar.close()
+    with row_ticks(expected, desc or f"sample {spec.domain}", progress) as tick, \
+            SourceFiles(out_dir, plan.sources) as files:
+        writer = _Writer(rng, files, tick, list(plan.entities.values()))
+        for p in plan.roots:
+            writer.rows(p, plan.counts[p.name], None)
+        writer.flush()
     return files.counts
-
-
-def _no_tick(n: int) -> None:
-    pass

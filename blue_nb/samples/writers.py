@@ -15,12 +15,15 @@ import base64
 import csv
 import json
 import os
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+
+from tqdm.auto import tqdm
 
 from blue_nb.errors import SourceError
 
-__all__ = ["FORMATS", "SourceFiles", "jsonl_default", "needs_jsonl"]
+__all__ = ["FORMATS", "SourceFiles", "jsonl_default", "needs_jsonl", "row_ticks"]
 
 FORMATS = ("csv", "jsonl")
 _NESTED = (list, tuple, dict, set, frozenset, bytes, bytearray, memoryview)
@@ -121,6 +124,18 @@ class _Sink:
             self.tmp.unlink()
         except FileNotFoundError:
             pass
+
+
+@contextmanager
+def row_ticks(total: int, desc: str, progress: bool) -> Iterator[Callable[[int], Any]]:
+    """A progress bar of ``total`` rows while the block runs (none without ``progress``): the callable that
+    counts ``n`` rows written."""
+    bar = tqdm(total=total, desc=desc, unit="row") if progress else None
+    try:
+        yield bar.update if bar is not None else (lambda n: None)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 class SourceFiles:

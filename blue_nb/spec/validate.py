@@ -232,8 +232,14 @@ def _expression_problems(f: dict, where: str, kind: str) -> tuple[object, list[P
                               f"(after {text[max(0, e.at - 30):e.at]!r})",
                               "write DynamoDB's condition syntax: names bare (status, a.b[0]), values :name, "
                               "AND OR NOT, = <> < <= > >=, BETWEEN, IN, and the functions")]
-    values = f.get("values") or {}
-    used = condition_values(tree)
+    out += _expression_value_problems(f.get("values") or {}, condition_values(tree), where)
+    return tree, out
+
+
+def _expression_value_problems(values: dict, used, where: str) -> list[Problem]:
+    """The ``:values`` an expression uses against those ``values`` declares: each used one declared, each
+    declared one used (DynamoDB's words for an unused one), and each value's own problems."""
+    out = []
     for name in used:
         if name not in values:
             out.append(Problem(f"{where}.values", f"the expression uses :{name}, which values does not declare",
@@ -243,7 +249,7 @@ def _expression_problems(f: dict, where: str, kind: str) -> tuple[object, list[P
             out.append(Problem(f"{where}.values.{name}", f"Value provided in ExpressionAttributeValues unused in "
                                f"expressions: keys: {{:{name}}}", f"use :{name} in the expression, or remove it"))
         out += _filter_value_problems(v, f"{where}.values.{name}")
-    return tree, out
+    return out
 
 
 def _filter_problems(p: dict, where: str, table: dict, index: dict | None) -> list[Problem]:
@@ -362,15 +368,4 @@ def _update_problems(p: dict, where: str, table: dict) -> list[Problem]:
         if a.path.name in keys:
             out.append(Problem(f"{where}.expression", f"Cannot update attribute {a.path.name}. This attribute is "
                                "part of the key", "a key is the item's identity: write a new item instead"))
-    values = u.get("values") or {}
-    used = update_values(actions)
-    for name in used:
-        if name not in values:
-            out.append(Problem(f"{where}.values", f"the expression uses :{name}, which values does not declare",
-                               f"add {name}: ... under values"))
-    for name, v in values.items():
-        if name not in used:
-            out.append(Problem(f"{where}.values.{name}", f"Value provided in ExpressionAttributeValues unused in "
-                               f"expressions: keys: {{:{name}}}", f"use :{name} in the expression, or remove it"))
-        out += _filter_value_problems(v, f"{where}.values.{name}")
-    return out
+    return out + _expression_value_problems(u.get("values") or {}, update_values(actions), where)
