@@ -115,7 +115,7 @@ def probe_finding(ctx: Context, probe, count: int = 0, evidence: Iterable[str] =
                 if ends_open else "give the entities distinct TYPE prefixes, or list both in the patterns that "
                 "read this prefix if they are one item collection")
         severity = None if ends_open else "warning"
-    seen = f"; {count:,} such items in the data" if count else ""
+    seen = f"; {count:,} such item{'s' if count != 1 else ''} in the data" if count else ""
     return PREFIX.finding(probe.where, f"{probe.owner} also matches {targets} keys ({examples}){seen}",
                           hint=hint, severity=severity, evidence=evidence)
 
