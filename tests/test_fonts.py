@@ -29,9 +29,11 @@ def fresh():
 
 
 def cjk_face():
+    """The face a chain takes for 東京: of those covering it, sans before serif, proportional before mono, a
+    Japanese face first (the order of the installed fonts alone changes when a font is added, as an emoji font)."""
     faces = [f for f in fonts.installed_faces() if {ord("東"), ord("京")} <= f.covers([ord("東"), ord("京")])]
     assert faces, "no installed font covers 東: install fonts-noto-cjk (Debian/Ubuntu)"
-    return faces[0]
+    return min(faces, key=lambda f: ("Serif" in f.family, "Mono" in f.family, "JP" not in f.family.split()))
 
 
 def drawn_with(text: Text) -> dict[str, str]:
