@@ -31,11 +31,12 @@ def document_spec():
 
 @pytest.fixture(scope="session")
 def dialogue_data(tmp_path_factory) -> Path:
-    """A small dialogue sample, generated once for the session."""
+    """A small dialogue sample, generated once for the session: big enough (4000) for the spec's first draws,
+    the deliberate outliers (nvidia-dec with ~1,400 perspectives and 120 tensions), which a smaller sample leaves out."""
     from blue_nb.samples import generate_sample
 
     out = tmp_path_factory.mktemp("dialogue")
-    generate_sample("dialogue", scale=1500, seed=3, out_dir=out)
+    generate_sample("dialogue", scale=4000, seed=3, out_dir=out)
     return out
 
 

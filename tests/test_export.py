@@ -339,16 +339,16 @@ def test_with_data_the_items_are_checked_the_model_gets_samples_and_the_template
     result = export_spec(ROOT / "data/specs/dialogue_v2.yaml", "workbench", data_dir=dialogue_data, now=NOW,
                          out=tmp_path / "m.json")
     rows = {e: count_rows(p) for e, p in source_files(spec_of("dialogue_v2"), dialogue_data).items()}
-    assert sum(rows.values()) == result.findings.items_checked == 1500
-    assert result.sample_items == result.total_items == 1500 and result.summary().endswith("; 1,500 items")
+    assert sum(rows.values()) == result.findings.items_checked == 3245
+    assert result.sample_items == result.total_items == 3245 and result.summary().endswith("; 3,245 items")
     model = json.loads((tmp_path / "m.json").read_text())
-    assert sum(len(f["TableData"]) for f in model["DataModel"][0]["TableFacets"]) == 1500      # nothing left out
+    assert sum(len(f["TableData"]) for f in model["DataModel"][0]["TableFacets"]) == 3245      # nothing left out
     sampled = export_spec(ROOT / "data/specs/dialogue_v2.yaml", "workbench", data_dir=dialogue_data, now=NOW,
                           sample=SAMPLE_ITEMS)
     assert sampled.sample_items == sum(min(n, SAMPLE_ITEMS) for n in rows.values()) < 25 * len(rows)
-    assert sampled.summary().endswith(f"; {sampled.sample_items:,} of 1,500 items (a sample)")
+    assert sampled.summary().endswith(f"; {sampled.sample_items:,} of 3,245 items (a sample)")
     stamp = json.loads((tmp_path / "m.json").read_text())["BlueNb"]["stamp"]
-    assert stamp["items_checked"] == 1500 and stamp["findings"] == result.findings.counts
+    assert stamp["items_checked"] == 3245 and stamp["findings"] == result.findings.counts
     spec_path = tmp_path / "provisioned.yaml"
     spec_path.write_text(dumps_spec(provisioned(spec_of("dialogue_v2"), 1, 1)), encoding="utf-8")
     result = export_spec(spec_path, "cloudformation", data_dir=dialogue_data, now=NOW, out=tmp_path / "t.yaml")

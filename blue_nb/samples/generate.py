@@ -1,51 +1,29 @@
-"""Deterministic, realistic relational sample rows for the ADR 0018 example domains.
+"""The shipped domains' samples, drawn by the spec engine from their specs' ``generate:`` sections.
 
-``generate_sample("dialogue", scale=5000, seed=7, out_dir="data/sample/dialogue")`` writes one
-file per source table (see :data:`SAMPLE_SOURCES`) and returns the rows written per source.
-``scale`` is the approximate total number of rows over all sources; the same
-``(domain, scale, seed)`` always gives byte-identical files. Rows are generated and written one
-collection (a dialogue, a realm) at a time, so memory stays bounded at any scale.
+``generate_sample("dialogue", scale=5000, seed=7, out_dir="data/sample/dialogue")`` is
+``sample_spec("data/specs/dialogue.yaml", ...)`` (see :data:`SAMPLE_SPECS`): it writes one file per
+entity source and returns the rows written per source. ``scale`` is the approximate total number of
+rows over all sources; the same ``(domain, scale, seed)`` always gives byte-identical files, and
+memory stays flat at any scale.
 
-The data is skewed like real use: Zipf-sized collections (a few dialogues with thousands of
-perspectives, most with dozens; a few realms with most documents), timestamps spread over the
-six months before 2026-06-01 UTC, mixed Unicode text, prefix-colliding names (``ann``/``anna``,
-``T10``/``T100``), more than nine rounds, and documents near and over DynamoDB's 400 KB limit.
-
-What both domain generators share (the text pools and size planning) is in :mod:`.text`.
+The data is skewed like real use, as the ``generate:`` sections declare it: a few big dialogues
+(the first, ``nvidia-dec``, the ADR's example) and Zipf-sized rest, more than nine rounds, tension
+ids past ``T100``, non-ASCII ids and mixed Unicode text, the ``ann``/``anna`` prefix pair; realms of
+Zipf-skewed sizes and document bodies near and over DynamoDB's 400 KB limit.
 """
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 from blue_nb.errors import SourceError
-from blue_nb.samples.dialogue import generate_dialogue
-from blue_nb.samples.document import generate_document
-from blue_nb.samples.spec_sample import check_scale_and_seed
-from blue_nb.samples.writers import SourceFiles, row_ticks
+from blue_nb.samples.spec_sample import sample_spec
 
-GENERATORS = {"dialogue": generate_dialogue, "document": generate_document}
-
-__all__ = ["GENERATORS", "SAMPLE_DOMAINS", "SAMPLE_SOURCES", "generate_sample"]
+__all__ = ["SAMPLE_DOMAINS", "SAMPLE_SPECS", "generate_sample"]
 
 SAMPLE_DOMAINS = ("dialogue", "document")
-
-# source name -> (file format, columns); the column names are the contract of the specs' key templates
-SAMPLE_SOURCES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
-    "dialogue": {
-        "dialogues": ("csv", ("dialogue_id", "title", "status", "created_at")),
-        "experts": ("csv", ("dialogue_id", "expert", "role", "tier", "score")),
-        "perspectives": ("csv", ("dialogue_id", "round", "expert", "seq", "label", "content", "status")),
-        "tensions": ("csv", ("dialogue_id", "tension_id", "description", "status")),
-        "tension_events": ("csv", ("dialogue_id", "tension_id", "ts", "event_type", "actor", "reason")),
-    },
-    "document": {
-        "realms": ("csv", ("realm_id", "name", "path")),
-        "documents": ("jsonl", ("realm_id", "doc_type", "doc_number", "title", "status", "content", "tags")),
-        "links": ("csv", ("realm_id", "from_doc", "to_doc", "link_type")),
-    },
-}
+#: domain -> its shipped spec (in the project folder), whose generate: section draws the sample
+SAMPLE_SPECS = {d: Path(__file__).resolve().parents[2] / "data" / "specs" / f"{d}.yaml" for d in SAMPLE_DOMAINS}
 
 
 def generate_sample(domain: str, *, scale: int, seed: int, out_dir: str | Path,
@@ -53,10 +31,10 @@ def generate_sample(domain: str, *, scale: int, seed: int, out_dir: str | Path,
     """Write the sample source files of ``domain`` into ``out_dir``; return rows per source."""
     if domain not in SAMPLE_DOMAINS:
         raise SourceError(f"unknown sample domain {domain!r}", where="domain",
-                          hint=f"use one of: {', '.join(SAMPLE_DOMAINS)}")
-    check_scale_and_seed(scale, seed)
-    gen = GENERATORS[domain]
-    rng = random.Random(seed)
-    with row_ticks(scale, f"sample {domain}", progress) as tick, SourceFiles(out_dir, SAMPLE_SOURCES[domain]) as files:
-        gen(rng, scale, files, tick)
-    return files.counts
+                          hint=f"use one of: {', '.join(SAMPLE_DOMAINS)}, or give a spec file")
+    spec = SAMPLE_SPECS[domain]
+    if not spec.is_file():
+        raise SourceError(f"the {domain} domain's spec {spec} is missing, so its sample cannot be drawn",
+                          where="domain", hint="run from a checkout of blue_nb (pip install -e .), "
+                          "or give a spec file: blue-nb sample SPEC")
+    return sample_spec(spec, scale=scale, seed=seed, out_dir=out_dir, progress=progress, desc=f"sample {domain}")

@@ -1,63 +1,15 @@
-"""What both sample generators share: the fixed clock, collection size planning (Zipf), and the
-pools of mixed-Unicode text the rows are written from."""
+"""What the sample draws share: the fixed clock and the pool of mixed-Unicode sentences that text
+values are cut from."""
 
 from __future__ import annotations
 
-import math
 import random
 from datetime import datetime, timezone
 
-__all__ = ["DAY", "END_TS", "TextPool", "iso_utc", "plan_sizes", "zipf_alloc"]
+__all__ = ["DAY", "END_TS", "TextPool", "iso_utc"]
 
 END_TS = int(datetime(2026, 6, 1, tzinfo=timezone.utc).timestamp())  # fixed "now": never the clock
 DAY = 86_400
-
-
-# ---------------------------------------------------------------------------------- planning
-
-def plan_sizes(rng: random.Random, total: int, *, head: float, cap: int, a: float,
-               tail_median: float, tail_sigma: float) -> list[int]:
-    """Collection sizes (rank order) summing to ``total``: a Zipf head over a log-normal tail.
-
-    Rank ``i`` gets ``max(S1 / i**a, tail draw)`` with ``S1 = min(cap, head * total)``; rank 1 is
-    exactly ``S1`` so the biggest collection is the same for every seed.
-    """
-    sizes: list[int] = []
-    first = max(1, min(cap, int(head * total)))
-    acc, i = 0, 1
-    while acc < total:
-        zipf = first / i ** a * (1.0 if i == 1 else rng.uniform(0.85, 1.15))
-        tail = tail_median * rng.lognormvariate(0.0, tail_sigma)
-        size = max(1, min(cap, int(max(zipf, tail)), total - acc))
-        sizes.append(size)
-        acc += size
-        i += 1
-    return sizes
-
-
-def zipf_alloc(rng: random.Random, total: int, n: int, *, a: float, cap: int) -> list[int]:
-    """Split ``total`` over ``n`` collections by jittered Zipf weights, none above ``cap``."""
-    n = max(n, 1, math.ceil(total / cap))
-    weights = [rng.uniform(0.8, 1.25) / (i + 1) ** a for i in range(n)]
-    alloc = [0.0] * n
-    free, rem = list(range(n)), float(total)
-    while free:
-        wsum = sum(weights[i] for i in free)
-        over = [i for i in free if rem * weights[i] / wsum > cap]
-        if not over:
-            for i in free:
-                alloc[i] = rem * weights[i] / wsum
-            break
-        for i in over:
-            alloc[i] = float(cap)
-            rem -= cap
-        capped = set(over)
-        free = [i for i in free if i not in capped]
-    sizes = [int(x) for x in alloc]
-    short = total - sum(sizes)
-    for i in sorted(range(n), key=lambda j: (sizes[j] - alloc[j], j))[:max(0, short)]:
-        sizes[i] += 1
-    return sizes
 
 
 def iso_utc(ts: int) -> str:
@@ -103,10 +55,6 @@ _TEMPLATES = (
     "Counterpoint: to {verb} the {noun} costs ${num}k per month.", "Agree with the {noun} plan, with one caveat.",
     "Let's {verb} the {noun} — {pct}% of users never touch it.", "Blocking on the {noun} review ({when}).",
 )
-_SHORT = ("+1", "Agreed 👍", "Disagree.", "See round 2.", "Same concern as 🍰 muffin.", "Noted — défini.",
-          "賛成です。", "Needs data.", "Blocking ⛔", "LGTM ✅", "Can we defer this?", "Retracting my earlier point.")
-
-
 class TextPool:
     """Pre-generated sentences and labels (drawn from ``rng``) to build text fast."""
 
@@ -114,7 +62,6 @@ class TextPool:
         self.rng = rng
         self.sentences = [self._sentence() for _ in range(n_sentences)] + list(_FIXED_SENTENCES) * 12
         self.labels = [self._label() for _ in range(n_labels)]
-        self.short = _SHORT
 
     def _sentence(self) -> str:
         rng = self.rng
@@ -138,28 +85,3 @@ class TextPool:
         if rng.random() < 0.06:
             text += " — " + rng.choice(_CJK)
         return text
-
-    def words(self, k: int) -> str:
-        return " ".join(self.rng.choices(_VOCAB, k=k))
-
-    def sentence(self) -> str:
-        return self.rng.choice(self.sentences)
-
-    def label(self) -> str:
-        return self.rng.choice(self.labels)
-
-    def paragraph(self, lo: int, hi: int) -> str:
-        rng = self.rng
-        return " ".join(rng.choices(self.sentences, k=rng.randint(lo, hi)))
-
-    def content(self) -> str:
-        """A perspective body: tens of bytes to a few KB, log-normal in sentence count."""
-        rng = self.rng
-        if rng.random() < 0.07:
-            return rng.choice(self.short)
-        k = min(48, int(rng.lognormvariate(1.0, 0.85)) + 1)
-        parts = rng.choices(self.sentences, k=k)
-        if k >= 6 and rng.random() < 0.6:
-            mid = k // 2
-            return " ".join(parts[:mid]) + "\n\n" + " ".join(parts[mid:])
-        return " ".join(parts)
