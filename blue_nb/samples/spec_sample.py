@@ -77,10 +77,6 @@ class SamplePlan:
         return {e.source: (e.fmt, e.columns) for e in self.entities.values()}
 
 
-def _where(spec: Spec, path: str) -> str:
-    return f"{spec.source_path} {path}" if spec.source_path and spec.source_path != "<spec>" else path
-
-
 def _key_columns(spec: Spec, entity) -> tuple[str, ...]:
     names: dict[str, None] = {}
     for attr in (spec.table.partition_key, spec.table.sort_key):
@@ -122,12 +118,12 @@ def _parent_of(spec: Spec, name: str, keys: dict[str, tuple[str, ...]], gen: dic
     path = f"generate.entities.{name}.parent"
     if declared is not None:
         if declared not in spec.entities:
-            raise SpecError(f"parent {declared!r} is not an entity", where=_where(spec, path),
+            raise SpecError(f"parent {declared!r} is not an entity", where=spec.where(path),
                             hint="known entities: " + ", ".join(spec.entities))
         if not set(keys[declared]) <= set(keys[name]) or declared == name:
             raise SpecError(f"{name}'s key does not hold {declared}'s key columns "
                             f"({', '.join(keys[declared])}), so a {name} cannot name its {declared}",
-                            where=_where(spec, path), hint="name an entity whose key columns the child's key repeats")
+                            where=spec.where(path), hint="name an entity whose key columns the child's key repeats")
         return declared
     own = set(keys[name])
     best = [o for o in spec.entities if o != name and set(keys[o]) < own]
@@ -143,14 +139,14 @@ def plan_sample(spec: Spec, scale: int) -> tuple[SamplePlan, Callable[[random.Ra
     for name in gen:
         if name not in spec.entities:
             raise SpecError(f"generate names entity {name!r}, which the spec does not declare",
-                            where=_where(spec, f"generate.entities.{name}"),
+                            where=spec.where(f"generate.entities.{name}"),
                             hint="known entities: " + ", ".join(spec.entities))
     sources: dict[str, str] = {}
     for name, e in spec.entities.items():
         src = e.source or name
         if src in sources:
             raise SpecError(f"entities {sources[src]} and {name} read the same source {src!r}: blue-nb sample "
-                            "writes one file per entity", where=_where(spec, f"entities.{name}.source"),
+                            "writes one file per entity", where=spec.where(f"entities.{name}.source"),
                             hint="give each entity its own source to generate sample rows")
         sources[src] = name
     keys = {n: _key_columns(spec, e) for n, e in spec.entities.items()}
@@ -163,20 +159,20 @@ def plan_sample(spec: Spec, scale: int) -> tuple[SamplePlan, Callable[[random.Ra
         for col in g.get("fields") or {}:
             if col not in columns:
                 raise SpecError(f"{name} has no column {col!r} (not in its key templates or attributes)",
-                                where=_where(spec, f"{path}.fields.{col}"),
+                                where=spec.where(f"{path}.fields.{col}"),
                                 hint="columns: " + ", ".join(columns))
         if parent is None and "per_parent" in g:
-            raise SpecError(f"{name} has no parent, so per_parent cannot apply", where=_where(spec, f"{path}.per_parent"),
+            raise SpecError(f"{name} has no parent, so per_parent cannot apply", where=spec.where(f"{path}.per_parent"),
                             hint="give count (a total), or name a parent")
         if parent is not None and "count" in g:
             raise SpecError(f"{name} is drawn per {parent} item, so a total count cannot apply",
-                            where=_where(spec, f"{path}.count"), hint="give per_parent instead")
+                            where=spec.where(f"{path}.count"), hint="give per_parent instead")
         per_parent = None
         if parent is not None:
             try:
                 per_parent = compile_distribution(g.get("per_parent", DEFAULT_PER_PARENT), f"{path}.per_parent")
             except SpecError as err:
-                raise SpecError(err.msg, where=_where(spec, err.where), hint=err.hint) from None
+                raise SpecError(err.msg, where=spec.where(err.where), hint=err.hint) from None
         inherited = tuple(c for c in keys[name] if parent and c in keys[parent])
         fmt = "csv" if all(t in _SCALAR_TYPES for t in e.attributes.values()) else "jsonl"
         plans[name] = EntityPlan(name=name, source=e.source or name, columns=columns, key_columns=keys[name],
@@ -190,7 +186,7 @@ def plan_sample(spec: Spec, scale: int) -> tuple[SamplePlan, Callable[[random.Ra
         low = p.per_parent.low if p.per_parent else 0
         if low > scale:
             raise SpecError(f"each {p.parent} item gets at least {low:g} {p.name} items, more than the scale "
-                            f"({scale:,} rows in all)", where=_where(spec, f"generate.entities.{p.name}.per_parent"),
+                            f"({scale:,} rows in all)", where=spec.where(f"generate.entities.{p.name}.per_parent"),
                             hint="lower per_parent, or raise --scale")
     counted = sum(p.count * p.subtree_mean() for p in roots if p.count is not None)
     free = [p for p in roots if p.count is None]
@@ -240,7 +236,7 @@ def plan_sample(spec: Spec, scale: int) -> tuple[SamplePlan, Callable[[random.Ra
                                                  path=f"generate.entities.{name}.fields.{col}", text=text,
                                                  refs=refs)
                 except SpecError as err:
-                    raise SpecError(err.msg, where=_where(spec, err.where), hint=err.hint) from None
+                    raise SpecError(err.msg, where=spec.where(err.where), hint=err.hint) from None
     compile_draws(random.Random(0))          # refuse a bad declaration before any file is opened
     return SamplePlan(roots=roots, counts=counts, entities=plans), compile_draws
 

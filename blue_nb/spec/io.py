@@ -10,7 +10,7 @@ import yaml
 
 from blue_nb.errors import Problem, SpecError
 from blue_nb.spec.model import (RULE_PROFILES, SK_OPERATORS, AccessPattern, Entity, Filter, Index, Join, KeyCondition,
-                                Spec, Table)
+                                Spec, Table, line_of)
 from blue_nb.spec.schema import structure_problems
 from blue_nb.spec.validate import semantic_problems
 
@@ -170,22 +170,10 @@ def _walk(node: Any, path: str = "", out: dict[str, int] | None = None,
     return out, problems
 
 
-def _line_of(path: str, lines: dict[str, int]) -> int | None:
-    """The line of a spec path, or of its nearest ancestor that the file has (the top level's for "")."""
-    if not path:
-        return lines.get("")
-    while path:
-        if path in lines:
-            return lines[path]
-        cut = max(path.rfind("."), path.rfind("["))
-        path = path[:cut] if cut > 0 else ""
-    return None
-
-
 def _locate(problems: list[Problem], source: str, lines: dict[str, int]) -> list[Problem]:
     located = []
     for p in problems:
-        line = _line_of(p.where, lines)
+        line = line_of(p.where, lines)
         where = " ".join(w for w in (f"{source}:{line}" if line else source, p.where) if w)
         located.append(Problem(where, p.message, p.hint))
     return located
@@ -207,6 +195,7 @@ def spec_from_dict(data: Any, source: str = "<spec>", lines: dict[str, int] | No
                         hint="see spec-format.md; the JSON Schema blue_nb/spec/spec.schema.json checks files in editors")
     spec = _build(data)
     spec.source_path = source
+    spec.source_lines = dict(lines or {})
     return spec
 
 

@@ -18,7 +18,7 @@ from blue_nb.spec.templates import KeyTemplate
 __all__ = [
     "READ_OPERATIONS", "WRITE_OPERATIONS", "OPERATIONS", "SK_OPERATORS", "ATTRIBUTE_TYPES", "KEY_TYPES", "RULE_PROFILES",
     "MAX_CAPACITY_UNITS", "MAX_RATE", "SELECTS", "Index", "Table", "Entity", "KeyCondition", "Filter", "Join",
-    "AccessPattern", "Spec",
+    "AccessPattern", "Spec", "line_of",
 ]
 
 READ_OPERATIONS = ("get_item", "query", "scan")
@@ -259,6 +259,18 @@ class AccessPattern:
                                   "return_values_on_condition_check_failure": "NONE"})
 
 
+def line_of(path: str, lines: dict[str, int]) -> int | None:
+    """The line of a spec path, or of its nearest ancestor that the file has (the top level's for "")."""
+    if not path:
+        return lines.get("")
+    while path:
+        if path in lines:
+            return lines[path]
+        cut = max(path.rfind("."), path.rfind("["))
+        path = path[:cut] if cut > 0 else ""
+    return None
+
+
 @dataclass
 class Spec:
     """A domain's whole design, as one spec file states it: the table, the entities, the access
@@ -276,6 +288,8 @@ class Spec:
     # how blue-nb sample draws this design's rows (spec-format.md, "generate"); empty: the defaults
     generate: dict[str, Any] = field(default_factory=dict)
     source_path: str | None = field(default=None, compare=False, repr=False)
+    # spec path -> its 1-based line in the file source_path names, as read (empty when not read from a file)
+    source_lines: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     # the validation stamp of an exported spec file (blue_nb.export), as read: kept for checking the file's hash,
     # never part of equality, and not written back by to_dict (a re-saved spec is no longer that export)
     stamp: dict[str, Any] | None = field(default=None, compare=False, repr=False)
@@ -318,8 +332,17 @@ class Spec:
         return spec_html(self)
 
     def with_changes(self, **changes: Any) -> "Spec":
-        """A copy with fields replaced (the model is mutable, but notebooks prefer copies)."""
-        return replace(self, **changes)
+        """A copy with fields replaced (the model is mutable, but notebooks prefer copies). A changed copy
+        keeps no line numbers: the file no longer states it."""
+        return replace(self, **changes, **({} if not changes or "source_lines" in changes else {"source_lines": {}}))
+
+    def where(self, path: str) -> str:
+        """Where a spec path is, for an error: ``file:line path`` when read from a file (the line of the
+        path, or of its nearest ancestor the file has), ``file path`` without lines, the bare path else."""
+        if not self.source_path or self.source_path == "<spec>":
+            return path
+        line = line_of(path, self.source_lines)
+        return " ".join(w for w in (f"{self.source_path}:{line}" if line else self.source_path, path) if w)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"spec_version": self.spec_version, "domain": self.domain}
