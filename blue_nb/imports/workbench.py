@@ -107,6 +107,7 @@ def loads_workbench(text: str, source: str = "<workbench>", *, domain: str | Non
     elif version not in KNOWN_VERSIONS:
         notes.append(f"format version {version!r} is not one of {', '.join(KNOWN_VERSIONS)}: read as 3.0")
     extra: dict[str, Any] = {}
+    plain: Any = None
     if any(k not in KNOWN_KEYS for k in data) or any(isinstance(t, dict) and any(k not in TABLE_KEYS for k in t)
                                                      for t in data["DataModel"]):
         plain = json.loads(text)                                    # read again: numbers as JSON has them
@@ -118,7 +119,9 @@ def loads_workbench(text: str, source: str = "<workbench>", *, domain: str | Non
             if unknown:
                 extra[f"DataModel[{i}]"] = unknown
                 notes.append(f"unknown keys of the table {t.get('TableName')!r} kept as read: {', '.join(unknown)}")
-    embedded, why = _embedded_spec(data.get(BLUE_NB_KEY), source)
+    if BLUE_NB_KEY in data and plain is None:   # the spec's numbers as JSON has them (parse_model reads Decimals)
+        plain = json.loads(text)
+    embedded, why = _embedded_spec(plain[BLUE_NB_KEY] if BLUE_NB_KEY in data else None, source)
     if why:
         notes.append(why)
     parsed = [_table(t, f"DataModel[{i}]", source) for i, t in enumerate(data["DataModel"])]
