@@ -30,6 +30,7 @@ import pandas as pd
 
 from blue_nb.heat.costs import CostTables, read_factor
 from blue_nb.heat.model import PARTITION_COLUMNS, TIMELINE_COLUMNS, HeatModel
+from blue_nb.heat.rankings import LOAD_DECIMALS
 from blue_nb.heat.seconds import FEW_CALLS, MANY_CANDIDATES, MAX_DRAWS
 from blue_nb.layout import TableLayout
 from blue_nb.sizing import PAGE_BYTES, PARTITION_RCU, PARTITION_WCU, READ_UNIT_BYTES, WRITE_UNIT_BYTES
@@ -249,7 +250,7 @@ def sql_partitions(model: HeatModel) -> pd.DataFrame:
     sql = f"""
         WITH s AS ({' UNION ALL '.join(sizes)}),
              l AS (SELECT idx, pk, sum(rcu) AS rcu, sum(wcu) AS wcu,
-                          string_agg(name, ', ' ORDER BY 3 * wcu + rcu DESC, name) AS patterns
+                          string_agg(name, ', ' ORDER BY round(3 * wcu + rcu, {LOAD_DECIMALS}) DESC, name) AS patterns
                    FROM {by_pattern} WHERE rcu > 0 OR wcu > 0 GROUP BY idx, pk)
         SELECT coalesce(s.idx, l.idx), coalesce(s.pk, l.pk), coalesce(s.items, 0), coalesce(s.bytes, 0),
                coalesce(l.rcu, 0), coalesce(l.wcu, 0), coalesce(3 * l.wcu + l.rcu, 0), coalesce(l.patterns, '')
@@ -355,7 +356,7 @@ def sorted_pattern_lists(units: np.ndarray, names: list[str]):
     """:func:`blue_nb.heat.rankings.pattern_lists` by a stable sort of each key's column (as before)."""
     k = len(names)
     ahead = np.zeros(units.shape, np.int8)
-    np.put_along_axis(ahead, np.argsort(-units.astype(float), axis=0, kind="stable"),
+    np.put_along_axis(ahead, np.argsort(-np.round(units.astype(float), LOAD_DECIMALS), axis=0, kind="stable"),
                       np.arange(k, dtype=np.int8)[:, None], axis=0)
     none = 15 if k < 15 else k
     np.putmask(ahead, units <= 0, none)

@@ -6,16 +6,21 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["pattern_lists"]
+__all__ = ["LOAD_DECIMALS", "pattern_lists"]
+
+
+LOAD_DECIMALS = 9    # units/s: places of a load that rank a key's patterns (the rest is float rounding)
 
 
 def pattern_lists(units: np.ndarray, names: list[str]) -> tuple[np.ndarray, list[str]]:
-    """Per partition, the patterns with load on it by 3×WCU + RCU descending, then by name (exact loads: only
-    equal ones are ties): (code per partition, texts). Each key's ranking is packed into one integer, 4 bits per
+    """Per partition, the patterns with load on it by 3×WCU + RCU descending, then by name (loads to 9
+    decimal places: only equal ones are ties): (code per partition, texts). Each key's ranking is packed into one integer, 4 bits per
     pattern; each distinct ranking is joined once. ``units`` has a row per pattern, in the order of ``names``
     (sorted, so ties go to the first name)."""
     k = len(names)
-    u = units.astype(np.float64)                     # rows: patterns by name, so ties go to the first name
+    # rows: patterns by name, so ties go to the first name; loads to LOAD_DECIMALS places, as equal loads summed
+    # in another order (the report, the sliders' model) differ in their last bits
+    u = np.round(units.astype(np.float64), LOAD_DECIMALS)
     ahead = np.zeros(u.shape, np.int8)                # per key, a pattern's place: the patterns ahead of it
     for c in range(k):                               # a loop over pairs of patterns (a stable sort of each key's
         for o in range(k):                           # column, without the sort: k^2 compares of whole rows)
