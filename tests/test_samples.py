@@ -108,7 +108,9 @@ def test_document_files_headers_and_counts(document):
 def test_a_scale_below_the_declared_minimum_is_refused_with_its_spec_path(tmp_path):
     with pytest.raises(SpecError) as e:             # every dialogue has at least 3 experts
         generate_sample("dialogue", scale=2, seed=1, out_dir=tmp_path / "x")
-    assert "generate.entities.Expert.per_parent" in str(e.value) and "data/specs/dialogue.yaml:" in str(e.value)
+    lines = SAMPLE_SPECS["dialogue"].read_text(encoding="utf-8").splitlines()
+    expert = lines.index("    Expert:", next(i for i, t in enumerate(lines) if t.startswith("generate:")))
+    assert e.value.where == f"{SAMPLE_SPECS['dialogue']}:{expert + 2} generate.entities.Expert.per_parent"
     assert not (tmp_path / "x").exists()
 
 

@@ -232,12 +232,28 @@ def test_an_impossible_declaration_is_refused_with_its_spec_path(gen, where, mes
     assert where in text and message in text, text
 
 
+def test_a_refusal_at_sample_time_names_the_line_and_a_changed_spec_names_none():
+    text = ORDERS + "generate:\n  entities:\n    Order:\n      per_parent: {fixed: 9000}\n"
+    spec = loads_spec(text, source="shop.yaml")
+    line = ORDERS.count("\n") + 4
+    assert spec.where("generate.entities.Order.per_parent") == f"shop.yaml:{line} generate.entities.Order.per_parent"
+    assert spec.where("generate.entities.Order.per_parent.fixed") == \
+        f"shop.yaml:{line} generate.entities.Order.per_parent.fixed"          # in a flow mapping: on its line
+    with pytest.raises(SpecError) as e:
+        plan_sample(spec, 1000)
+    assert e.value.where == f"shop.yaml:{line} generate.entities.Order.per_parent"
+    changed = spec.with_changes(description="another")              # no longer the file: no line to name
+    assert changed.where("generate.entities.Order.per_parent") == "shop.yaml generate.entities.Order.per_parent"
+    assert loads_spec(text).where("generate.entities.Order") == "generate.entities.Order"     # no file at all
+
+
 def test_a_bad_declaration_exits_2_naming_the_path(tmp_path):
     f = tmp_path / "s.yaml"
     f.write_text(ORDERS + "generate:\n  entities:\n    Order:\n      per_parent: {fixed: 50000}\n", encoding="utf-8")
     r = CliRunner().invoke(cli, ["sample", str(f), "--out", str(tmp_path / "o"), "--scale", "100"])
     assert r.exit_code == 2
-    assert "generate.entities.Order.per_parent" in r.output and "Traceback" not in r.output
+    line = ORDERS.count("\n") + 4                      # a refusal that needs the scale: at its file:line too
+    assert f"{f}:{line} generate.entities.Order.per_parent" in r.output and "Traceback" not in r.output
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
 
 
