@@ -206,10 +206,10 @@ def test_throttling_and_unprocessed_items_still_store_every_item(dialogue_spec, 
 
 @pytest.mark.parametrize("faults, code, words", [
     ({"throttle": 1.0}, "Stalled", ["no item written to", "for 6 s: every call was answered with "
-                                    "ProvisionedThroughputExceededException", "no item of 300 is written"]),
-    ({"hang": 60}, "ReadTimeout", ["did not answer in time", "no item of 300 is known to be written (and up to 25 more"]),
-    ({"error500": 2}, "InternalServerError", ["InternalServerError", "the table is partly written: 50 items of 300 "
-                                                                     "are in it, 250 are not"]),
+                                    "ProvisionedThroughputExceededException", "no item of 477 is written"]),
+    ({"hang": 60}, "ReadTimeout", ["did not answer in time", "no item of 477 is known to be written (and up to 25 more"]),
+    ({"error500": 2}, "InternalServerError", ["InternalServerError", "the table is partly written: 50 items of 477 "
+                                                                     "are in it, 427 are not"]),
 ], ids=["always-throttled", "never-answers", "error-500"])
 def test_an_endpoint_that_stalls_fails_within_the_deadline_saying_what_is_written(dialogue_spec, small_dialogue,
                                                                                   faults, code, words):
@@ -246,7 +246,7 @@ def test_ctrl_c_while_writing_says_how_many_items_are_written_and_how_to_resume(
     written = Endpoint.embedded(dynamo_endpoint).client(table_prefix=p).count_items("blue_dialogue")
     assert written == 25
     # the call was answered, but its answer not yet counted: the message stays true
-    assert f"interrupted while writing: 0 items of 300 are known to be written to {p}blue_dialogue" in err, err
+    assert f"interrupted while writing: 0 items of 477 are known to be written to {p}blue_dialogue" in err, err
     assert "(and up to 25 more, sent in calls that got no clear answer, may be in it)" in err
     assert "nothing was changed" not in err and "run the same command again" in err
 
@@ -269,7 +269,7 @@ def test_an_interrupted_apply_resumes_to_completion(dynamo_endpoint, small_dialo
         proc.wait(timeout=30)
     client = Endpoint.embedded(dynamo_endpoint).client(table_prefix=p)
     half = client.count_items("blue_dialogue")
-    assert 0 < half < 300
+    assert 0 < half < 477
     assert client.tags("blue_dialogue")["blue-nb:state"] == "loading"
     done = blue_nb(*args, "--format", "json")
     assert done.returncode == 0, done.stderr

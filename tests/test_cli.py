@@ -32,18 +32,18 @@ def test_sample_then_load(tmp_path, root):
     data, db, ddb = tmp_path / "d", tmp_path / "d.sqlite", tmp_path / "d.duckdb"
     r = blue_nb("sample", "dialogue", "--scale", 800, "--seed", 5, "--out", data, "--no-progress")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip().splitlines()[-1].split()[0] == "800"
+    assert r.stdout.strip().splitlines()[-1].split()[0] == "1,026"          # about the scale (800): whole dialogues
     r = blue_nb("load", root / "data/specs/dialogue.yaml", "--data", data, "--sqlite", db, "--duckdb", ddb,
                 "--no-progress", "--format", "json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    assert [o["backend"] for o in out] == ["sqlite", "duckdb"] and out[0]["items"] == out[1]["items"] == 800
+    assert [o["backend"] for o in out] == ["sqlite", "duckdb"] and out[0]["items"] == out[1]["items"] == 1026
     con = sqlite3.connect(db)
     info = [(c[1], c[2], c[3], c[5]) for c in con.execute("PRAGMA table_info(blue_dialogue)")]
     assert info == [("pk", "TEXT", 1, 1), ("sk", "TEXT", 1, 2), ("data", "JSON", 1, 0), ("created_at", "TEXT", 1, 0)]
     lite = con.execute("SELECT pk, sk, data FROM blue_dialogue ORDER BY pk, sk").fetchall()
     duck = duckdb.connect(str(ddb)).execute("SELECT pk, sk, data FROM blue_dialogue ORDER BY pk, sk").fetchall()
-    assert len(lite) == 800 and lite == duck
+    assert len(lite) == 1026 and lite == duck
 
 
 def test_size_examples_json():

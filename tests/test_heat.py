@@ -274,16 +274,16 @@ def test_heat_needs_a_duckdb_store(dialogue):
 def test_dialogue_sample_numbers(dialogue_report):
     r = dialogue_report
     parts = r.partitions.set_index(["index", "pk"])
-    # dialogues_by_status: 10 calls/s drawn by the data's status frequencies (26 of 49 open); each reads the
-    # 26 open entries (limit 50) of 4,285 bytes projected: one page, 2 x 4 KB eventual = 1 RCU
-    assert parts.loc[("gsi1", "STATUS#open"), "items"] == 26
-    assert parts.loc[("gsi1", "STATUS#open"), "bytes"] == 4285
-    assert parts.loc[("gsi1", "STATUS#open"), "rcu_per_s"] == pytest.approx(10 * 26 / 49 * 1.0)
-    # set_dialogue_status: 1/s over 49 dialogues, 2 entry writes (the status key changes)
-    assert parts.loc[("gsi1", "STATUS#open"), "wcu_per_s"] == pytest.approx(1 * 26 / 49 * 2)
+    # dialogues_by_status: 10 calls/s drawn by the data's status frequencies (23 of 37 open); each reads the
+    # 23 open entries (limit 50) of 3,490 bytes projected: one page, 1 x 4 KB eventual = 0.5 RCU
+    assert parts.loc[("gsi1", "STATUS#open"), "items"] == 23
+    assert parts.loc[("gsi1", "STATUS#open"), "bytes"] == 3490
+    assert parts.loc[("gsi1", "STATUS#open"), "rcu_per_s"] == pytest.approx(10 * 23 / 37 * 0.5)
+    # set_dialogue_status: 1/s over 37 dialogues, 2 entry writes (the status key changes)
+    assert parts.loc[("gsi1", "STATUS#open"), "wcu_per_s"] == pytest.approx(1 * 23 / 37 * 2)
     assert parts.loc[("gsi1", "STATUS#open"), "rcu_per_s"] / 3000 < 0.002       # far from the limit
-    assert r.partitions.iloc[0]["pk"] == "nvidia-dec"                           # 1,500 items: the biggest
-    assert 800 < r.partitions.iloc[0]["rcu_per_s"] < 900
+    assert r.partitions.iloc[0]["pk"] == "nvidia-dec"                           # 1,900 items: the biggest
+    assert 1800 < r.partitions.iloc[0]["rcu_per_s"] < 1900
     assert r.partitions["consumed_throughput_units"].is_monotonic_decreasing
     assert set(r.partitions.columns) >= {"index", "pk", "items", "bytes", "rcu_per_s", "wcu_per_s",
                                          "consumed_throughput_units", "patterns"}
@@ -293,11 +293,11 @@ def test_dialogue_sample_numbers(dialogue_report):
 
 
 def test_dialogue_sample_has_no_heat_findings(dialogue_report):
-    # the real numbers: STATUS#open takes 5.3 RCU/s (0.2% of 3,000): no HOT-INDEX-PARTITION;
-    # record_tension_event puts 1.5 WCU/s on its hottest key (0.15% of 1,000): no MONOTONIC-WRITES
+    # the real numbers: STATUS#open takes 3.1 RCU/s (0.1% of 3,000): no HOT-INDEX-PARTITION;
+    # record_tension_event puts 1.6 WCU/s on its hottest key (0.16% of 1,000): no MONOTONIC-WRITES
     assert list(dialogue_report.findings) == []
     peaks = dialogue_report.drivers.set_index(["index", "pk", "pattern"])
-    assert peaks.loc[("table", "nvidia-dec", "record_tension_event"), "wcu_per_s"] == pytest.approx(1.515, abs=0.01)
+    assert peaks.loc[("table", "nvidia-dec", "record_tension_event"), "wcu_per_s"] == pytest.approx(1.577, abs=0.01)
 
 
 def test_heavy_time_ordered_writes_are_monotonic(dialogue):
@@ -315,12 +315,13 @@ def test_a_hot_dashboard_on_a_status_index_is_a_hot_index_partition(dialogue):
     error, warning = [f for f in found if f.rule == "HOT-INDEX-PARTITION"]
     assert (error.severity, error.where) == ("error", "table.indexes.gsi1")
     assert "'STATUS#open'" in error.message and "only 3 partition key value(s)" in error.message
-    assert "10,612 RCU/s" in error.message                                      # 20,000 x 26/49 x 1 RCU
-    # 10,612 calls/s x 0.5 RCU minimum = 5,306 RCU/s on any partition a call touches: no split helps
-    assert "5,306 RCU/s at the minimum charge per call" in error.message
-    assert any(e.startswith("STATUS#closed: 3,061 RCU/s") for e in error.evidence)
-    # 'archived' (8 of 49) at 54%: a warning, since 3 keys leave no room to spread
-    assert warning.severity == "warning" and "'STATUS#archived'" in warning.message and "(54% of" in warning.message
+    assert "6,216 RCU/s" in error.message                                       # 20,000 x 23/37 x 0.5 RCU
+    # 12,432 calls/s x 0.5 RCU minimum = 6,216 RCU/s on any partition a call touches (each call is one
+    # minimum read: 23 entries of 3,490 bytes): no split helps
+    assert "6,216 RCU/s at the minimum charge per call" in error.message
+    # 'closed' (8 of 37) at 72% and 'archived' (6 of 37) at 54%: warnings, since 3 keys leave no room to spread
+    assert warning.severity == "warning" and "'STATUS#closed'" in warning.message and "(72% of" in warning.message
+    assert any(e.startswith("STATUS#archived: 1,622 RCU/s") for e in warning.evidence)
     assert not [f for f in found if f.rule == "HOT-PARTITION"]
 
 
@@ -372,13 +373,13 @@ def test_access_log_buckets_per_second_and_shows_the_spike(dialogue, tmp_path, s
     log = write_log(tmp_path / f"log{suffix}", spike_rows(by))
     r = partition_heat(spec, store, log=log, sizes=False)
     tl = r.timeline[r.timeline["pk"] == "nvidia-dec"].set_index("second")["rcu"]
-    per_call = store.run_plan(plan(spec, "list_perspectives", {"dialogue_id": "nvidia-dec"})).rcu          # 39.5
+    per_call = store.run_plan(plan(spec, "list_perspectives", {"dialogue_id": "nvidia-dec"})).rcu          # 82.5
     assert tl.to_dict() == pytest.approx({0: 3 * per_call, 3: 200 * per_call, 7: 3 * per_call})
     assert r.seconds == 8
     parts = r.partitions.set_index(["index", "pk"])
     assert parts.loc[("table", "nvidia-dec"), "rcu_per_s"] == pytest.approx(206 * per_call / 8)
     gsi = r.timeline[r.timeline["index"] == "gsi1"]
-    assert gsi[["second", "pk", "rcu"]].values.tolist() == [[1, "STATUS#open", 1.0]]
+    assert gsi[["second", "pk", "rcu"]].values.tolist() == [[1, "STATUS#open", 0.5]]   # 3,490 B: one eventual read
     assert r.source == str(log)
 
 
@@ -431,16 +432,16 @@ def test_parse_timestamp():
 # -- the report and the command line ---------------------------------------------------------------
 def test_report_frames_follow_the_plot_contract(dialogue_report):
     r = dialogue_report
-    assert list(r.sizes.columns) == ["entity", "size"] and len(r.sizes) == 5000
+    assert list(r.sizes.columns) == ["entity", "size"] and len(r.sizes) == 5261
     assert list(r.waste.columns) == ["entity", "items", "bytes_used", "bytes_paid_read", "bytes_paid_write"]
     w = r.waste.set_index("entity").loc["Perspective"]
-    assert w["items"] == 3063 and w["bytes_used"] <= w["bytes_paid_write"] <= w["bytes_paid_read"]
+    assert w["items"] == 3576 and w["bytes_used"] <= w["bytes_paid_write"] <= w["bytes_paid_read"]
     assert list(r.attrs.columns) == ["entity", "attribute", "bytes", "share"]
     assert r.attrs.groupby("entity")["share"].sum().tolist() == pytest.approx([1.0] * 5)
     assert r.attrs[r.attrs["entity"] == "Perspective"].iloc[0]["attribute"] == "content"
-    assert list(r.entries.columns) == ["index", "size"] and len(r.entries) == 49
-    assert r.entries["size"].sum() == 8120          # the projection keeps every attribute a Dialogue has
-    assert r.size_stats["Perspective"]["count"] == 3063
+    assert list(r.entries.columns) == ["index", "size"] and len(r.entries) == 37
+    assert r.entries["size"].sum() == 5781          # the projection keeps every attribute a Dialogue has
+    assert r.size_stats["Perspective"]["count"] == 3576
     assert r.size_stats["Dialogue"]["max"] >= r.size_stats["Dialogue"]["p95"] >= r.size_stats["Dialogue"]["p50"]
 
 
@@ -451,7 +452,7 @@ def test_cli_heat_writes_the_summary(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr and "nvidia-dec" in r.stdout
     s = json.loads((out / "summary.json").read_text())
-    assert s["partitions"] == 52 and s["findings"] == []
+    assert s["partitions"] == 40 and s["findings"] == []
     top = s["top_keys"]
     assert top[0]["pk"] == "nvidia-dec" and len(top) == 20
     for k in top:
@@ -463,7 +464,7 @@ def test_cli_heat_writes_the_summary(tmp_path):
     for v in s["item_sizes"].values():
         assert {"count", "p50", "p95", "max"} <= set(v) and v["p50"] <= v["p95"] <= v["max"]
     assert (out / "partitions.csv").is_file()
-    assert len(pd.read_csv(out / "partitions.csv")) == 52
+    assert len(pd.read_csv(out / "partitions.csv")) == 40
     try:
         import blue_nb.plots  # noqa: F401
     except ImportError:

@@ -1,5 +1,5 @@
 """``blue-nb heat`` on the dialogue sample as a user reads it: the summary says which findings it counts and
-gives validate's counts too (clearly labelled); the table of hot keys lines up on wide characters (東京);
+gives validate's counts too (clearly labelled); the table of hot keys lines up on wide characters (東京, made busy by a recorded log);
 the pictures are written at 110 dpi."""
 
 from pathlib import Path
@@ -32,10 +32,22 @@ def test_summary_counts_heat_findings_and_validates_separately(heat_run):
     assert lines[-1] == f"14 files written to {out}"
 
 
-def test_hot_key_table_lines_up_on_wide_characters(heat_run):
+def test_hot_key_table_lines_up_on_wide_characters(heat_run, tmp_path):
     lines = heat_run[0]
     head = lines.index(next(l for l in lines if l.strip().startswith("index")))
-    table = lines[head:head + 11]
+    assert lines[head].split() == ["index", "partition", "key", "RCU/s", "WCU/s", "3×WCU+RCU", "items"]
+    # a recorded log that makes the sample's CJK dialogue the busiest key, so the table holds wide characters
+    spec, data = heat_run[2], heat_run[3]
+    log = tmp_path / "log.csv"
+    log.write_text("timestamp,pattern,pk\n" + "".join(f"{1_700_000_000 + k / 10},list_perspectives,{pk}\n"
+                                                       for k in range(20) for pk in ("東京-launch", "nvidia-dec")),
+                   encoding="utf-8")
+    result = CliRunner().invoke(cli, ["heat", str(spec), "--data", str(data), "--log", str(log),
+                                      "--out", str(tmp_path / "out"), "--no-progress"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    head = lines.index(next(l for l in lines if l.strip().startswith("index")))
+    table = [l for l in lines[head:head + 11] if l.startswith("  ")]
     assert table[0].split() == ["index", "partition", "key", "RCU/s", "WCU/s", "3×WCU+RCU", "items"]
     assert any("東京-launch" in l for l in table)
     for col in ("RCU/s", "WCU/s", "3×WCU+RCU", "items"):        # numbers right-aligned under their heading

@@ -40,7 +40,7 @@ def test_validate_on_the_loaded_store_finds_what_validate_with_data_finds(loaded
     spec = root / "data/specs/dialogue.yaml"
     with_data = validate(spec, dialogue_data)
     on_store = validate(spec, duckdb=loaded[0])
-    assert on_store.items_checked == with_data.items_checked == 1500
+    assert on_store.items_checked == with_data.items_checked == 3245
     assert shown(on_store) == shown(with_data)
     assert "KEY-SORT-ORDER" in {f.rule for f in on_store}                # item findings, not the spec's alone
     assert on_store.counts == with_data.counts
@@ -58,7 +58,7 @@ def test_the_report_on_the_loaded_store_measures_the_same(loaded, dialogue_data,
     spec = root / "data/specs/dialogue.yaml"
     fa, a = review_data(spec, dialogue_data, figures=False)
     fb, b = review_data(spec, duckdb=loaded[0], figures=False)
-    assert b.source == str(loaded[0]) and b.items == a.items == 1500
+    assert b.source == str(loaded[0]) and b.items == a.items == 3245
     assert (b.cost, b.top_keys, b.load, b.peaks, b.largest_partition) == (a.cost, a.top_keys, a.load, a.peaks,
                                                                             a.largest_partition)
     assert shown(fb) == shown(fa)
@@ -174,7 +174,7 @@ def test_the_checks_and_the_model_run_side_by_side(loaded, root):
         broken.entities.clear()                          # no entity the items match: refused before any check runs
         with pytest.raises(SourceError):
             beside_checks(broken, store, model)
-        assert store.count(spec.table_name) == 1500      # the store's own connection is still good
+        assert store.count(spec.table_name) == 3245      # the store's own connection is still good
     finally:
         store.close()
 
@@ -195,26 +195,26 @@ def test_the_checks_findings_are_kept_with_the_items_until_the_next_load(tmp_pat
     monkeypatch.setattr(ItemChecks, "add_rows", lambda self, rows: (ran.append(len(rows)), add_rows(self, rows)))
     with open_store("duckdb", duck) as s:
         first = check_loaded(spec, s)
-        assert sum(ran) == 1500 and s.count("blue_dialogue__checks") == 1
+        assert sum(ran) == 3245 and s.count("blue_dialogue__checks") == 1
         ran.clear()
         again = check_loaded(spec, s)
-    assert ran == [] and again.to_text() == first.to_text() and again.items_checked == 1500
+    assert ran == [] and again.to_text() == first.to_text() and again.items_checked == 3245
     assert [f.evidence for f in again] == [f.evidence for f in first] and "KEY-SORT-ORDER" in again.rule_ids
 
     other = load_spec(spec_path)
     other.access_patterns[0].rate_per_second = (other.access_patterns[0].rate_per_second or 0) + 7
     with DuckDBStore(duck, read_only=True) as s:                      # read-only: checked, nothing kept
         check_loaded(other, s)
-        assert sum(ran) == 1500 and s.count("blue_dialogue__checks") == 1
+        assert sum(ran) == 3245 and s.count("blue_dialogue__checks") == 1
     ran.clear()
     with open_store("duckdb", duck) as s:
         check_loaded(other, s)
-        assert sum(ran) == 1500 and s.count("blue_dialogue__checks") == 2        # one per spec version
+        assert sum(ran) == 3245 and s.count("blue_dialogue__checks") == 2        # one per spec version
     ran.clear()
     monkeypatch.setattr(wf, "_code_digest", lambda: "another blue_nb")
     with open_store("duckdb", duck) as s:
         check_loaded(spec, s)
-    assert sum(ran) == 1500
+    assert sum(ran) == 3245
     monkeypatch.undo()
 
     load_data(spec_path, dialogue_data, duckdb=duck, progress=False)

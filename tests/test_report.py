@@ -120,7 +120,7 @@ def test_the_sections_come_in_reading_order_with_the_verdict_first(reports, dial
     assert first["class"] == "banner ok"
     counts = validate(V2, dialogue_data).summary()
     assert counts.startswith("0 errors, 0 warnings")
-    assert f"> **Validated: {counts} (1,500 items checked from `{dialogue_data.name}`).**" in md.text
+    assert f"> **Validated: {counts} (3,245 items checked from `{dialogue_data.name}`).**" in md.text
     assert html.validated and md.summary().startswith(f"wrote report-md to {md.path} (")
 
 
@@ -175,7 +175,7 @@ def test_example_keys_are_keys_of_the_data_and_requests_are_the_plans(measured, 
                                      if k in p.parameters}).boto3
                       for e, i in spec_items(spec, dialogue_data) if e in p.entities and str(i.get(attr)) == str(hot["pk"])]
             assert (method, kwargs) in on_hot, p.name
-    assert findings.items_checked == 1500
+    assert findings.items_checked == 3245
 
 
 @pytest.mark.slow

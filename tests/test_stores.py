@@ -1,6 +1,7 @@
 """SQLite and DuckDB stores: ADR 0018's exact table, identical items, every type intact,
 all-or-nothing loads, re-loads that leave one copy, and indexed index keys."""
 
+import csv
 import threading
 from decimal import Decimal
 from itertools import islice
@@ -103,7 +104,8 @@ def test_random_items_survive_both_stores(batch):
 def test_sample_loads_identically_into_both(dialogue_spec, dialogue_data):
     stores = [open_store(b) for b in BACKENDS]
     results = load_data(dialogue_spec, dialogue_data, stores=stores, progress=False)
-    rows = {p.stem: sum(1 for _ in open(p, encoding="utf-8", newline="")) for p in dialogue_data.glob("*.csv")}
+    rows = {p.stem: sum(1 for _ in csv.reader(open(p, encoding="utf-8", newline="")))      # records: a text
+            for p in dialogue_data.glob("*.csv")}                                        # may hold line breaks
     assert results[0].items_written == results[1].items_written == results[0].items_after > 1000
     assert results[0].per_entity["Expert"] == stores[1].count("blue_dialogue", "Expert")
     proof = compare_stores(stores, dialogue_spec)
