@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from blue_nb.cli.base import (CliError, cli, echo_json, endpoint_options, loaded_option,
+from blue_nb.cli.base import (CliError, announce, cli, echo_json, endpoint_options, loaded_option,
                             endpoint_usage, format_option, handles_errors, name_values)
 from blue_nb.printing import number, short, value_text
 
@@ -25,6 +25,8 @@ def validate(spec, data_dir, duckdb, fmt):
 
     Exit status 1 when there are errors, 0 when there are only warnings and notes.
     """
+    if data_dir or duckdb:
+        announce("validate", spec, data_dir, duckdb)
     from blue_nb.app.workflows import validate as validate_spec  # deferred: keep `blue-nb --help` fast
 
     findings = validate_spec(spec, data_dir, duckdb=duckdb)
@@ -132,10 +134,11 @@ def heat(spec, data_dir, duckdb, log, out, seconds, seed, progress, fmt):
     """Partition heat and item sizes of SPEC's items (built from --data, or loaded in --duckdb): per key
     RCU/s and WCU/s against the per-partition limits, throttle predictions, and PNG plots plus
     summary.json in --out."""
-    from blue_nb.app.reports import heat_report  # deferred: keep `blue-nb --help` fast
-
     if data_dir is None and duckdb is None:
         raise CliError("no items to model: give --data DIR (the rows) or --duckdb FILE (a store blue-nb load filled)")
+    announce("heat", spec, data_dir, duckdb)
+    from blue_nb.app.reports import heat_report  # deferred: keep `blue-nb --help` fast
+
     summary = heat_report(spec, data_dir, out, log=log, seconds=seconds, seed=seed, progress=progress, duckdb=duckdb)
     if fmt == "json":
         echo_json(summary)

@@ -6,8 +6,9 @@ sort key (the text before the first separator: ``PERSP#0#muffin#1`` -> ``Persp``
 ``User``; a constant such as ``META`` -> ``Meta``), or of their partition key when the sort key has
 none. The separator is ``#``, or the one the values use (:func:`~.infer_shapes.key_separator` over a
 sample of each key attribute's values, given as ``separators``; :func:`~.infer_shapes.value_separator`
-for a value that holds another: ``:``, ``|`` or ``/``), the same functions the Workbench import uses. Only counters and a
-bounded sample of key parts are kept per entity (:mod:`.infer_shapes`), never the items.
+for a value that holds another: ``:``, ``|`` or ``/``), the same functions the Workbench import uses.
+Only counters and a bounded sample of key parts are kept per entity (:mod:`.infer_shapes`), never the
+items.
 
 The draft (:class:`Draft`: the spec as a mapping, and one :class:`EntityPlan` per entity) names
 every key part after an attribute of the same item that holds the same text in nearly all items,
@@ -411,7 +412,8 @@ def _count(table: dict[str, Counter[str]], name: str, tag: str) -> None:
     c[tag] += 1
 
 
-def key_separators(items: Iterable[dict[str, Any]], names: Iterable[str], limit: int = SEPARATOR_SAMPLE) -> dict[str, str]:
+def key_separators(items: Iterable[dict[str, Any]], names: Iterable[str],
+                   limit: int = SEPARATOR_SAMPLE) -> dict[str, str]:
     """Each key attribute's separator (:func:`~.infer_shapes.key_separator`, as the Workbench import decides it)
     over the text values of the first ``limit`` items that hold it; the attributes whose separator is not ``#``."""
     names = list(names)

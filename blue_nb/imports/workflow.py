@@ -35,8 +35,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from tqdm.auto import tqdm
-
 from blue_nb.errors import SourceError
 from blue_nb.imports.infer import SEPARATOR_SAMPLE, SpecInferrer, as_foreign, key_separators
 from blue_nb.imports.infer_keys import canonical_key, index_candidate
@@ -289,6 +287,7 @@ def _bar(items: Iterable, total: int, desc: str, progress: bool) -> Iterator:
     if not progress:
         yield from items
         return
+    from tqdm.auto import tqdm  # deferred: tqdm.auto loads asyncio, ~0.1 s of every command's start
     with tqdm(total=total, desc=desc, unit="item", unit_scale=True, mininterval=0.5) as bar:
         for x in items:
             yield x
