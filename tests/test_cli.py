@@ -222,3 +222,17 @@ def test_a_command_given_data_says_so_before_it_loads_a_heavy_library(dialogue_d
     heavy = [i for i, line in enumerate(lines) if line.startswith("import time:") and
              line.rsplit("|", 1)[-1].strip() in ("pandas", "numpy", "duckdb", "pyarrow")]
     assert heavy and said < min(heavy)
+
+
+def test_a_query_on_a_sqlite_file_loads_no_heavy_library(dialogue_data, tmp_path):
+    """A read on a SQLite file needs neither pandas (its items print with printing.compact) nor boto3 (only an
+    endpoint does), nor DuckDB: -X importtime lists every module the command imported."""
+    spec = Path(__file__).parent.parent / "data" / "specs" / "dialogue.yaml"
+    db = tmp_path / "s.sqlite"
+    assert run("load", spec, "--data", dialogue_data, "--sqlite", db, "--no-progress").exit_code == 0
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "blue_nb.cli", "query", str(spec), "get_dialogue",
+                        "--param", "dialogue_id=nvidia-dec", "--sqlite", str(db)], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0 and r.stdout.startswith("nvidia-dec "), r.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+    assert "blue_nb.stores.sqlite" in imported and not imported & set(HEAVY)
