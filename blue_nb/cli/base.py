@@ -41,11 +41,12 @@ def handles_errors(fn):
 
 
 def announce(command: str, spec: str, data_dir: str | None = None, duckdb: str | None = None) -> None:
-    """The first line of a command given data, on stderr, before the command imports its heavy libraries
-    (pandas, DuckDB, ...) and reads anything: whoever runs it sees at once that it started and on what.
-    stdout keeps the result alone (``--format json`` stays one document)."""
-    what = (f"the rows in {data_dir}" if data_dir else f"the items loaded in {duckdb}" if duckdb else "the spec")
-    click.echo(f"{command} {spec}: reading {what} ...", err=True)
+    """The first line of a command given data (``--data`` or ``--duckdb``), on stderr, before the command imports
+    its heavy libraries (pandas, DuckDB, ...) and reads anything: whoever runs it sees at once that it started
+    and on what. stdout keeps the result alone (``--format json`` stays one document)."""
+    if data_dir or duckdb:                  # the spec alone: the answer itself comes at once
+        what = f"the rows in {data_dir}" if data_dir else f"the items loaded in {duckdb}"
+        click.echo(f"{command} {spec}: reading {what} ...", err=True)
 
 
 def format_option(fn):

@@ -25,8 +25,7 @@ def validate(spec, data_dir, duckdb, fmt):
 
     Exit status 1 when there are errors, 0 when there are only warnings and notes.
     """
-    if data_dir or duckdb:
-        announce("validate", spec, data_dir, duckdb)
+    announce("validate", spec, data_dir, duckdb)
     from blue_nb.app.workflows import validate as validate_spec  # deferred: keep `blue-nb --help` fast
 
     findings = validate_spec(spec, data_dir, duckdb=duckdb)

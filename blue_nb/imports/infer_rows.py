@@ -74,7 +74,7 @@ def checked_value(attr: str, value: Any, declared: str | None, undeclared: str) 
 def not_carried(key: str, reason: str, where: str) -> SourceError:
     """The error that stops an import at an item no row can carry: its key, why, and how to change the item."""
     fix = next((f for start, f in _FIXES if reason.startswith(start)),
-               "change the value so that a JSON row holds it exactly (see docs/guide.md, Import)")
+               "change the value so that a JSON row holds it exactly (docs/guide.md, Real data in)")
     return SourceError(f"no row can carry the item {key} exactly ({reason}): the import stops rather than leave it "
                        "out of the rows, which a load of the draft must rebuild", where=where,
                        hint=f"{fix}; then export or import again")
