@@ -72,7 +72,7 @@ def startup_times(repeats: int = 5, work: Path | None = None, only: list[str] | 
                                      "exit_code": runs[0][3]}
         for name, code in NAIVE.items():
             runs = [first_line([sys.executable, "-c", code]) for _ in range(repeats)]
-            out["baselines"][name] = {"exit_s": round(min(r[1] for r in runs), 3)}
+            out["baselines"][name] = {"exit_s": round(min(r[1] for r in runs), 3), "code": code}
     return out
 
 
@@ -83,5 +83,5 @@ def format_startup(found: dict[str, Any]) -> str:
     for name, c in found["commands"].items():
         lines.append(f"{name:<18} {c['first_line_s']:>12.3f} {c['exit_s']:>8.3f}  {c['first_line'][:70]}")
     for name, b in found["baselines"].items():
-        lines.append(f"{'baseline':<18} {'':>12} {b['exit_s']:>8.3f}  python -c {name!r}")
+        lines.append(f"{'baseline':<18} {'':>12} {b['exit_s']:>8.3f}  {name}: python -c {b['code']!r}")
     return "\n".join(lines)

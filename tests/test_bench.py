@@ -180,10 +180,12 @@ def test_the_startup_stage_times_each_commands_first_line_against_a_naive_import
     assert cmds["size"]["first_line"].split()[:2] == ["line", "bytes"] and cmds["size"]["exit_code"] == 0
     assert all(0 < c["first_line_s"] <= c["exit_s"] for c in cmds.values())
     assert set(found["baselines"]) == {"import pandas, duckdb, matplotlib", "python alone"}
+    assert found["baselines"]["python alone"]["code"] == "pass"
     made = startup_targets(found)
     assert [t["target"] for t in made] == ["blue-nb --help under 0.3 s", "first line of every command under 1 s"]
     assert all(t["holds"] in (True, False) for t in made)
     doc = save_results(tmp_path / "results.json", {}, found)
     assert doc["startup"]["commands"] == cmds and doc["targets"] == made
     assert save_results(tmp_path / "results.json", {})["startup"]["commands"] == cmds          # kept when not measured
-    assert "validate --data" in format_startup(found) and "import pandas, duckdb, matplotlib" in format_startup(found)
+    assert "validate --data" in format_startup(found) and "python -c 'import pandas, duckdb, matplotlib'" in \
+        format_startup(found)
