@@ -5,8 +5,10 @@ the scales default to 100k and 1M items. Each stage runs in a child process of i
 and peak RSS, :mod:`.measure`); ``load_sqlite``, ``sizes`` and ``heat`` are followed by their naive
 baseline on the same data (:mod:`.baselines`, :mod:`.naive_load`), which must give the same answers, and
 the ratio baseline / product. At the largest scale: the read-pattern latencies on both store files
-and the interactive answers at ~100k partition keys (``--no-latency`` leaves them out). The tables
-are printed and merged into ``bench/results.json`` with the issue's targets."""
+and the interactive answers at ~100k partition keys (``--no-latency`` leaves them out). Then the
+command line's start-up: each command's time to its first line against a naive import of pandas,
+DuckDB and matplotlib (:mod:`.startup`; ``--no-startup`` leaves it out). The tables are printed and
+merged into ``bench/results.json`` with the issue's targets."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from bench.measure import run_measured
 from bench.report import format_latency, format_stages, format_targets, save_results
 from bench.sliders import ROOT, SPEC
 from bench.stages import BASELINES
+from bench.startup import format_startup, startup_times
 
 __all__ = ["DEFAULT_SCALES", "LOOP", "main", "run_scale"]
 
@@ -84,6 +87,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--work", type=Path, help="keep the data and store files here (default: a temporary folder)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results.json", help="the results file")
     ap.add_argument("--in-process", action="store_true", help="run the stages in this process (no peak RSS)")
+    ap.add_argument("--no-startup", action="store_true", help="leave out the command line's start-up times")
+    ap.add_argument("--startup-repeats", type=int, default=5, help="runs per command of the start-up stage (best kept)")
     return ap
 
 
@@ -101,15 +106,18 @@ def main(argv: list[str] | None = None) -> dict:
                                        partitions=args.partitions, isolate=not args.in_process)
             if args.work is None:
                 shutil.rmtree(work, ignore_errors=True)
+        startup = None if args.no_startup else startup_times(args.startup_repeats, base / "startup")
     finally:
         if args.work is None:
             shutil.rmtree(base, ignore_errors=True)
-    doc = save_results(args.out, results)
+    doc = save_results(args.out, results, startup)
     for scale, run in results.items():
         print("\n" + format_stages(scale, run))
         extra = format_latency(run)
         if extra:
             print(extra)
+    if startup:
+        print("\n" + format_startup(startup))
     print("\n" + format_targets(doc["targets"]))
     print(f"\nwritten: {args.out}")
     return doc

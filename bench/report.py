@@ -8,9 +8,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from bench.startup import FIRST_LINE_S, HELP_S
 from blue_nb.printing import number
 
-__all__ = ["format_latency", "format_stages", "format_targets", "save_results", "targets"]
+__all__ = ["format_latency", "format_stages", "format_targets", "save_results", "startup_targets", "targets"]
 
 LOOP_SECONDS = 120
 PEAK_MB = 1024
@@ -122,26 +123,48 @@ def targets(results: dict[int, dict]) -> list[dict]:
     return out
 
 
+def startup_targets(startup: dict | None) -> list[dict]:
+    """The start-up targets (``--help`` and the first line of every command given data), when measured."""
+    if not startup or not startup.get("commands"):
+        return []
+    cmds = startup["commands"]
+    out = []
+    if "--help" in cmds:
+        out.append(_target(f"blue-nb --help under {HELP_S:g} s", 0, cmds["--help"]["first_line_s"] < HELP_S,
+                           f"{cmds['--help']['first_line_s']:.3f} s"))
+    data = {n: c["first_line_s"] for n, c in cmds.items() if n != "--help"}
+    if data:
+        worst = max(data, key=data.get)
+        out.append(_target(f"first line of every command under {FIRST_LINE_S:g} s", 0, data[worst] < FIRST_LINE_S,
+                           f"slowest {data[worst]:.3f} s ({worst})"))
+    return out
+
+
 def format_targets(found: list[dict]) -> str:
     mark = {True: "HOLDS ", False: "MISSED", None: "n/a   "}
-    return "\n".join(["targets"] + [f"  {mark[t['holds']]} {t['target']} (at {t['scale']:,} items): {t['measured']}"
+    where = lambda t: f"at {t['scale']:,} items" if t["scale"] else "start-up"     # noqa: E731
+    return "\n".join(["targets"] + [f"  {mark[t['holds']]} {t['target']} ({where(t)}): {t['measured']}"
                                     for t in found])
 
 
-def save_results(path: Path, results: dict[int, dict]) -> dict:
-    """Merge this run's scales into ``path`` (other scales measured before are kept, with their date),
-    recompute the targets over all of them, write the file; returns what was written."""
+def save_results(path: Path, results: dict[int, dict], startup: dict | None = None) -> dict:
+    """Merge this run's scales into ``path`` (other scales measured before are kept, with their date), and its
+    start-up times (``startup``: else the last ones kept), recompute the targets over all of them, write the file;
+    returns what was written."""
     old: dict = {}
     if path.is_file():
         try:
             old = json.loads(path.read_text())
         except ValueError:
             old = {}
-    merged = {int(k): v for k, v in old.items() if k != "targets"}
+    merged = {int(k): v for k, v in old.items() if k not in ("targets", "startup")}
     now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     merged.update({k: {**v, "measured_at": now} for k, v in results.items()})
     doc: dict[str, Any] = {str(k): merged[k] for k in sorted(merged)}
-    doc["targets"] = targets(merged)
+    start = {**startup, "measured_at": now} if startup else old.get("startup")
+    if start:
+        doc["startup"] = start
+    doc["targets"] = targets(merged) + startup_targets(start)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, indent=2) + "\n")
     return doc

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
 from decimal import Decimal
 
 import numpy as np
@@ -163,3 +164,29 @@ def test_a_stage_in_a_child_process_reports_its_peak_memory(tmp_path):
     got = run_measured("generate", ctx, isolate=True)
     assert got["rows"] > 0 and got["peak_mb"] > 10 and got["wall_seconds"] >= got["seconds"] > 0
     assert (tmp_path / "data" / "dialogues.csv").is_file()
+
+
+def test_the_startup_stage_times_each_commands_first_line_against_a_naive_import(tmp_path):
+    """The start-up stage (one run each, so that the test is quick): each command's first line is its own (not a
+    traceback), the naive baseline ran, and the targets and the table come out. No time is asserted."""
+    from bench.startup import format_startup, startup_times
+    from bench.report import startup_targets
+
+    found = startup_times(1, tmp_path, only=["--help", "validate --data", "size"])
+    cmds = found["commands"]
+    assert list(cmds) == ["--help", "validate --data", "size"]
+    assert cmds["--help"]["first_line"].startswith("Usage: blue-nb") and cmds["--help"]["exit_code"] == 0
+    assert cmds["validate --data"]["first_line"].endswith("reading the rows in "
+                                                          f"{Path(SPEC).parent.parent / 'sample' / 'dialogue'} ...")
+    assert cmds["size"]["first_line"].split()[:2] == ["line", "bytes"] and cmds["size"]["exit_code"] == 0
+    assert all(0 < c["first_line_s"] <= c["exit_s"] for c in cmds.values())
+    assert set(found["baselines"]) == {"import pandas, duckdb, matplotlib", "python alone"}
+    assert found["baselines"]["python alone"]["code"] == "pass"
+    made = startup_targets(found)
+    assert [t["target"] for t in made] == ["blue-nb --help under 0.3 s", "first line of every command under 1 s"]
+    assert all(t["holds"] in (True, False) for t in made)
+    doc = save_results(tmp_path / "results.json", {}, found)
+    assert doc["startup"]["commands"] == cmds and doc["targets"] == made
+    assert save_results(tmp_path / "results.json", {})["startup"]["commands"] == cmds          # kept when not measured
+    assert "validate --data" in format_startup(found) and "python -c 'import pandas, duckdb, matplotlib'" in \
+        format_startup(found)

@@ -195,3 +195,44 @@ def test_query_prints_items_as_a_person_reads_them(root, dialogue_data, tmp_path
     r = run("query", spec, "add_perspective", *(f"--param={p}" for p in ("dialogue_id=nvidia-dec", "round=1",
                                                                          "expert=ada", "seq=999")), "--sqlite", db)
     assert r.exit_code == 0 and "old no item, new " in r.stdout and " B -> 1 WCU (table 1, indexes gsi1: 0)" in r.stdout
+
+
+HEAVY = ("pandas", "numpy", "duckdb", "pyarrow", "matplotlib", "boto3", "botocore", "moto", "jsonschema", "tqdm",
+         "ipywidgets")
+
+
+def test_importing_the_command_line_loads_no_heavy_library():
+    """`blue-nb --help` (and any command's parsing) pays for click and blue_nb's own light rooms only: what each
+    command needs is imported when it runs. Not a timing (speed is `make bench`'s start-up stage): which modules."""
+    code = f"import sys, blue_nb.cli; print(' '.join(m for m in {HEAVY!r} if m in sys.modules) or '-')"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.split() == ["-"]
+
+
+@pytest.mark.parametrize("command", ["validate", "cost"])
+def test_a_command_given_data_says_so_before_it_loads_a_heavy_library(dialogue_data, command):
+    """The first line a command given data prints (on stderr: stdout keeps the result) comes before pandas, DuckDB
+    or numpy are imported: ``-X importtime`` writes each import to the same stderr, in order."""
+    spec = Path(__file__).parent.parent / "data" / "specs" / "dialogue.yaml"
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "blue_nb.cli", command, str(spec), "--data",
+                        str(dialogue_data)], capture_output=True, text=True, timeout=300)
+    assert r.returncode in (0, 1), r.stderr[-2000:]
+    lines = r.stderr.splitlines()
+    said = next(i for i, line in enumerate(lines) if line == f"{command} {spec}: reading the rows in {dialogue_data} ...")
+    heavy = [i for i, line in enumerate(lines) if line.startswith("import time:") and
+             line.rsplit("|", 1)[-1].strip() in ("pandas", "numpy", "duckdb", "pyarrow")]
+    assert heavy and said < min(heavy)
+
+
+def test_a_query_on_a_sqlite_file_loads_no_heavy_library(dialogue_data, tmp_path):
+    """A read on a SQLite file needs neither pandas (its items print with printing.compact) nor boto3 (only an
+    endpoint does), nor DuckDB: -X importtime lists every module the command imported."""
+    spec = Path(__file__).parent.parent / "data" / "specs" / "dialogue.yaml"
+    db = tmp_path / "s.sqlite"
+    assert run("load", spec, "--data", dialogue_data, "--sqlite", db, "--no-progress").exit_code == 0
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "blue_nb.cli", "query", str(spec), "get_dialogue",
+                        "--param", "dialogue_id=nvidia-dec", "--sqlite", str(db)], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0 and r.stdout.startswith("nvidia-dec "), r.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+    assert "blue_nb.stores.sqlite" in imported and not imported & set(HEAVY)

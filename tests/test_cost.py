@@ -324,7 +324,7 @@ def test_cli_cost_text_and_json(dialogue_data, tmp_path):
     out = CliRunner().invoke(cli, ["cost", spec, "--data", str(dialogue_data), "--format", "json",
                                    "--utilisation", "0.5", "--rate", "get_dialogue=240"])
     assert out.exit_code == 0, out.output
-    doc = json.loads(out.output)
+    doc = json.loads(out.stdout)                 # stderr: the command's first line, "cost ...: reading ..."
     assert (doc["region"], doc["date"], doc["utilisation"]) == ("us-east-1", "2024-11", 0.5)
     get = next(p for p in doc["patterns"] if p["pattern"] == "get_dialogue")
     assert (get["rate"], get["rcu_per_call"], get["rcu_per_s"]) == (240, 0.5, 120)     # items under 4 KB: 0.5 RRU each

@@ -3,10 +3,10 @@
 from decimal import Decimal
 from pathlib import Path
 
-from blue_nb.app.display import DisplayTable, StoreComparison, compact
+from blue_nb.app.display import DisplayTable, StoreComparison
 from blue_nb.app.frames import item_table, size_stats_frame
 from blue_nb.app.workflows import compare_stores, load_data, sample_items
-from blue_nb.printing import number
+from blue_nb.printing import compact, number
 from blue_nb.spec import load_spec, loads_spec
 from blue_nb.stores import LoadResults, load_items, open_store
 

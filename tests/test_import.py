@@ -151,22 +151,43 @@ def test_full_export_every_type_round_trips_into_both_stores_and_a_draft(tmp_pat
     assert (r.unmatched, r.not_in_rows, r.findings.items_checked) == (0, 0, 16)
 
 
-def test_items_that_fit_no_template_go_to_the_catch_all_and_what_rows_cannot_carry_is_said(tmp_path):
+def test_items_that_fit_no_template_go_to_the_catch_all_and_every_item_is_in_the_rows(tmp_path):
     items = shop_items(3, 8) + [
         {"pk": "USER#u0", "sk": "ORDER#7#x", "total": Decimal(1)},            # another key shape
         {"pk": "USER#u1", "sk": "ORDER#12", "total": Decimal(2)},             # not a 4-digit order number
-        {"pk": "USER#u2", "sk": "odd-one", "blob": [b"\x01"]},                # binary inside a list
+        {"pk": "USER#u2", "sk": "ORDER#7#y", "total": "two"},                 # total a string: another catch-all
     ]
     write_export(tmp_path / "exp", "01767225600000-a1b2c3d4", [full_lines(items)])
     [r] = import_data(tmp_path / "exp", "s3-export", tmp_path / "out", sqlite=tmp_path / "s.sqlite", progress=False)
-    assert r.per_entity == {"Order": 24, "Profile": 3, "Other": 3} and (r.unmatched, r.not_in_rows) == (3, 1)
+    assert r.per_entity == {"Order": 24, "Profile": 3, "Other": 2, "Other2": 1} and (r.unmatched, r.not_in_rows) == (3, 0)
     spec = load_spec(r.spec_path)
     assert spec.entities["Order"].key["sk"] == "ORDER#{order:04d}"
     assert spec.entities["Other"].key == {"pk": "{pk}", "sk": "{sk}", "gsi1pk": "{gsi1pk}", "gsi1sk": "{gsi1sk}"}
-    assert any(n.startswith("1 items cannot be written as rows (binary inside a list or map") for n in r.notes)
-    assert store_wire(tmp_path / "s.sqlite", "sqlite", "blue_shop") == wire_set(items)     # nothing is lost
+    assert spec.entities["Other2"].key == spec.entities["Other"].key
+    assert (spec.entities["Other"].attributes["total"], spec.entities["Other2"].attributes["total"]) == ("N", "S")
+    assert spec.inferred["entities.Other2"].startswith("catch-all of other attribute types: total S where Other")
+    assert store_wire(tmp_path / "s.sqlite", "sqlite", "blue_shop") == wire_set(items)
     load_data(r.spec_path, r.rows_dir, sqlite=tmp_path / "again.sqlite", progress=False)
-    assert store_wire(tmp_path / "again.sqlite", "sqlite", "blue_shop") == wire_set(items[:-1])
+    assert store_wire(tmp_path / "again.sqlite", "sqlite", "blue_shop") == wire_set(items)     # nothing is left out
+    assert digest(tmp_path / "again.sqlite", spec) == digest(tmp_path / "s.sqlite", spec)
+
+
+@pytest.mark.parametrize("value, what, fix", [
+    ({"blob": [b"\x01"]}, "binary inside a list or map", "its own B or BS attribute"),
+    ({"meta": {"tags": {"a", "b"}}}, "a set inside a list or map", "its own SS, NS or BS attribute"),
+    ({"empty": b""}, "an empty binary value", "remove the empty binary attribute"),
+    ({"two words": "x"}, "attribute 'two words' is not declared", "rename the attribute"),
+])
+def test_an_item_no_row_can_carry_stops_the_import_naming_its_key(tmp_path, value, what, fix):
+    """Nothing is dropped with only a note (issue 27): the import stops, names the item's key, its file and line,
+    what cannot be carried and how to change it; the stores and the out folder are untouched."""
+    items = shop_items(2, 2) + [{"pk": "USER#u9", "sk": "odd-one", **value}]
+    write_export(tmp_path / "exp", "01767225600000-a1b2c3d4", [full_lines(items)])
+    with pytest.raises(SourceError) as e:
+        import_data(tmp_path / "exp", "s3-export", tmp_path / "out", sqlite=tmp_path / "s.sqlite", progress=False)
+    assert '{"pk":{"S":"USER#u9"},"sk":{"S":"odd-one"}}' in e.value.msg and what in e.value.msg
+    assert e.value.where.endswith("f0.json.gz:7") and fix in e.value.hint
+    assert not (tmp_path / "out" / "shop.yaml").exists() and not (tmp_path / "s.sqlite").exists()
 
 
 # ---------------------------------------------------------------- incremental exports
@@ -532,3 +553,41 @@ def test_an_export_of_items_that_name_their_kind_gives_an_entity_per_kind_under_
     assert spec.entities["Account"].description.startswith("items of the kind account")
     load_data(r.spec_path, r.rows_dir, sqlite=tmp_path / "again.sqlite", progress=False)
     assert store_wire(tmp_path / "again.sqlite", "sqlite", "data") == wire_set(items)
+
+
+SEPARATED = {
+    "colon": ([{"pk": f"User:User{c}", "sk": f"Room:{r}", "text": "hi"} for c in "ABC" for r in ("Art", "Music")]
+              + [{"pk": f"User:User{c}", "sk": "PROFILE", "name": c} for c in "ABC"],
+              {"Room": {"pk": "User:{user}", "sk": "Room:{room}"}, "Profile": {"pk": "User:{user}", "sk": "PROFILE"}}),
+    "pipe": ([{"pk": f"ORDER|2024|{n}", "sk": f"LINE|{m}", "qty": Decimal(m)} for n in (17, 18) for m in (1, 2, 3)],
+             {"Line": {"pk": "ORDER|{order_1}|{order_2}", "sk": "LINE|{qty}"}}),
+    "slash": ([{"pk": f"a/b{n}/c{m}", "sk": "v/1", "body": "x"} for n in (1, 2) for m in (1, 2, 3)],
+              {"V": {"pk": "a/{a_1}/{a_2}", "sk": "v/{v}"}}),
+    "underscore": ([{"pk": f"cust_{n}", "sk": f"order_{m}", "total": Decimal(m)} for n in (12, 13) for m in (1, 2)],
+                   {"Order": {"pk": "cust_{cust}", "sk": "order_{total}"}}),
+    "mixed": ([{"pk": f"User:User{c}", "sk": "2024-01-0" + str(i), "x": "1"} for i, c in enumerate("ABC", 1)]
+              + [{"pk": f"ORDER|2024|{n}", "sk": "2024-02-01", "y": "2"} for n in (17, 18, 19)]
+              + [{"pk": f"a#b{n}", "sk": "2024-03-01", "z": "3"} for n in (1, 2)],
+              {"User": {"pk": "User:{user}", "sk": "{sk}"}, "Order": {"pk": "ORDER|{order_1}|{order_2}", "sk": "{sk}"},
+               "A": {"pk": "a#{a}", "sk": "{sk}"}}),
+}
+
+
+@pytest.mark.parametrize("case", list(SEPARATED))
+def test_keys_split_at_the_separator_their_values_use_as_the_workbench_import_does(tmp_path, case):
+    """Issue 27: ``User:UserA``, ``ORDER|2024|17``, ``a/b/c``, ``cust_12`` and a mix of them in one attribute are
+    split where their parts part (infer_shapes.key_separator, shared with the Workbench import), each choice
+    explained in the draft; the rows rebuild every item."""
+    items, keys = SEPARATED[case]
+    write_export(tmp_path / "exp", "01767225600000-a1b2c3d4", [full_lines(items)], table=case)
+    [r] = import_data(tmp_path / "exp", "s3-export", tmp_path / "out", key="pk,sk", sqlite=tmp_path / "s.sqlite",
+                      progress=False)
+    spec = load_spec(r.spec_path)
+    assert {e: spec.entities[e].key for e in keys} == keys and (r.unmatched, r.not_in_rows) == (0, 0)
+    for entity, key in keys.items():
+        for attr, template in key.items():
+            sep = next((c for c in ":|/_" if c in template), None)
+            note = spec.inferred[f"entities.{entity}.key.{attr}"]
+            assert (f"parts are separated by {sep!r}, not '#'" in note) == (sep is not None), note
+    load_data(r.spec_path, r.rows_dir, sqlite=tmp_path / "again.sqlite", progress=False)
+    assert store_wire(tmp_path / "again.sqlite", "sqlite", case) == wire_set(items)

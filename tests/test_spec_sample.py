@@ -100,7 +100,7 @@ def test_an_unseen_spec_goes_through_sample_load_validate_heat_and_the_report(tm
     assert 1200 <= sum(written.values()) <= 1800
     r = run("load", spec_file, "--data", data, "--duckdb", tmp_path / "x.duckdb", "--no-progress", "--format", "json")
     assert r.exit_code == 0, r.output
-    assert json.loads(r.output)[0]["items"] == sum(written.values())          # every row an item, no key twice
+    assert json.loads(r.stdout)[0]["items"] == sum(written.values())          # every row an item, no key twice
     r = run("validate", spec_file, "--data", data, "--format", "json")
     assert r.exit_code in (0, 1), r.output                                    # findings, never a crash
     assert "items_checked" in r.output or "findings" in r.output

@@ -388,7 +388,8 @@ def test_unknown_table_keys_and_unheld_attributes_are_kept_with_a_note(tmp_path)
 
 
 def test_the_type_attribute_is_named_like_one_or_the_one_whose_values_partition_the_items():
-    from blue_nb.imports.workbench_spec import key_separator, type_attribute
+    from blue_nb.imports.infer_shapes import key_separator
+    from blue_nb.imports.workbench_spec import type_attribute
 
     named = [{"PK": "1", "EntityType": "user", "a": "x"}, {"PK": "2", "EntityType": "order", "b": "y"}]
     assert type_attribute(named, {"PK"})[0] == "EntityType"

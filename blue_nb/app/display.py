@@ -10,50 +10,16 @@ Numbers and cut cells print with :mod:`blue_nb.printing`'s helpers, as in every 
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 from typing import Any, Iterable
 
 import pandas as pd
 
-from blue_nb.printing import number, short
+from blue_nb.printing import compact, number
 from blue_nb.spec.display import html_table
 
-__all__ = ["DisplayTable", "StoreComparison", "compact"]
+__all__ = ["DisplayTable", "StoreComparison"]
 
-WIDTH = 48          # columns a text, map or list cell shows before it is cut with "…"
 MAX_ROWS = 60       # rows a table shows (then a note says how many were left out)
-
-
-def compact(v: Any, width: int = WIDTH) -> str:
-    """One short line for any item value, cut to ``width`` columns; missing values are empty."""
-    return short(_compact(v), width)
-
-
-def _compact(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, float) and math.isnan(v):
-        return ""
-    if isinstance(v, (bytes, bytearray)):
-        return f"<binary {len(v):,} B>"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, Decimal):
-        return str(v)
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{k}: {_inner(x)}" for k, x in v.items()) + "}"
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_inner(x) for x in v) + "]"
-    if isinstance(v, (set, frozenset)):
-        return "{" + ", ".join(sorted(_inner(x) for x in v)) + "}"
-    if isinstance(v, (int, float)):
-        return number(v, trim=True)
-    return str(v)
-
-
-def _inner(v: Any) -> str:
-    """A value inside a map or list: strings quoted, so ``"3"`` and ``3`` differ."""
-    return f'"{v}"' if isinstance(v, str) else _compact(v)
 
 
 def _is_number(v: Any) -> bool:

@@ -11,8 +11,8 @@ import click
 
 from blue_nb.errors import BlueNbError
 
-__all__ = ["CliError", "Command", "Group", "cli", "data_option", "echo_json", "endpoint_options", "endpoint_usage",
-           "format_option", "handles_errors", "loaded_option", "name_values", "rows_option"]
+__all__ = ["CliError", "Command", "Group", "announce", "cli", "data_option", "echo_json", "endpoint_options",
+           "endpoint_usage", "format_option", "handles_errors", "loaded_option", "name_values", "rows_option"]
 
 
 class CliError(click.ClickException):
@@ -38,6 +38,15 @@ def handles_errors(fn):
             sys.exit(130)
 
     return wrapper
+
+
+def announce(command: str, spec: str, data_dir: str | None = None, duckdb: str | None = None) -> None:
+    """The first line of a command given data (``--data`` or ``--duckdb``), on stderr, before the command imports
+    its heavy libraries (pandas, DuckDB, ...) and reads anything: whoever runs it sees at once that it started
+    and on what. stdout keeps the result alone (``--format json`` stays one document)."""
+    if data_dir or duckdb:                  # the spec alone: the answer itself comes at once
+        what = f"the rows in {data_dir}" if data_dir else f"the items loaded in {duckdb}"
+        click.echo(f"{command} {spec}: reading {what} ...", err=True)
 
 
 def format_option(fn):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from blue_nb.cli.base import CliError, cli, format_option, handles_errors, loaded_option, name_values, rows_option
+from blue_nb.cli.base import (CliError, announce, cli, format_option, handles_errors, loaded_option, name_values,
+                            rows_option)
 
 __all__ = ["cost"]
 
@@ -44,6 +45,7 @@ def cost(spec, data_dir, duckdb, prices, utilisation, rate, mean, seconds, seed,
     """Monthly cost of SPEC's design on the items under --data (or in the loaded store --duckdb): per pattern (calls/s, units per call,
     units/s, on-demand $), per index (storage, units), provisioned capacity per table and GSI, and the
     totals on demand vs provisioned."""
+    announce("cost", spec, data_dir, duckdb)
     from blue_nb.app.costs import design_cost  # deferred: keep `blue-nb --help` fast
 
     report = design_cost(spec, data_dir, duckdb=duckdb, prices=prices, utilisation=utilisation, rates=_rates(rate),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from blue_nb.cli.base import CliError, cli, data_option, echo_json, format_option, handles_errors
+from blue_nb.cli.base import CliError, announce, cli, data_option, echo_json, format_option, handles_errors
 from blue_nb.errors import ItemError, SourceError
 
 __all__ = ["lab", "load", "prepare", "profile", "sample", "size"]
@@ -81,10 +81,11 @@ def profile(spec, data_dir, duckdb, labels, out):
 @handles_errors
 def load(spec, data_dir, sqlite, duckdb, mode, progress, fmt):
     """Turn the rows under --data into items by SPEC's templates and load them into the stores."""
-    from blue_nb.app.workflows import load_data  # deferred: keep `blue-nb --help` fast
-
     if not sqlite and not duckdb:
         raise CliError("nothing to load into: give --sqlite FILE and/or --duckdb FILE")
+    announce("load", spec, data_dir)
+    from blue_nb.app.workflows import load_data  # deferred: keep `blue-nb --help` fast
+
     results = load_data(spec, data_dir, sqlite=sqlite, duckdb=duckdb, mode=mode, progress=progress)
     targets = [t for t in (("sqlite", sqlite), ("duckdb", duckdb)) if t[1]]
     try:

@@ -6,9 +6,9 @@ import sys
 
 import click
 
-from blue_nb.cli.base import (CliError, cli, echo_json, endpoint_options, loaded_option,
+from blue_nb.cli.base import (CliError, announce, cli, echo_json, endpoint_options, loaded_option,
                             endpoint_usage, format_option, handles_errors, name_values)
-from blue_nb.printing import number, short, value_text
+from blue_nb.printing import compact, number, short, value_text
 
 __all__ = ["heat", "query", "validate"]
 
@@ -25,6 +25,7 @@ def validate(spec, data_dir, duckdb, fmt):
 
     Exit status 1 when there are errors, 0 when there are only warnings and notes.
     """
+    announce("validate", spec, data_dir, duckdb)
     from blue_nb.app.workflows import validate as validate_spec  # deferred: keep `blue-nb --help` fast
 
     findings = validate_spec(spec, data_dir, duckdb=duckdb)
@@ -68,20 +69,22 @@ def query(spec, pattern, params, backend, sqlite, duckdb, max_pages, all_pages, 
     With --show-plan, the pattern's plan goes to stderr: the statement the store ran, with its
     parameters, and the boto3 request that does the same on DynamoDB.
     """
-    from blue_nb.app.roundtrip import run_on_endpoint  # deferred: keep `blue-nb --help` fast
     from blue_nb.patterns import WriteResult  # deferred: keep `blue-nb --help` fast
-    from blue_nb.app.workflows import run_pattern  # deferred: keep `blue-nb --help` fast
 
     endpoint_usage(endpoint_url, aws, profile)
     backend = backend or ("sqlite" if sqlite else "duckdb" if duckdb else "dynamodb" if endpoint_url or aws else None)
     path = {"sqlite": sqlite, "duckdb": duckdb}.get(backend or "")
     if backend == "dynamodb":
+        from blue_nb.app.roundtrip import run_on_endpoint  # deferred: boto3 loads only for an endpoint
+
         result = run_on_endpoint(spec, pattern, _params(params), endpoint_url=endpoint_url, aws=aws, profile=profile,
                                  table_prefix=table_prefix, max_pages=max_pages, follow=all_pages)
     elif not backend or not path:
         raise CliError(f"--backend {backend} needs --{backend} FILE" if backend else
                        "give the store: --sqlite FILE, --duckdb FILE or --endpoint-url URL (and --backend to choose)")
     else:
+        from blue_nb.app.workflows import run_pattern  # deferred: keep `blue-nb --help` fast
+
         result = run_pattern(spec, pattern, _params(params), backend=backend, path=path, max_pages=max_pages,
                              follow=all_pages)
     if show_plan:
@@ -102,8 +105,6 @@ def query(spec, pattern, params, backend, sqlite, duckdb, max_pages, all_pages, 
         echo_json(result.to_json())
         return
     req = result.request
-    from blue_nb.app.display import compact  # deferred: keep `blue-nb --help` fast
-
     for item in result.items:             # keys, then the other attributes on one line as a person reads them
         rest = {k: v for k, v in item.items() if k not in (req.pk_attr, req.sk_attr)}
         click.echo(f"{item.get(req.pk_attr)!s:<24} {item.get(req.sk_attr, '')!s:<36} {compact(rest, 96)}")
@@ -132,10 +133,11 @@ def heat(spec, data_dir, duckdb, log, out, seconds, seed, progress, fmt):
     """Partition heat and item sizes of SPEC's items (built from --data, or loaded in --duckdb): per key
     RCU/s and WCU/s against the per-partition limits, throttle predictions, and PNG plots plus
     summary.json in --out."""
-    from blue_nb.app.reports import heat_report  # deferred: keep `blue-nb --help` fast
-
     if data_dir is None and duckdb is None:
         raise CliError("no items to model: give --data DIR (the rows) or --duckdb FILE (a store blue-nb load filled)")
+    announce("heat", spec, data_dir, duckdb)
+    from blue_nb.app.reports import heat_report  # deferred: keep `blue-nb --help` fast
+
     summary = heat_report(spec, data_dir, out, log=log, seconds=seconds, seed=seed, progress=progress, duckdb=duckdb)
     if fmt == "json":
         echo_json(summary)

@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from blue_nb.cli.base import (CliError, cli, echo_json, endpoint_options, endpoint_usage, format_option,
+from blue_nb.cli.base import (CliError, announce, cli, echo_json, endpoint_options, endpoint_usage, format_option,
                             handles_errors, loaded_option, rows_option)
 
 __all__ = ["apply", "import_"]
@@ -39,9 +39,10 @@ def apply(spec, data_dir, duckdb, endpoint_url, aws, profile, table_prefix, repl
     One line per pattern run (the parameters reading the most items, the fewest, a missing key): match, or the
     first difference. Exit status 1 when any pattern differs or an item did not arrive.
     """
+    endpoint_usage(endpoint_url, aws, profile)
+    announce("apply", spec, data_dir, duckdb)
     from blue_nb.app.roundtrip import apply_spec  # deferred: keep `blue-nb --help` fast
 
-    endpoint_usage(endpoint_url, aws, profile)
     result = apply_spec(spec, data_dir, duckdb=duckdb, endpoint_url=endpoint_url, aws=aws, profile=profile,
                         table_prefix=table_prefix, replace=replace, workers=workers, progress=progress,
                         deadline=deadline)

@@ -2,9 +2,13 @@
 
 ``inferrer = SpecInferrer(domain, KeyInfo("pk", "sk"))``, ``inferrer.add(item)`` for every item,
 then ``draft = inferrer.draft()``. Items are grouped into entities by the type prefix of their
-sort key (the text before the first ``#``: ``PERSP#0#muffin#1`` -> ``Persp``; a constant such as
-``META`` -> ``Meta``), or of their partition key when the sort key has none. Only counters and a
-bounded sample of key parts are kept per entity (:mod:`.infer_shapes`), never the items.
+sort key (the text before the first separator: ``PERSP#0#muffin#1`` -> ``Persp``, ``User:UserA`` ->
+``User``; a constant such as ``META`` -> ``Meta``), or of their partition key when the sort key has
+none. The separator is ``#``, or the one the values use (:func:`~.infer_shapes.key_separator` over a
+sample of each key attribute's values, given as ``separators``; :func:`~.infer_shapes.value_separator`
+for a value that holds another: ``:``, ``|`` or ``/``), the same functions the Workbench import uses.
+Only counters and a bounded sample of key parts are kept per entity (:mod:`.infer_shapes`), never the
+items.
 
 The draft (:class:`Draft`: the spec as a mapping, and one :class:`EntityPlan` per entity) names
 every key part after an attribute of the same item that holds the same text in nearly all items,
@@ -23,18 +27,20 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, Iterable
 
 from blue_nb.imports.infer_keys import KeyInfo, index_candidate, indexes_from_names
 from blue_nb.imports.infer_shapes import (CONST_RE, NEARLY_ALL, SEP, TAG_RE, KeyShape, KeyStats, Slot, decide_shape,
-                                          identifier, shape_text)
+                                          identifier, key_separator, shape_text, value_separator)
 from blue_nb.spec import ATTRIBUTE_TYPES, Index, Spec, spec_from_dict
 
-__all__ = ["ATTR_NAME", "CATCH_ALL", "FOREIGN_RULES", "TYPE_NAMES", "Draft", "EntityPlan", "MAX_ATTRIBUTES", "MAX_ENTITIES",
-           "SpecInferrer", "as_foreign", "camel", "domain_name", "infer_spec", "snake", "type_tag", "unique_name"]
+__all__ = ["ATTR_NAME", "CATCH_ALL", "FOREIGN_RULES", "SEPARATOR_SAMPLE", "TYPE_NAMES", "Draft", "EntityPlan",
+           "MAX_ATTRIBUTES", "MAX_ENTITIES", "SpecInferrer", "as_foreign", "camel", "domain_name", "infer_spec",
+           "key_separators", "snake", "type_tag", "unique_name"]
 
 MAX_ENTITIES = 500             # distinct type prefixes; items of more go to the catch-all entity
 MAX_ATTRIBUTES = 2000          # distinct attribute names tracked per entity (and overall)
+SEPARATOR_SAMPLE = 10_000      # key values per attribute that decide its separator (key_separators)
 CATCH_ALL = "Other"            # the catch-all entity's name (made unique)
 ATTR_NAME = re.compile(r"[^\s]{1,255}\Z")      # an attribute name a spec can declare
 _MAX_MATCH_TEXT = 2048         # longer attribute values are never key parts (a key is at most 2 KB)
@@ -115,6 +121,7 @@ class EntityPlan:
     attr_counts: dict[str, int] = field(default_factory=dict)
     attr_types: dict[str, dict[str, int]] = field(default_factory=dict)     # mixed types only
     used: set[str] = field(default_factory=set)
+    sep: str = SEP                           # the separator after its type prefix
 
     def templates(self) -> dict[str, str]:
         return {attr: shape.template() for attr, shape in self.shapes.items()}
@@ -188,8 +195,9 @@ class SpecInferrer:
     """Counters over a stream of items, and the draft spec they suggest (:meth:`draft`)."""
 
     def __init__(self, domain: str, keys: KeyInfo, *, source: str = "", table_name: str | None = None,
-                 by_type: bool = False):
+                 by_type: bool = False, separators: dict[str, str] | None = None):
         self.domain, self.keys, self.source, self.table_name = domain, keys, source, table_name
+        self.separators = dict(separators or {})     # key attribute -> its values' separator (key_separators)
         self.by_type = by_type          # an item that names its kind (TYPE_NAMES) is grouped by it
         self.n = self.overflow = 0
         self.groups: dict[tuple[str, str], _Group] = {}
@@ -212,17 +220,22 @@ class SpecInferrer:
         if sk is not None:
             v = item.get(sk)
             if isinstance(v, str):
-                head, has_sep, _ = v.partition(SEP)
-                if has_sep and TAG_RE.match(head):
+                sep = self.separator(sk, v)
+                if sep is not None and TAG_RE.match(head := v.partition(sep)[0]):
                     return "sk", head
-                if not has_sep and CONST_RE.match(v):
+                if sep is None and CONST_RE.match(v):
                     return "const", v
         v = item.get(pk)
         if isinstance(v, str):
-            head, has_sep, _ = v.partition(SEP)
-            if has_sep and TAG_RE.match(head):
+            sep = self.separator(pk, v)
+            if sep is not None and TAG_RE.match(head := v.partition(sep)[0]):
                 return "pk", head
         return "plain", ""
+
+    def separator(self, attr: str, value: str) -> str | None:
+        """The separator of one value of key attribute ``attr`` (:func:`~.infer_shapes.value_separator`, the
+        attribute's own first); None when the value has no parts."""
+        return value_separator(value, self.separators.get(attr, SEP))
 
     def is_index_attribute(self, name: str) -> bool:
         """A real index key attribute (DescribeTable), or one named like one (gsi1pk)."""
@@ -265,8 +278,9 @@ class SpecInferrer:
             _count(self.key_types, name, type_tag(value))
             if group is not None:
                 stats = group.keys.get(name)
-                if stats is None:
-                    stats = group.keys[name] = KeyStats()
+                if stats is None:                    # the group's first value of it says where its parts part
+                    sep = self.separator(name, value) if isinstance(value, str) else None
+                    stats = group.keys[name] = KeyStats(sep or self.separators.get(name, SEP))
                 stats.add(value, by_text)
         if group is None:
             self.overflow += 1
@@ -382,9 +396,11 @@ class SpecInferrer:
         for name, types in group.attrs.items():
             if name not in index_attrs and name not in (pk, sk):
                 attributes[name] = types.most_common(1)[0][0]
+        by = sk if group.kind == "sk" else pk
         return EntityPlan(name="", group=(group.kind, group.tag), shapes=shapes, attributes=attributes,
                           count=group.n, attr_counts={a: sum(t.values()) for a, t in group.attrs.items()},
-                          attr_types={a: dict(t) for a, t in group.attrs.items() if len(t) > 1})
+                          attr_types={a: dict(t) for a, t in group.attrs.items() if len(t) > 1},
+                          sep=getattr(shapes.get(by), "sep", SEP))
 
 
 def _count(table: dict[str, Counter[str]], name: str, tag: str) -> None:
@@ -394,6 +410,23 @@ def _count(table: dict[str, Counter[str]], name: str, tag: str) -> None:
             return
         c = table[name] = Counter()
     c[tag] += 1
+
+
+def key_separators(items: Iterable[dict[str, Any]], names: Iterable[str],
+                   limit: int = SEPARATOR_SAMPLE) -> dict[str, str]:
+    """Each key attribute's separator (:func:`~.infer_shapes.key_separator`, as the Workbench import decides it)
+    over the text values of the first ``limit`` items that hold it; the attributes whose separator is not ``#``."""
+    names = list(names)
+    values: dict[str, list[str]] = {n: [] for n in names}
+    for item in items:
+        for n in names:
+            v = item.get(n)
+            if isinstance(v, str) and len(values[n]) < limit:
+                values[n].append(v)
+        if all(len(v) >= limit for v in values.values()):
+            break
+    found = {n: key_separator(v) for n, v in values.items()}
+    return {n: sep for n, sep in found.items() if sep != SEP}
 
 
 def infer_spec(items, domain: str, keys: KeyInfo, **kw: Any) -> Draft:
@@ -480,8 +513,8 @@ class _EmptyStats:
 def _entity(plan: EntityPlan, catch_all: bool) -> dict[str, Any]:
     kind, tag = plan.group or ("", "")
     what = ("items whose keys or values fit no other entity" if catch_all else
-            f"items whose sort key starts with {tag}#" if kind == "sk" else f"items whose sort key is {tag}"
-            if kind == "const" else f"items whose partition key starts with {tag}#" if kind == "pk"
+            f"items whose sort key starts with {tag}{plan.sep}" if kind == "sk" else f"items whose sort key is {tag}"
+            if kind == "const" else f"items whose partition key starts with {tag}{plan.sep}" if kind == "pk"
             else f"items of the kind {tag}" if kind == "type" else "items whose keys have no type prefix")
     out = {"description": f"{what} (inferred)", "source": plan.source, "key": plan.templates(),
            "attributes": {a: t for a, t in plan.attributes.items() if t in ATTRIBUTE_TYPES}}
@@ -500,7 +533,7 @@ def _patterns(plans: list[EntityPlan], indexes: dict[str, Index], pk: str, sk: s
         else:
             op, verb = "query", "list"
             if sk_shape.kind == "parts" and 0 in sk_shape.literal:
-                cond["sk_begins_with"] = sk_shape.literal[0] + "#"
+                cond["sk_begins_with"] = sk_shape.literal[0] + sk_shape.sep
         name = unique_name(f"{verb}_{snake(plan.name)}", names)
         names.add(name)
         out.append({"name": name, "description": "draft (inferred): review the rate and whether it is hot",
@@ -527,6 +560,10 @@ def _plan_notes(plan: EntityPlan) -> dict[str, str]:
     notes[e] = f"{plan.count:,} items grouped by key prefix"
     for attr, shape in plan.shapes.items():
         text = f"from {shape.count:,} of {shape.present:,} keys shaped {shape_text(shape)}"
+        if shape.kind == "parts" and shape.sep != SEP:
+            text = (f"its values' parts are separated by {shape.sep!r}, not '#' (the first of '#', ':', '|', '/' "
+                    "after a type-like head in its values; '_' only when most values use it): to split them "
+                    f"otherwise, edit the template; {text}")
         named = [f"{{{s.name}}} {s.why}" for s in shape.slots if s.why]
         notes[f"{e}.key.{attr}"] = "; ".join([text, *named])
     mixed = [f"{a}: " + ", ".join(f"{t} in {n:,}" for t, n in sorted(ts.items(), key=lambda x: -x[1]))

@@ -1,15 +1,19 @@
 """Items back to source rows for an inferred spec: the JSON Lines row of each item, proven by
-rebuilding the item from it.
+rebuilding the item from it; every item gets one, or the import stops naming the item.
 
 ``rows = RowMaker(draft)``; ``entity, text = rows.assign(item)`` for every item: the entity the
 item belongs to and the JSON line of its row (placeholder values and attributes), such that
 ``blue-nb load`` with the draft spec rebuilds exactly this item. Items that fit no entity go to
 the catch-all entity; once every item was assigned, ``rows.settle()`` declares its attributes
-from those items and ``rows.catch_all_row(item)`` makes their rows. Each row is checked by doing just that: the text
+from those items and ``rows.catch_all_row(item, key, where)`` makes their rows. An item whose
+attribute has another type than the catch-all declares gets a catch-all entity of its own types
+(``Other2``, ...), so that no item is left out for its types. Each row is checked by doing just
+what a load does (:func:`proven_row`, the one check the Workbench import's rows pass too): the text
 is parsed as the JSONL reader parses it and the item is built with the spec's key templates
 (:class:`~blue_nb.items.ItemBuilder`); an item that does not come back identical goes to the
-catch-all entity, and one that fails there too (``text`` None) is counted as not carried, with
-the reason (:attr:`RowMaker.lost`).
+catch-all entity, and one that no row can carry at all stops the import with a
+:class:`~blue_nb.errors.SourceError` naming the item's key, what cannot be carried and how to change
+the item (:func:`not_carried`).
 
 What JSON rows cannot carry: binary values and sets *inside* lists and maps (JSON has neither;
 top-level binary is base64 and top-level sets are lists, by the declared type), an empty binary
@@ -20,20 +24,36 @@ attribute names that a spec cannot declare (with whitespace, or over 255 bytes).
 from __future__ import annotations
 
 import base64
+import copy
 import json
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any, Iterable
 
-from blue_nb.errors import BlueNbError
-from blue_nb.imports.infer import ATTR_NAME, MAX_ATTRIBUTES, Draft, EntityPlan, type_tag
-from blue_nb.imports.infer_shapes import SEP, template_text
+from blue_nb.errors import BlueNbError, SourceError
+from blue_nb.imports.infer import ATTR_NAME, MAX_ATTRIBUTES, Draft, EntityPlan, type_tag, unique_name
+from blue_nb.imports.infer_shapes import template_text
 from blue_nb.items import ItemBuilder
 from blue_nb.items.build import MAX_NESTING, loads_json
 from blue_nb.items.values import item_to_wire, number_text
+from blue_nb.spec import Entity
 
-__all__ = ["RowLost", "RowMaker", "RowWriter", "checked_value", "encode_row"]
+__all__ = ["MAX_CATCH_ALLS", "RowLost", "RowMaker", "RowWriter", "checked_value", "encode_row", "not_carried",
+           "proven_row"]
+
+MAX_CATCH_ALLS = 100        # catch-all entities (one per mix of attribute types); more stops the import
+_TYPE_CLASH = "has another type than declared"
+#: how to change an item that no row can carry, by the start of the reason (RowLost's message)
+_FIXES = (("binary inside", "a row holds binary only as an attribute's whole value (base64): make the binary value "
+                            "its own B or BS attribute, or store it as base64 text (S) inside the list or map"),
+          ("a set inside", "a row holds a set only as an attribute's whole value: make the set its own SS, NS or "
+                           "BS attribute, or a list (L) inside the list or map"),
+          ("an empty binary", "an empty cell means no attribute: remove the empty binary attribute, or give it a byte"),
+          ("a binary key", "key templates are text: give the key attribute UTF-8 bytes, or import with --key naming "
+                           "text key attributes"),
+          ("attribute", "a spec declares attribute names without whitespace, at most 255 bytes, and at most "
+                        f"{MAX_ATTRIBUTES:,} names: rename the attribute in the items"))
 
 
 class RowLost(ValueError):
@@ -47,8 +67,37 @@ def checked_value(attr: str, value: Any, declared: str | None, undeclared: str) 
     if declared is None:
         raise RowLost(f"attribute {attr[:40]!r} is not declared ({undeclared})")
     if declared != type_tag(value):
-        raise RowLost(f"attribute {attr[:40]!r} has another type than declared")
+        raise RowLost(f"attribute {attr[:40]!r} {_TYPE_CLASH}")
     return value
+
+
+def not_carried(key: str, reason: str, where: str) -> SourceError:
+    """The error that stops an import at an item no row can carry: its key, why, and how to change the item."""
+    fix = next((f for start, f in _FIXES if reason.startswith(start)),
+               "change the value so that a JSON row holds it exactly (docs/guide.md, Real data in)")
+    return SourceError(f"no row can carry the item {key} exactly ({reason}): the import stops rather than leave it "
+                       "out of the rows, which a load of the draft must rebuild", where=where,
+                       hint=f"{fix}; then export or import again")
+
+
+def proven_row(builder: ItemBuilder, entity: Entity, row: dict[str, Any], item: dict[str, Any],
+               wire: dict[str, Any] | None = None) -> str:
+    """The JSON line of ``row``, proven to be ``entity``'s row of ``item``: parsed as the JSONL reader parses
+    it and built by ``builder`` as a load builds it, the item must come back identical (``wire``: the item's
+    DynamoDB JSON, when already at hand); else :class:`RowLost`."""
+    try:
+        text = encode_row(row)
+        parsed = loads_json(text, entity.name, ints=int, max_depth=MAX_NESTING + 1)
+        rebuilt = builder.build(entity, parsed)
+    except BlueNbError as e:
+        raise RowLost(f"the row does not build the item ({e.msg[:80]})") from e
+    except RowLost:
+        raise
+    except ValueError as e:                # a build's own refusal
+        raise RowLost(str(e)) from e
+    if item_to_wire(rebuilt) != (wire if wire is not None else item_to_wire(item)):
+        raise RowLost("the item built from the row differs")
+    return text
 
 
 def encode_row(row: dict[str, Any]) -> str:
@@ -100,8 +149,8 @@ class RowMaker:
         self.builder = ItemBuilder(self.spec)
         self.table_keys = {self.spec.table.partition_key, self.spec.table.sort_key} - {None}
         self.other = draft.plans[draft.catch_all]
-        self.unmatched = 0                       # items given to the catch-all entity
-        self.lost: Counter[str] = Counter()      # reason -> items no row can carry
+        self.others = [draft.catch_all]          # the catch-all entities: the first, then one per mix of types
+        self.unmatched = 0                       # items given to the catch-all entities
         self.misfits: Counter[str] = Counter()   # entity -> its items that went to the catch-all
         self._other_types: dict[str, Counter[str]] = {}
 
@@ -126,20 +175,59 @@ class RowMaker:
 
     def settle(self) -> None:
         """Declare the catch-all entity's attributes from the items it was given (call after every
-        :meth:`assign`): an attribute of mixed types across entities then keeps the catch-all's own type."""
+        :meth:`assign`): each attribute the type most of them hold."""
         attrs = {a: c.most_common(1)[0][0] for a, c in self._other_types.items() if ATTR_NAME.match(a)}
         self.other.attributes = attrs
         self.draft.data["entities"][self.other.name]["attributes"] = dict(attrs)
+        self._respec()
+
+    def _respec(self) -> None:
         self.spec = self.draft.spec()
         self.builder = ItemBuilder(self.spec)
 
-    def catch_all_row(self, item: dict[str, Any]) -> str | None:
-        """The catch-all entity's row of an item, or None (counted in :attr:`lost`, with the reason)."""
+    def catch_all_row(self, item: dict[str, Any], key: str = "", where: str = "") -> tuple[str, str]:
+        """(catch-all entity, JSON row) of an item given to the catch-all: the first catch-all entity whose
+        attribute types carry it, else a new one of the item's types (``Other2``, ...). An item no row can
+        carry stops the import: the :func:`not_carried` error, naming ``key`` at ``where``."""
+        wire = item_to_wire(item)
+        reason = ""
+        for name in self.others:
+            try:
+                return name, self._row(self.draft.plans[name], item, wire)
+            except RowLost as e:
+                reason = reason or str(e)
+                if _TYPE_CLASH not in str(e):
+                    raise not_carried(key, str(e), where) from None
+        if len(self.others) >= MAX_CATCH_ALLS:
+            raise not_carried(key, f"{reason}, and {MAX_CATCH_ALLS} catch-all entities of other attribute types "
+                                   "are already drafted", where)
+        name = self._another(item)
         try:
-            return self._row(self.other, item, item_to_wire(item))
+            return name, self._row(self.draft.plans[name], item, wire)
         except RowLost as e:
-            self.lost[str(e)] += 1
-            return None
+            raise not_carried(key, str(e), where) from None
+
+    def _another(self, item: dict[str, Any]) -> str:
+        """A new catch-all entity: the first one's keys, its attributes typed as ``item`` holds them."""
+        first = self.other
+        attrs = dict(first.attributes)
+        attrs.update((a, type_tag(v)) for a, v in item.items() if a in attrs)
+        name = unique_name(first.name, set(self.draft.data["entities"]) | set(self.draft.plans))
+        plan = EntityPlan(name, None, first.shapes, attrs, used=set(first.used))
+        self.draft.plans[name] = plan
+        entity = copy.deepcopy(self.draft.data["entities"][first.name])
+        entity.update(source=plan.source, attributes=dict(attrs),
+                      description=f"items whose keys fit no entity and whose attribute types differ from "
+                                  f"{first.name}'s (inferred)")
+        self.draft.data["entities"][name] = entity
+        clash = sorted(a for a in attrs if a in first.attributes and attrs[a] != first.attributes[a])
+        self.draft.data["inferred"][f"entities.{name}"] = (
+            f"catch-all of other attribute types: {', '.join(f'{a} {attrs[a]}' for a in clash[:8])} where "
+            f"{first.name} declares {', '.join(first.attributes[a] for a in clash[:8])} (one entity per mix of types, "
+            "so that every item is in the rows; merge them by making the values one type)")
+        self.others.append(name)
+        self._respec()
+        return name
 
     def _row(self, plan: EntityPlan, item: dict[str, Any], wire: dict[str, Any]) -> str:
         row = self._keys(plan, item)
@@ -147,15 +235,7 @@ class RowMaker:
             if attr in plan.shapes or attr in self.table_keys:
                 continue
             row[attr] = checked_value(attr, v, plan.attributes.get(attr), "its name cannot be, or too many attributes")
-        text = encode_row(row)
-        try:
-            parsed = loads_json(text, plan.name, ints=int, max_depth=MAX_NESTING + 1)
-            rebuilt = self.builder.build(self.spec.entities[plan.name], parsed)
-        except BlueNbError as e:
-            raise RowLost(f"the row does not build the item ({e.msg[:80]})") from e
-        if item_to_wire(rebuilt) != wire:
-            raise RowLost("the item built from the row differs")
-        return text
+        return proven_row(self.builder, self.spec.entities[plan.name], row, item, wire)
 
     @staticmethod
     def _keys(plan: EntityPlan, item: dict[str, Any]) -> dict[str, Any]:
@@ -177,7 +257,7 @@ class RowMaker:
                         raise RowLost("a binary key that is not UTF-8 text") from None
                 _put(row, shape.slots[0].name, text)
                 continue
-            parts = v.split(SEP) if isinstance(v, str) else []
+            parts = v.split(shape.sep) if isinstance(v, str) else []
             if len(parts) != shape.width or any(parts[i] != lit for i, lit in shape.literal.items()):
                 raise RowLost("key shape differs")
             for slot in shape.slots:

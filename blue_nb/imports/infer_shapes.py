@@ -1,7 +1,9 @@
 """Key shapes for spec inference: counters over the parts of key values, and the key templates
 they suggest.
 
-A key value such as ``PERSP#0#muffin#1`` is split at ``#`` into parts. For each key attribute of
+A key value such as ``PERSP#0#muffin#1`` is split at its separator into parts: ``#``, or the one of
+:data:`SEPARATORS` the values use (:func:`key_separator` for many values, :func:`value_separator` for
+one: ``User:UserA``, ``ORDER|2024|17``, ``a/b/c``, ``cust_12``). For each key attribute of
 an entity, :class:`KeyStats` counts the part counts seen and, per position, a :class:`PartStats`:
 how many values were digits, zero-padded and of which width, whether the part was always the
 same, a bounded sample of distinct values, and which attributes of the same item held the same
@@ -17,8 +19,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CONST_RE", "KeyShape", "KeyStats", "PartStats", "SAMPLE_VALUES", "SEP", "TAG_RE", "Slot", "decide_shape",
-           "identifier", "shape_text", "template_text"]
+__all__ = ["CONST_RE", "KeyShape", "KeyStats", "PartStats", "SAMPLE_VALUES", "SEP", "SEPARATORS", "TAG_RE", "Slot",
+           "decide_shape", "identifier", "key_separator", "shape_text", "template_text", "value_separator"]
 
 SEP = "#"
 TAG_RE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}\Z")      # a type prefix: PERSP, user, v2.order
@@ -26,6 +28,33 @@ CONST_RE = re.compile(r"[A-Z][A-Z0-9_]{0,63}\Z")             # a whole constant 
 SAMPLE_VALUES = 1000          # distinct values kept per key part (to name it after another entity's key)
 MAX_SHAPES = 8                # distinct part counts tracked per key attribute
 NEARLY_ALL = 0.95             # a part "equals an attribute" when it does in this share of the items
+SEPARATORS = ("#", ":", "|", "/", "_")        # what key values use between their parts, in order of preference
+
+
+def key_separator(values: list[str]) -> str:
+    """The separator key values use between their parts (``USER#1``, ``User:UserA``, ``org|7``): ``#`` when
+    any value holds it, else the one of :data:`SEPARATORS` after a type-like head in most values."""
+    if not values or any("#" in v for v in values):
+        return "#"
+    best, hits = "#", 0
+    for sep in SEPARATORS[1:]:
+        n = sum(1 for v in values if sep in v and TAG_RE.match(v.split(sep, 1)[0]))
+        if n > hits and n * 2 >= len(values):
+            best, hits = sep, n
+    return best
+
+
+def value_separator(value: str, preferred: str = SEP) -> str | None:
+    """The separator of one key value: ``preferred`` (the attribute's, :func:`key_separator`) when the value
+    holds it; else ``#``, ``:``, ``|`` or ``/`` after a type-like head (``ORDER|2024|17`` -> ``|``), so that
+    one attribute may hold values of several separators; None when it has no parts. ``_`` is a separator only
+    as an attribute's (most of its values ``cust_12``): alone it is as often part of a name (``META_DATA``)."""
+    if preferred in value:
+        return preferred
+    for sep in SEPARATORS[:-1]:
+        if sep in value and (sep == SEP or TAG_RE.match(value.split(sep, 1)[0])):
+            return sep
+    return None
 
 
 def template_text(value: Any) -> str | None:
@@ -100,9 +129,10 @@ class PartStats:
 
 
 class KeyStats:
-    """Counters over one key attribute's values within one entity."""
+    """Counters over one key attribute's values within one entity, split at ``sep``."""
 
-    def __init__(self) -> None:
+    def __init__(self, sep: str = SEP) -> None:
+        self.sep = sep
         self.present = 0
         self.types: Counter[str] = Counter()
         self.counts: Counter[int] = Counter()
@@ -119,7 +149,7 @@ class KeyStats:
         self.whole.add(text, by_text)
         if tag != "S":
             return
-        parts = text.split(SEP)
+        parts = text.split(self.sep)
         stats = self.parts.get(len(parts))
         if stats is None:
             if len(self.parts) >= MAX_SHAPES:
@@ -149,7 +179,7 @@ class Slot:
 @dataclass
 class KeyShape:
     """How one key attribute's values are built: ``const`` (one literal value), ``whole`` (one
-    placeholder holding the whole value) or ``parts`` (literal parts and placeholders joined by ``#``)."""
+    placeholder holding the whole value) or ``parts`` (literal parts and placeholders joined by ``sep``)."""
 
     kind: str
     count: int                                   # items whose value has this shape
@@ -158,6 +188,7 @@ class KeyShape:
     slots: list[Slot] = field(default_factory=list)
     const: str | None = None
     width: int = 1                               # number of parts
+    sep: str = SEP                               # what joins the parts
 
     def template(self) -> str:
         if self.kind == "const":
@@ -170,7 +201,7 @@ class KeyShape:
             else:
                 s = slots[i]
                 out.append("{" + s.name + (":" + s.fmt if s.fmt else "") + "}")
-        return SEP.join(out)
+        return self.sep.join(out)
 
 
 def decide_shape(stats: KeyStats, *, tag: str | None = None, const_ok: bool = False,
@@ -198,7 +229,7 @@ def decide_shape(stats: KeyStats, *, tag: str | None = None, const_ok: bool = Fa
         w = s.stats.fixed_width
         if w:
             s.fmt = f"0{w}d"
-    return KeyShape("parts", count, stats.present, literal=literal, slots=slots, width=width)
+    return KeyShape("parts", count, stats.present, literal=literal, slots=slots, width=width, sep=stats.sep)
 
 
 def shape_text(shape: KeyShape) -> str:
@@ -206,4 +237,5 @@ def shape_text(shape: KeyShape) -> str:
     if shape.kind == "const":
         return shape.const or ""
     slots = {s.position: s for s in shape.slots}
-    return SEP.join(shape.literal[i] if i in shape.literal else slots[i].stats.kind() for i in range(shape.width))
+    return shape.sep.join(shape.literal[i] if i in shape.literal else slots[i].stats.kind()
+                          for i in range(shape.width))

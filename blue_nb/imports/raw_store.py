@@ -140,7 +140,7 @@ class RawStore:
             applied.inserted += 1
 
     def assign(self, pairs: Iterable[tuple[str, str]]) -> None:
-        """Record the entity of each key: (key text, entity) pairs."""
+        """Record the entity of each key: (key text, entity) pairs; a key recorded before takes the new one."""
         batch = []
         for pair in pairs:
             batch.append(pair)
@@ -168,11 +168,11 @@ class RawStore:
         for k, data, src in self.store.rows("SELECT k, data, src FROM raw ORDER BY k", [], 2_000):
             yield k, item_from_wire(loads_wire(data)), src
 
-    def items_of(self, entity: str) -> Iterator[dict[str, Any]]:
-        """The items assigned to one entity, in key order."""
-        sql = "SELECT r.data FROM raw r JOIN assigned a ON a.k = r.k WHERE a.entity = ? ORDER BY r.k"
-        for (data,) in self.store.rows(sql, [entity], 2_000):
-            yield item_from_wire(loads_wire(data))
+    def items_of(self, entity: str) -> Iterator[tuple[str, dict[str, Any], str]]:
+        """(key text, item, where) of the items assigned to one entity, in key order."""
+        sql = "SELECT r.k, r.data, r.src FROM raw r JOIN assigned a ON a.k = r.k WHERE a.entity = ? ORDER BY r.k"
+        for k, data, src in self.store.rows(sql, [entity], 2_000):
+            yield k, item_from_wire(loads_wire(data)), src
 
     def entity_items(self) -> Iterator[tuple[str, dict[str, Any], str]]:
         """(entity, item, where) of every assigned item, in key order: what the loader takes."""

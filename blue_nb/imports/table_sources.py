@@ -11,8 +11,6 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from tqdm.auto import tqdm
-
 from blue_nb.errors import SourceError, StoreError
 from blue_nb.imports.infer import domain_name
 from blue_nb.imports.infer_keys import KeyInfo, guess_keys, keys_from_describe, order_keys
@@ -137,6 +135,7 @@ def _sqlite_table(store: Store, path: Path, table: str, extra: list[str], key: K
 
     def changes() -> Iterator[tuple]:
         reader = _open_read_only(path)
+        from tqdm.auto import tqdm  # deferred: tqdm.auto loads asyncio, ~0.1 s of every command's start
         bar = tqdm(total=total, desc=f"read {table}", unit="row", unit_scale=True, mininterval=0.5,
                    disable=not progress)
         try:

@@ -3,23 +3,20 @@ back into placeholder values, plus its declared attributes), proven by rebuildin
 with :class:`~blue_nb.items.ItemBuilder`. A Workbench import writes these, so that ``blue-nb load``
 with the imported spec rebuilds exactly the model's sample items.
 
-``rows = SpecRows(spec)``; ``text = rows.row(entity, item)`` is the line, or None when no row can
-carry the item (the reason is counted in :attr:`SpecRows.lost`: an attribute the entity does not
-declare, a value of another type, a key that does not fit its template, or what JSON rows cannot
-hold, see :mod:`.infer_rows`).
+``rows = SpecRows(spec)``; ``text = rows.make(entity, item)`` is the line, or :class:`~.infer_rows.RowLost`
+saying why no row can carry the item: an attribute the entity does not declare, a value of another
+type, a key that does not fit its template, or what JSON rows cannot hold (see :mod:`.infer_rows`,
+whose :func:`~.infer_rows.proven_row` is the one check of a row).
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from decimal import Decimal
 from typing import Any
 
-from blue_nb.errors import BlueNbError
-from blue_nb.imports.infer_rows import RowLost, checked_value, encode_row
+from blue_nb.imports.infer_rows import RowLost, checked_value, proven_row
 from blue_nb.items import ItemBuilder
-from blue_nb.items.build import MAX_NESTING, loads_json
-from blue_nb.items.values import item_to_wire, number_text
+from blue_nb.items.values import number_text
 from blue_nb.spec import Spec
 
 __all__ = ["SpecRows"]
@@ -44,15 +41,6 @@ class SpecRows:
     def __init__(self, spec: Spec):
         self.spec = spec
         self.builder = ItemBuilder(spec)
-        self.lost: Counter[str] = Counter()
-
-    def row(self, entity: str, item: dict[str, Any]) -> str | None:
-        """The JSON line of ``item``'s row as an ``entity`` row, or None (counted in :attr:`lost`)."""
-        try:
-            return self.make(entity, item)
-        except RowLost as e:
-            self.lost[str(e)] += 1
-            return None
 
     def make(self, entity: str, item: dict[str, Any]) -> str:
         """The JSON line of ``item``'s row as an ``entity`` row; raises :class:`~.infer_rows.RowLost` saying
@@ -71,14 +59,4 @@ class SpecRows:
                 raise RowLost(f"key {attr!r} does not fit its template")
             for name, text in values.items():
                 row.setdefault(name, text)
-        try:
-            text = encode_row(row)
-            parsed = loads_json(text, entity, ints=int, max_depth=MAX_NESTING + 1)
-            rebuilt = self.builder.build(e, parsed)
-        except BlueNbError as err:
-            raise RowLost(f"the row does not build the item ({err.msg[:80]})") from err
-        except ValueError as err:              # RowLost from encode_row (what JSON rows cannot hold), or a build's
-            raise RowLost(str(err)) from err
-        if item_to_wire(rebuilt) != item_to_wire(item):
-            raise RowLost("the item built from the row differs")
-        return text
+        return proven_row(self.builder, e, row, item)

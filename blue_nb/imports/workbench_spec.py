@@ -19,7 +19,8 @@ from decimal import Decimal
 from typing import Any
 
 from blue_nb.errors import SourceError, TemplateError
-from blue_nb.imports.infer import ATTR_NAME, FOREIGN_RULES, TYPE_NAMES, camel, infer_spec, snake, type_tag, unique_name
+from blue_nb.imports.infer import (ATTR_NAME, FOREIGN_RULES, TYPE_NAMES, camel, infer_spec, key_separators, snake,
+                                   type_tag, unique_name)
 from blue_nb.imports.infer_keys import KeyInfo, canonical_key
 from blue_nb.imports.infer_rows import RowLost
 from blue_nb.imports.infer_shapes import TAG_RE, identifier
@@ -27,7 +28,7 @@ from blue_nb.imports.workbench_rows import SpecRows
 from blue_nb.items.values import number_text
 from blue_nb.spec import ATTRIBUTE_TYPES, SEPARATOR, Index, KeyTemplate, Spec, spec_from_dict
 
-__all__ = ["SEPARATORS", "ModelTable", "key_separator", "model_spec", "spec_differences",
+__all__ = ["ModelTable", "model_spec", "spec_differences",
            "type_attribute"]
 
 _DRAFT = "draft (imported): review the rate and whether it is hot"
@@ -141,9 +142,6 @@ def _alias_fits(alias: Any, values: list[Any]) -> bool:
     return all(isinstance(v, (str, Decimal)) and template.matches(str(v)) for v in values)
 
 
-SEPARATORS = ("#", ":", "|", "/", "_")        # what key values use between their parts, in order of preference
-
-
 def type_attribute(items: list[dict[str, Any]], skip: set[str]) -> tuple[str | None, str]:
     """The attribute the items use to say what they are, and why: one named like a type (``type``,
     ``entity``, ``_type``, ``EntityType``, ...) held as text by every item with two or more values; else
@@ -175,19 +173,6 @@ def type_attribute(items: list[dict[str, Any]], skip: set[str]) -> tuple[str | N
     return None, ""
 
 
-def key_separator(values: list[str]) -> str:
-    """The separator key values use between their parts (``USER#1``, ``User:UserA``, ``org|7``): ``#`` when
-    any value holds it, else the one of :data:`SEPARATORS` after a type-like head in most values."""
-    if not values or any("#" in v for v in values):
-        return "#"
-    best, hits = "#", 0
-    for sep in SEPARATORS[1:]:
-        n = sum(1 for v in values if sep in v and TAG_RE.match(v.split(sep, 1)[0]))
-        if n > hits and n * 2 >= len(values):
-            best, hits = sep, n
-    return best
-
-
 class _Builder:
     def __init__(self, table: ModelTable, domain: str):
         self.table, self.domain = table, domain
@@ -206,16 +191,14 @@ class _Builder:
 
     # -- inference over a group of items ---------------------------------------------------------------
     def _infer(self, items: list[dict[str, Any]]):
-        """The draft of ``items``, its plans (largest first), each key attribute's separator (:func:`key_separator`)
-        and the items as the inference saw them (another separator read as ``#``)."""
-        seps = {a: key_separator([v for it in items if isinstance(v := it.get(a), str)]) for a in self.key_names}
-        other = {a: s for a, s in seps.items() if s != SEPARATOR}
-        seen = items if not other else [{a: (v.replace(other[a], SEPARATOR) if a in other and isinstance(v, str)
-                                              else v) for a, v in it.items()} for it in items]
-        draft = infer_spec(seen, self.domain, self.table.key_info(), source=f"the Workbench table {self.table.name}")
+        """The draft of ``items`` (split at each key attribute's separator, :func:`~.infer.key_separators`, as the
+        other imports split theirs), its plans (largest first) and the separators."""
+        seps = key_separators(items, self.key_names, limit=len(items))
+        draft = infer_spec(items, self.domain, self.table.key_info(), source=f"the Workbench table {self.table.name}",
+                           separators=seps)
         plans = sorted((p for n, p in draft.plans.items() if n != draft.catch_all and p.count),
                        key=lambda p: -p.count)
-        return draft, plans, seps, seen
+        return draft, plans, seps
 
     def _placeholder(self, attr: str, items: list[dict[str, Any]], key: dict[str, str], literal: bool = True) -> str:
         """A template for ``attr`` by the ``#``-separated parts of most of its values (a placeholder holds no
@@ -319,14 +302,11 @@ class _Builder:
         reasons: dict[str, str] = {}
         draft = plans = None
         if items:
-            draft, plans, seps, _ = self._infer(items)
+            draft, plans, _ = self._infer(items)
             best = plans[0]
             for attr, text in best.templates().items():
-                sep = seps.get(attr, SEPARATOR)
-                key[attr] = text if sep == SEPARATOR else text.replace(SEPARATOR, sep)
+                key[attr] = text
                 reasons[attr] = draft.data["inferred"].get(f"entities.{best.name}.key.{attr}", "")
-                if sep != SEPARATOR:
-                    reasons[attr] = f"its values' parts are separated by {sep!r}; " + reasons[attr]
             if len(plans) > 1:
                 self.notes.append(f"{base}: its items have {len(plans)} key shapes")
         for attr, alias in (aliases or {}).items():
@@ -378,7 +358,7 @@ class _Builder:
             self.assigned[i] = name
         if not rest:
             return None
-        _, others, _, _ = self._infer([t.items[i][1] for i in rest])
+        _, others, _ = self._infer([t.items[i][1] for i in rest])
         suffix = others[0].name if others and others[0].name.lower() not in family.lower() else ""
         self.notes.append(f"{name}: {len(rest):,} of its {len(rows):,} items do not fit its keys or attribute "
                           f"types ({lost}): they make the entity {family}{suffix} (and more, by key shape)")
@@ -420,9 +400,9 @@ class _Builder:
                 self.place(camel(value), f"Items whose {attr} is {value!r}", rows_of,
                            why=f"{len(rows_of):,} items whose {attr} is {value!r}: {why}")
             return
-        draft, _, _, seen = self._infer(items)
+        draft, _, _ = self._infer(items)
         groups = {}
-        for i, item in zip(left, seen):
+        for i, item in zip(left, items):
             plan = draft.plan_for(item)
             groups.setdefault(plan.name if plan is not None else draft.catch_all, []).append(i)
         for old, rows_of in groups.items():

@@ -10,7 +10,8 @@ the two). Per table:
    memory stays flat;
 2. infer the draft spec in one pass over it (:mod:`.infer`);
 3. write ``<domain>.yaml`` and one JSON Lines file per entity in ``<domain>/``, each row proven to
-   rebuild its item (items that fit no entity go to a catch-all entity, :mod:`.infer_rows`), aside in
+   rebuild its item (items that fit no entity go to a catch-all entity, :mod:`.infer_rows`; an item
+   no row can carry stops the import, named by its key), aside in
    the out folder's staging folder (:mod:`.out_folder`): ``DIR`` is not touched yet;
 4. load the items of every table into the stores given, at one commit point (all tables or none,
    :func:`blue_nb.stores.load_tables`);
@@ -34,11 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from tqdm.auto import tqdm
-
 from blue_nb.errors import SourceError
-from blue_nb.imports.infer import SpecInferrer, as_foreign
-from blue_nb.imports.infer_rows import RowMaker, RowWriter
+from blue_nb.imports.infer import SEPARATOR_SAMPLE, SpecInferrer, as_foreign, key_separators
+from blue_nb.imports.infer_keys import canonical_key, index_candidate
+from blue_nb.imports.infer_rows import RowLost, RowMaker, RowWriter, not_carried
 from blue_nb.imports.out_folder import OutFolder
 from blue_nb.imports.raw_store import Applied, RawStore
 from blue_nb.imports.table_designs import description_sources, template_sources
@@ -70,7 +70,7 @@ class ImportResult:
     updated: int = 0               # ... puts over an existing key
     deleted: int = 0               # ... deletes of an existing key
     unmatched: int = 0             # items given to the catch-all entity
-    not_in_rows: int = 0           # items no row file can carry (they are in the stores)
+    not_in_rows: int = 0           # items no row file carries: always 0 (such an item stops the import)
     findings: Findings | None = None
     stores: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -232,9 +232,10 @@ def _draft(raw: RawStore, table: TableSource, applied: Applied, out: OutFolder, 
            foreign: bool = True) -> ImportResult:
     """Infer the spec, write it and the row files, record each item's entity; the result so far. ``foreign``:
     a design made elsewhere (not Blue's own SQLite), drafted under the DynamoDB rule profile."""
-    inferrer = SpecInferrer(table.domain, table.keys, source=table.label, table_name=table.table_name,
-                            by_type=foreign)
     total = raw.count()
+    seps = key_separators((item for _, item, _ in raw.items()), _key_attributes(raw, table), SEPARATOR_SAMPLE)
+    inferrer = SpecInferrer(table.domain, table.keys, source=table.label, table_name=table.table_name,
+                            by_type=foreign, separators=seps)
     for _, item, _ in _bar(raw.items(), total, f"infer {table.domain}", progress):
         inferrer.add(item)
     draft = inferrer.draft()
@@ -251,10 +252,16 @@ def _draft(raw: RawStore, table: TableSource, applied: Applied, out: OutFolder, 
                 yield k, entity
         raw.assign(assigned())
         maker.settle()
-        for item in raw.items_of(draft.catch_all):
-            text = maker.catch_all_row(item)
-            if text is not None:
-                writer.write(draft.catch_all, text)
+        moved = []
+        for k, item, where in raw.items_of(draft.catch_all):
+            entity, text = maker.catch_all_row(item, k, where)
+            writer.sources.setdefault(entity, draft.plans[entity].source)
+            writer.write(entity, text)
+            if entity != draft.catch_all:
+                moved.append((k, entity))
+                counts[draft.catch_all] -= 1
+                counts[entity] += 1
+        raw.assign(moved)
     spec = draft.spec(dict(counts), dict(writer.counts))
     if foreign:
         spec = as_foreign(spec)
@@ -272,7 +279,7 @@ def _draft(raw: RawStore, table: TableSource, applied: Applied, out: OutFolder, 
                      "table's; their new images are kept, not counted as inserts")
     return ImportResult(table.domain, spec_path, spec, rows_dir, sum(counts.values()),
                         {e: counts[e] for e in spec.entities if counts.get(e)}, applied.inserted, applied.updated,
-                        applied.deleted, maker.unmatched, sum(maker.lost.values()), notes=notes)
+                        applied.deleted, maker.unmatched, 0, notes=notes)
 
 
 def _bar(items: Iterable, total: int, desc: str, progress: bool) -> Iterator:
@@ -280,6 +287,7 @@ def _bar(items: Iterable, total: int, desc: str, progress: bool) -> Iterator:
     if not progress:
         yield from items
         return
+    from tqdm.auto import tqdm  # deferred: tqdm.auto loads asyncio, ~0.1 s of every command's start
     with tqdm(total=total, desc=desc, unit="item", unit_scale=True, mininterval=0.5) as bar:
         for x in items:
             yield x
@@ -290,15 +298,26 @@ def _row_notes(maker: RowMaker, catch_all: str) -> list[str]:
     notes = []
     if maker.unmatched:
         misfits = ", ".join(f"{e} {n:,}" for e, n in maker.misfits.most_common())
+        more = maker.others[1:]
         notes.append(f"{maker.unmatched:,} items fit no entity's templates and are in the catch-all entity {catch_all}"
+                     + (f" (and {', '.join(more)}: the same keys, other attribute types)" if more else "")
                      + (f" (misfits of: {misfits})" if misfits else ""))
-    return notes + _lost_notes(maker.lost)
+    return notes
 
 
-def _lost_notes(lost: Counter[str]) -> list[str]:
-    """One note per reason why items cannot be written as rows (most items first)."""
-    return [f"{n:,} items cannot be written as rows ({reason}): they are in the stores, but a load of the rows "
-            "leaves them out" for reason, n in lost.most_common()]
+def _key_attributes(raw: RawStore, table: TableSource) -> list[str]:
+    """The key attributes whose separator the import decides: the table's, and its indexes' (from
+    DescribeTable, else the attributes of the first items named like index keys)."""
+    names = list(table.keys.names)
+    if table.keys.indexes is not None:
+        extra = {a for ix in table.keys.indexes.values() for a in (ix.partition_key, ix.sort_key) if a}
+    else:
+        extra = set()
+        for n, (_, item, _) in enumerate(raw.items()):
+            extra.update(a for a in item if index_candidate(a) is not None)
+            if n >= 1000:
+                break
+    return names + sorted(extra - set(names))
 
 
 # ---------------------------------------------------------------- a NoSQL Workbench model
@@ -329,17 +348,19 @@ def _workbench_draft(table: WorkbenchTable, model: WorkbenchModel, out: OutFolde
     maker = SpecRows(spec)
     counts: Counter[str] = Counter(e for e, _, _ in table.items)
     with RowWriter(rows_dir, {n: e.source or n for n, e in spec.entities.items()}) as writer:
-        for entity, item, _ in table.items:
-            text = maker.row(entity, item)
-            if text is not None:
-                writer.write(entity, text)
+        for entity, item, where in table.items:
+            try:
+                writer.write(entity, maker.make(entity, item))
+            except RowLost as e:           # the model's spec places only items its rows carry: never, but said
+                t = spec.table
+                key = canonical_key(item, tuple(a for a in (t.partition_key, t.sort_key) if a))
+                raise not_carried(key or where, str(e), where) from None
     if table.items:
         writer.write_empty(spec.entities)
     dump_spec(spec, out.next / f"{spec.domain}.yaml")
     spec_path, rows_dir = out.path / f"{spec.domain}.yaml", out.path / spec.domain
     notes = [f"{model.source}: NoSQL Workbench model {model.name!r}, format {model.version or 'none (2019)'}",
              *model.notes, *table.notes]
-    notes += _lost_notes(maker.lost)
     empty = [n for n, e in spec.entities.items() if not counts.get(n) and not e.allow_empty]
     if not table.items:
         notes.append("the model holds no sample items: the spec only, no rows")
@@ -348,4 +369,4 @@ def _workbench_draft(table: WorkbenchTable, model: WorkbenchModel, out: OutFolde
                      "rows there, or allow_empty: true)")
     return ImportResult(spec.domain, spec_path, spec, rows_dir, len(table.items),
                         {e: counts[e] for e in spec.entities if counts.get(e)}, unmatched=table.unmatched,
-                        not_in_rows=sum(maker.lost.values()), notes=notes)
+                        not_in_rows=0, notes=notes)

@@ -12,23 +12,27 @@ standard library only), so that a table, a figure and a report show the same val
   rounds to ``n`` significant digits (``1.25``, ``0.0625``, ``12.5``), whole from ``10**(n-1)``.
 * :func:`short` - a label cut to a width in terminal columns (a CJK character takes two, a
   combining mark none) with an ellipsis; :func:`display_width` - the columns a text takes.
+* :func:`compact` - any item value on one short line, as a table cell or a query's output shows it
+  (``{title: "x", n: 3}``, ``<binary 1,234 B>``), cut to :data:`COMPACT_WIDTH` columns.
 * :class:`Fields` - a dict of a few facts (a ``summary()``) that a notebook shows as a two-column table
   (:func:`fields_html`), its repr still the dict's; :func:`value_text` - one fact as a person reads it.
 """
 
 from __future__ import annotations
 
+import math
 import unicodedata
 from decimal import ROUND_HALF_UP, Decimal
 from html import escape
 from typing import Any, Mapping
 
-__all__ = ["BYTE_UNITS", "ELLIPSIS", "NO_VALUE", "Fields", "cents", "display_width", "fields_html", "human_bytes",
-           "number", "short", "usd", "value_text"]
+__all__ = ["BYTE_UNITS", "COMPACT_WIDTH", "ELLIPSIS", "NO_VALUE", "Fields", "cents", "compact", "display_width",
+           "fields_html", "human_bytes", "number", "short", "usd", "value_text"]
 
 NO_VALUE = "-"                 # what usd and number print for None
 ELLIPSIS = "…"                 # the end of a cut label: one column
 BYTE_UNITS = ("B", "KB", "MB", "GB", "TB", "PB")
+COMPACT_WIDTH = 48             # columns a text, map or list cell shows before it is cut with "…"
 _CENT = Decimal("0.01")
 _SUB_CENT = Decimal("0.0001")
 
@@ -129,7 +133,41 @@ def short(text: Any, width: int) -> str:
     return "".join(kept) + ELLIPSIS
 
 
+# -- an item value on one line ------------------------------------------------------------------
+def compact(v: Any, width: int = COMPACT_WIDTH) -> str:
+    """One short line for any item value, cut to ``width`` columns; missing values are empty."""
+    return short(_compact(v), width)
+
+
+def _compact(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, float) and math.isnan(v):
+        return ""
+    if isinstance(v, (bytes, bytearray)):
+        return f"<binary {len(v):,} B>"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, Decimal):
+        return str(v)
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_inner(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_inner(x) for x in v) + "]"
+    if isinstance(v, (set, frozenset)):
+        return "{" + ", ".join(sorted(_inner(x) for x in v)) + "}"
+    if isinstance(v, (int, float)):
+        return number(v, trim=True)
+    return str(v)
+
+
+def _inner(v: Any) -> str:
+    """A value inside a map or list: strings quoted, so ``"3"`` and ``3`` differ."""
+    return f'"{v}"' if isinstance(v, str) else _compact(v)
+
+
 # -- a few facts --------------------------------------------------------------------------------
+
 def value_text(v: Any) -> str:
     """One fact as a person reads it: numbers with separators (floats trimmed), yes/no, a map as
     ``key: value`` pairs and a list joined by commas on one line, a path or anything else as its text."""

@@ -19,8 +19,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from tqdm.auto import tqdm
-
 from blue_nb.errors import SourceError
 
 __all__ = ["FORMATS", "SourceFiles", "jsonl_default", "needs_jsonl", "row_ticks"]
@@ -130,6 +128,7 @@ class _Sink:
 def row_ticks(total: int, desc: str, progress: bool) -> Iterator[Callable[[int], Any]]:
     """A progress bar of ``total`` rows while the block runs (none without ``progress``): the callable that
     counts ``n`` rows written."""
+    from tqdm.auto import tqdm  # deferred: tqdm.auto loads asyncio, ~0.1 s of every command's start
     bar = tqdm(total=total, desc=desc, unit="row") if progress else None
     try:
         yield bar.update if bar is not None else (lambda n: None)

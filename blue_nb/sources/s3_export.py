@@ -32,8 +32,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Iterator, NamedTuple
 
-from tqdm.auto import tqdm
-
 from blue_nb.errors import ItemError, SourceError
 from blue_nb.items.values import item_from_wire, loads_wire, parse_item_line
 from blue_nb.sources.files import text_lines
@@ -315,6 +313,7 @@ def iter_changes(source: str | Path | list[Export], *, progress: bool = True) ->
     """Every change of the exports under ``source`` (or of the given exports), in the order to apply them."""
     exports = source if isinstance(source, list) else find_exports(source)
     total = sum(e.item_count for e in exports)
+    from tqdm.auto import tqdm  # deferred: tqdm.auto loads asyncio, ~0.1 s of every command's start
     bar = tqdm(total=total, desc="read export", unit="item", unit_scale=True, mininterval=0.5) if progress else None
     try:
         for export in exports:

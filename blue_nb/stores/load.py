@@ -31,8 +31,6 @@ import time
 import uuid
 from typing import Iterable
 
-from tqdm.auto import tqdm
-
 from blue_nb.errors import BlueNbError, StoreError
 from blue_nb.items.item_json import stored_item
 from blue_nb.patterns import data_bytes
@@ -330,4 +328,5 @@ class _NoBar:
 def _progress(total: int | None, desc: str, enabled: bool):
     if not enabled:
         return _NoBar()
+    from tqdm.auto import tqdm  # deferred: tqdm.auto loads asyncio, ~0.1 s of every command's start
     return tqdm(total=total, desc=desc, unit="item", unit_scale=True, mininterval=0.5)
