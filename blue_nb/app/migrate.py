@@ -28,7 +28,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from blue_nb.app.text import table_lines
 from blue_nb.app.workflows import as_spec, located_items, open_loaded, source_files
@@ -292,11 +292,16 @@ def _appearing(old: Spec | None, new: Spec, data_dir: str | Path | None) -> Iter
 
 
 def changes_of(old: Spec | None, new: Spec, data_dir: str | Path | None = None, duckdb: str | Path | None = None,
-               ) -> list[Change]:
-    """Every item of the migration with its fate (see the module)."""
+               old_items: Iterable[tuple[str, dict, str]] | None = None) -> list[Change]:
+    """Every item of the migration with its fate (see the module). ``old_items``: the old design's
+    (entity, item, where), already built from ``data_dir``'s rows by the caller (not built again)."""
     ok, nk = _table_keys(old or new), _table_keys(new)
     out: list[Change] = []
-    for entity, item, where in (_old_items(old, data_dir, duckdb) if old is not None else ()):
+    if old is None:
+        old_items = ()
+    elif old_items is None:
+        old_items = _old_items(old, data_dir, duckdb)
+    for entity, item, where in old_items:
         if entity not in new.entities:
             out.append(Change(entity, where, item, None, _key(item, ok), None, "disappear"))
             continue
@@ -486,13 +491,16 @@ def _scale(changes: list[Change], items: Mapping[str, int] | int | None) -> dict
 
 def plan_migration(old: Spec | str | Path | None, new: Spec | str | Path, *, data_dir: str | Path | None = None,
                    duckdb: str | Path | None = None, rate: float | None = None, read_rate: float | None = None,
-                   items: Mapping[str, int] | int | None = None, prices=None) -> MigrationPlan:
+                   items: Mapping[str, int] | int | None = None, prices=None,
+                   old_items: Iterable[tuple[str, dict, str]] | None = None) -> MigrationPlan:
     """The migration from ``old`` to ``new`` of the items under ``data_dir`` (or in the DuckDB file ``duckdb``,
     loaded with ``old``'s items): see the module. ``rate``: write units per second of the backfill and the
     delete (default: the new table's provisioned write capacity, else 1,000 WCU/s); ``read_rate``: read units
     per second of the Scans (default: the provisioned read capacity, else 3 x the write rate); ``items``: the
     production size, a total or per entity. ``old=None``: the first migration, every item of ``new`` written
-    from its rows (say, those ``import --from sqlite`` wrote from Blue's SQLite file) into a new table."""
+    from its rows (say, those ``import --from sqlite`` wrote from Blue's SQLite file) into a new table.
+    ``old_items``: the old design's (entity, item, where) of ``data_dir``'s rows, when the caller built them
+    already (the review report, which loads them for its checks): they are not built again."""
     old, new = (as_spec(old) if old is not None else None), as_spec(new)
     if old is None and data_dir is None:
         raise SpecError("the first migration writes the items built from the rows: give --data DIR", where="migrate",
@@ -509,7 +517,7 @@ def plan_migration(old: Spec | str | Path | None, new: Spec | str | Path, *, dat
         raise SpecError("the rates must be above 0 units per second", where="--rate", hint="e.g. --rate 500")
     new_table = old is not None and _table_keys(old) != _table_keys(new) or old is not None and any(
         old.table.indexes.get(n) != i for n, i in new.table.indexes.items() if i.type == "local")
-    changes = changes_of(old, new, data_dir, duckdb)
+    changes = changes_of(old, new, data_dir, duckdb, old_items)
     entities: dict[str, EntityCounts] = {}
     for c in changes:
         entities.setdefault(c.entity, EntityCounts(c.entity)).fates[c.fate] += 1
