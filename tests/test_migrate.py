@@ -345,3 +345,54 @@ def test_a_new_global_index_is_priced_with_the_entries_dynamodb_writes(tmp_path,
     assert "new index(es) gsi2: DynamoDB backfills a new GSI itself" in " ".join(plan.notes)
     with pytest.raises(MigrationError, match=r"the table's global indexes change \(gsi1 -> gsi1, gsi2\)"):
         execute_migration(NEW, path, data_dir=small_dialogue)
+
+
+@pytest.fixture
+def blue_file(tmp_path, dialogue_spec, small_dialogue):
+    from tests.test_import import _blue_sqlite
+
+    return tmp_path / "blue.sqlite", _blue_sqlite(tmp_path / "blue.sqlite", dialogue_spec, small_dialogue)
+
+
+@pytest.mark.parametrize("phase", ["migrate-scan-1", "migrate-write-1", "migrate-write-6", "migrate-scan-2",
+                                   "migrate-scan-3"])
+def test_the_first_migration_killed_at_any_point_resumes_to_the_same_table(tmp_path, blue_file, dynamo_endpoint,
+                                                                           phase):
+    """import --from sqlite --execute killed (SIGKILL) while it creates, backfills, verifies and proves the
+    table; the same command again finishes it: every item once, the digest of apply, the units it used."""
+    path, items = blue_file
+    batches = -(-len(items) // 25)
+    assert 6 < batches                                   # write-6 is in the middle of the backfill
+    client = Endpoint.embedded(dynamo_endpoint).client()
+    client.delete_table("blue_dialogue")                 # import has no --table-prefix: the table of its domain
+    args = ["import", str(path), "--from", "sqlite", "--out", str(tmp_path / "out"), "--execute", "--endpoint-url",
+            dynamo_endpoint.url, "--no-progress"]
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "tests.paused", phase, *args], stderr=subprocess.PIPE,
+                                text=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+        code, _ = signal_at(proc, phase, signal.SIGKILL)
+        assert code == -signal.SIGKILL
+        state = "deleting" if phase == "migrate-scan-3" else "backfill"
+        assert client.tags("blue_dialogue")[MIGRATION_TAG].startswith(state)
+        before = client.count_items("blue_dialogue")
+        written = {"migrate-scan-1": 0, "migrate-write-1": 25, "migrate-write-6": 150}.get(phase, len(items))
+        assert before == written
+        done = blue_nb(*args, "--format", "json")
+        assert done.returncode == 0, done.stderr
+        [result] = json.loads(done.stdout)
+        run, plan = result["migration"]["run"], result["migration"]["plan"]
+        assert run["ok"] and run["resumed"] and run["items"]["match"]
+        assert run["items"]["stored"] == run["items"]["expected"] == len(items)      # every item, once
+        assert run["puts"] == len(items) - written and run["deletes"] == 0
+        # the units it reports: the puts that were left, and its three Scans
+        spec = load_spec(tmp_path / "out" / "dialogue.yaml")
+        located = [i for _, i, _ in located_items(spec, tmp_path / "out" / "dialogue")]
+        assert run["consumed"]["2 backfill"]["wcu"] <= plan["planned"]["wcu"]
+        assert (run["consumed"]["2 backfill"]["wcu"] == plan["planned"]["wcu"]) == (written == 0)
+        assert run["units_match"] == (written == 0 and phase == "migrate-scan-1")
+        assert set(run["consumed"]) == {"2 backfill", "3 verify", "6 delete old", "7 prove"}
+        assert run["consumed"]["7 prove"]["rcu"] == scan_read_units([item_size(i) for i in located])
+        assert items_digest(client.scan_items("blue_dialogue", progress=False)) == items_digest(located)
+        assert client.tags("blue_dialogue")[MIGRATION_TAG].startswith("complete")
+    finally:
+        client.delete_table("blue_dialogue")
