@@ -40,6 +40,14 @@ def blue_nb(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
                           timeout=timeout, cwd=ROOT, env={**os.environ})
 
 
+def kill_at(phase: str, args: list[str]) -> None:
+    """Run ``blue-nb ARGS`` paused at ``phase`` (:mod:`tests.paused`) and kill it there (SIGKILL)."""
+    proc = subprocess.Popen([sys.executable, "-m", "tests.paused", phase, *args], stderr=subprocess.PIPE, text=True,
+                            stdout=subprocess.DEVNULL, cwd=ROOT)
+    code, _ = signal_at(proc, phase, signal.SIGKILL)
+    assert code == -signal.SIGKILL
+
+
 @pytest.fixture(scope="module")
 def sample_plan():
     return plan_migration(OLD, NEW, data_dir=SAMPLE)
@@ -221,10 +229,7 @@ def test_a_migration_killed_at_any_point_resumes_to_the_same_table(dynamo_endpoi
     args = ["migrate", str(OLD), str(NEW), "--data", str(small_dialogue), "--execute", "--endpoint-url",
             dynamo_endpoint.url,
             "--table-prefix", p]
-    proc = subprocess.Popen([sys.executable, "-m", "tests.paused", phase, *args], stderr=subprocess.PIPE, text=True,
-                            stdout=subprocess.DEVNULL, cwd=ROOT)
-    code, _ = signal_at(proc, phase, signal.SIGKILL)
-    assert code == -signal.SIGKILL
+    kill_at(phase, args)
     client = Endpoint.embedded(dynamo_endpoint).client(table_prefix=p)
     assert not client.tags("blue_dialogue")[MIGRATION_TAG].startswith("complete")
     done = blue_nb(*args, "--format", "json")
@@ -397,10 +402,7 @@ def test_a_change_of_global_indexes_killed_between_its_updates_resumes(tmp_path,
     p = f"h{uuid.uuid4().hex[:8]}-"
     args = ["migrate", str(NEW), str(path), "--data", str(small_dialogue), "--execute", "--endpoint-url",
             dynamo_endpoint.url, "--table-prefix", p]
-    proc = subprocess.Popen([sys.executable, "-m", "tests.paused", phase, *args], stderr=subprocess.PIPE, text=True,
-                            stdout=subprocess.DEVNULL, cwd=ROOT)
-    code, _ = signal_at(proc, phase, signal.SIGKILL)
-    assert code == -signal.SIGKILL
+    kill_at(phase, args)
     client = Endpoint.embedded(dynamo_endpoint).client(table_prefix=p)
     assert set(client.global_indexes("blue_dialogue")) == ({"gsi2"} if phase == "migrate-index-2" else set())
     done = blue_nb(*args, "--format", "json")
@@ -487,10 +489,7 @@ def test_a_key_schema_copy_killed_at_any_point_resumes_to_the_same_table(tmp_pat
     p = f"q{uuid.uuid4().hex[:8]}-"
     args = ["migrate", str(NEW), str(path), "--data", str(small_dialogue), "--execute", "--endpoint-url",
             dynamo_endpoint.url, "--table-prefix", p, "--new-table", "dialogue_keyed"]
-    proc = subprocess.Popen([sys.executable, "-m", "tests.paused", phase, *args], stderr=subprocess.PIPE, text=True,
-                            stdout=subprocess.DEVNULL, cwd=ROOT)
-    code, _ = signal_at(proc, phase, signal.SIGKILL)
-    assert code == -signal.SIGKILL
+    kill_at(phase, args)
     client = Endpoint.embedded(dynamo_endpoint).client(table_prefix=p)
     assert not client.tags("dialogue_keyed")[MIGRATION_TAG].startswith("complete")
     copied = client.count_items("dialogue_keyed")
@@ -554,10 +553,7 @@ def test_the_first_migration_killed_at_any_point_resumes_to_the_same_table(tmp_p
     args = ["import", str(path), "--from", "sqlite", "--out", str(tmp_path / "out"), "--execute", "--endpoint-url",
             dynamo_endpoint.url, "--no-progress"]
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "tests.paused", phase, *args], stderr=subprocess.PIPE,
-                                text=True, stdout=subprocess.DEVNULL, cwd=ROOT)
-        code, _ = signal_at(proc, phase, signal.SIGKILL)
-        assert code == -signal.SIGKILL
+        kill_at(phase, args)
         state = "deleting" if phase == "migrate-scan-3" else "backfill"
         assert client.tags("blue_dialogue")[MIGRATION_TAG].startswith(state)
         before = client.count_items("blue_dialogue")
