@@ -16,7 +16,8 @@ When the run reaches the phase it writes ``blue-nb-test-pause PHASE`` to stderr 
   later BatchWriteItem call waits there too (so with several writer threads no more is written).
 * the migration (:mod:`blue_nb.app.migrate_run`): ``migrate-write-N`` after the N-th BatchWriteItem call is
   answered (the seed's puts, then the backfill's, then the deletes), ``migrate-scan-N`` before the N-th
-  Scan of the whole table begins (1: the backfill's, 2: the verify step's, 3: the proof's).
+  Scan of the whole table begins (1: the backfill's, 2: the verify step's, 3: the proof's), ``migrate-index-N``
+  after the N-th UpdateTable call (a global index deleted or created) is answered.
 * the command line's load: ``loaded`` after the load returned, as the command prints what it did.
 * the importer (:mod:`blue_nb.app.imports`): ``import-staged`` with every table's spec and rows written
   aside, before the stores open; ``import-loaded`` after the stores' loads, before the files are
@@ -124,14 +125,15 @@ def _install_writer(phase: str) -> None:
 
 def _install_migration(phase: str) -> None:
     kind, _, n = phase.removeprefix("migrate-").partition("-")
-    at, seen = int(n), {"write": 0, "scan": 0}
+    at, seen = int(n), {"write": 0, "scan": 0, "index": 0}
     call, scan = DynamoClient.call, DynamoClient.scan_items
+    counted = {"batch_write_item": "write", "update_table": "index"}
 
     def counted_call(self: DynamoClient, method: str, **kw: Any) -> dict[str, Any]:
         out = call(self, method, **kw)
-        if method == "batch_write_item" and kind == "write":
-            seen["write"] += 1
-            if seen["write"] == at:
+        if counted.get(method) == kind:
+            seen[kind] += 1
+            if seen[kind] == at:
                 pause(phase)
         return out
 
@@ -147,8 +149,9 @@ def _install_migration(phase: str) -> None:
 
 
 def install(phase: str) -> None:
-    """Pause this process at ``phase`` (one of :data:`PHASES`, or ``migrate-write-N``, ``migrate-scan-N``)."""
-    if re.fullmatch(r"migrate-(write|scan)-[1-9][0-9]*", phase):
+    """Pause this process at ``phase`` (one of :data:`PHASES`, or ``migrate-write-N``, ``migrate-scan-N``,
+    ``migrate-index-N``)."""
+    if re.fullmatch(r"migrate-(write|scan|index)-[1-9][0-9]*", phase):
         _install_migration(phase)
         return
     if phase not in PHASES:

@@ -100,6 +100,9 @@ def test_every_item_is_built_once_per_spec_whatever_checks_it(monkeypatch, tmp_p
     assert len(built) == items and summary["validate_counts"] == findings.counts
     built.clear()
     found, measured = review.review_data(ROOT / "data/specs/dialogue_v2.yaml", data, against=spec, figures=False)
-    # v2, then v1 for the costs, then v1 again for the migration plan (its own pass over the old rows)
-    assert len(built) == 3 * items and measured.items == items and measured.changes.costs
-    assert measured.changes.migration
+    # v2, then v1 for the costs; the migration plan takes v1's items from that same pass
+    assert len(built) == 2 * items and measured.items == items and measured.changes.costs
+    assert measured.changes.migration["summary"].startswith("4,232 of 5,000 items move to new keys")
+    from blue_nb.app.migrate import plan_migration
+    assert measured.changes.migration == plan_migration(spec, ROOT / "data/specs/dialogue_v2.yaml",
+                                                        data_dir=data).report_data()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -16,13 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from blue_nb.app.migrate import delete_units, plan_migration, put_units, scan_read_units
-from blue_nb.app.migrate_run import MIGRATION_TAG, execute_migration
+from blue_nb.app.migrate import delete_units, index_backfill_units, plan_migration, put_units, scan_read_units
+from blue_nb.app.migrate_run import COPY_TAG, MIGRATION_TAG, execute_migration
 from blue_nb.app.roundtrip import items_digest
 from blue_nb.app.workflows import located_items
 from blue_nb.dynamo import Endpoint
 from blue_nb.errors import MigrationError
 from blue_nb.items import ItemBuilder
+from blue_nb.patterns import global_index_updates
 from blue_nb.sizing import MAX_ITEM_BYTES, item_size
 from blue_nb.spec import load_spec
 from tests.paused import signal_at
@@ -36,6 +38,14 @@ SAMPLE = ROOT / "data" / "sample" / "dialogue"
 def blue_nb(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "blue_nb.cli", *args], capture_output=True, text=True,
                           timeout=timeout, cwd=ROOT, env={**os.environ})
+
+
+def kill_at(phase: str, args: list[str]) -> None:
+    """Run ``blue-nb ARGS`` paused at ``phase`` (:mod:`tests.paused`) and kill it there (SIGKILL)."""
+    proc = subprocess.Popen([sys.executable, "-m", "tests.paused", phase, *args], stderr=subprocess.PIPE, text=True,
+                            stdout=subprocess.DEVNULL, cwd=ROOT)
+    code, _ = signal_at(proc, phase, signal.SIGKILL)
+    assert code == -signal.SIGKILL
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +139,7 @@ def test_cli_plan_prints_and_writes_it(tmp_path):
     ([], "give the old design's items: --data DIR or --duckdb FILE"),
     (["--data", str(SAMPLE), "--items", "Nobody=3"], "--items names Nobody"),
     (["--data", str(SAMPLE), "--items", "lots"], "--items 'lots' is not a whole number"),
-    (["--data", str(SAMPLE), "--force"], "--endpoint-url, --aws and --force are for --execute"),
+    (["--data", str(SAMPLE), "--force"], "--endpoint-url, --aws, --force, --new-table and --delete-old-table are for --execute"),
 ])
 def test_cli_refuses_bad_options_with_exit_2(args, words):
     r = blue_nb("migrate", str(OLD), str(NEW), *args)
@@ -219,10 +229,7 @@ def test_a_migration_killed_at_any_point_resumes_to_the_same_table(dynamo_endpoi
     args = ["migrate", str(OLD), str(NEW), "--data", str(small_dialogue), "--execute", "--endpoint-url",
             dynamo_endpoint.url,
             "--table-prefix", p]
-    proc = subprocess.Popen([sys.executable, "-m", "tests.paused", phase, *args], stderr=subprocess.PIPE, text=True,
-                            stdout=subprocess.DEVNULL, cwd=ROOT)
-    code, _ = signal_at(proc, phase, signal.SIGKILL)
-    assert code == -signal.SIGKILL
+    kill_at(phase, args)
     client = Endpoint.embedded(dynamo_endpoint).client(table_prefix=p)
     assert not client.tags("blue_dialogue")[MIGRATION_TAG].startswith("complete")
     done = blue_nb(*args, "--format", "json")
@@ -328,20 +335,246 @@ def test_attribute_and_index_changes_are_updates_executed_at_the_planned_units(t
     assert run.puts == counts["Dialogue"]["update"] + counts["Perspective"]["update"]
 
 
-def test_a_new_global_index_is_priced_with_the_entries_dynamodb_writes(tmp_path, small_dialogue):
+def gsi_spec(tmp_path: Path) -> Path:
+    """dialogue_v2 with a new global index gsi2 (experts by name) and gsi1's projection changed to ALL."""
     text = NEW.read_text().replace("  indexes:\n", "  indexes:\n    gsi2:\n      type: global\n"
                                    "      partition_key: gsi2pk\n      sort_key: gsi2sk\n", 1)
     text = text.replace('sk: "EXPERT#{expert}"', 'sk: "EXPERT#{expert}"\n      gsi2pk: "EXPERT#{expert}"\n'
                         '      gsi2sk: "{dialogue_id}"', 1)
+    text = text.replace("      projection: [title, status, created_at]\n", "      projection: all\n", 1)
+    assert text.count("gsi2pk") == 2 and "projection: all" in text
     path = tmp_path / "dialogue_gsi2.yaml"
     path.write_text(text)
+    return path
+
+
+def index_count(client, index: str) -> int:
+    return client.call("scan", TableName="blue_dialogue", IndexName=index, Select="COUNT")["Count"]
+
+
+def test_a_change_of_global_indexes_is_priced_with_the_entries_dynamodb_writes(tmp_path, small_dialogue):
+    path = gsi_spec(tmp_path)
     plan = plan_migration(NEW, path, data_dir=small_dialogue)
     experts = [c for c in plan.changes if c.entity == "Expert"]
+    dialogues = [c for c in plan.changes if c.entity == "Dialogue"]
     assert {c.fate for c in experts} == {"update"}           # the new key attributes: a put over each expert
+    assert {c.fate for c in dialogues} == {"stay"}            # gsi1's keys are as they were: only its projection
     gsi2 = next(i for i in plan.indexes if i.index == "gsi2")
     assert gsi2.written == len(experts) and gsi2.backfill_wcu == len(experts)
     backfill = next(s for s in plan.steps if s.name == "2 backfill")
-    assert backfill.wcu == sum(put_units(plan.new, c.old, c.new) for c in experts)
-    assert "new index(es) gsi2: DynamoDB backfills a new GSI itself" in " ".join(plan.notes)
-    with pytest.raises(MigrationError, match=r"the table's global indexes change \(gsi1 -> gsi1, gsi2\)"):
-        execute_migration(NEW, path, data_dir=small_dialogue)
+    # the puts of the experts (their gsi2 entries included), and DynamoDB's backfill of gsi1 created again:
+    # one entry per dialogue, now with every attribute
+    rebuilt = sum(index_backfill_units(plan.new, ["gsi1"], c.old) for c in dialogues)
+    assert rebuilt == len(dialogues)
+    assert backfill.wcu == sum(put_units(plan.new, c.old, c.new) for c in experts) + rebuilt
+    assert "delete gsi1 (its keys or projection change), create gsi2, create gsi1 again" in backfill.what
+    assert "one UpdateTable each, before the backfill's puts" in " ".join(plan.notes)
+
+
+def test_a_change_of_global_indexes_is_executed_one_index_at_a_time(tmp_path, small_dialogue, dynamo_endpoint):
+    path = gsi_spec(tmp_path)
+    ep = Endpoint.embedded(dynamo_endpoint)
+    p = f"g{uuid.uuid4().hex[:8]}-"
+    run = execute_migration(NEW, path, data_dir=small_dialogue, endpoint=ep, table_prefix=p)
+    assert run.ok and run.units_match and run.units == run.plan.planned_units
+    assert (run.indexes_deleted, run.indexes_created) == (["gsi1"], ["gsi2", "gsi1"])
+    assert "global indexes (one UpdateTable each, waited for until ACTIVE): deleted gsi1, created gsi2 " \
+           "(DynamoDB backfilled it), created gsi1 (DynamoDB backfilled it)" in run.lines()
+    client = ep.client(table_prefix=p)
+    spec = load_spec(path)
+    assert global_index_updates(spec, client.describe("blue_dialogue")) == ([], [])
+    described = {i["IndexName"]: i for i in client.describe("blue_dialogue")["GlobalSecondaryIndexes"]}
+    assert described["gsi1"]["Projection"]["ProjectionType"] == "ALL"
+    counts = run.plan.counts()
+    assert index_count(client, "gsi2") == sum(counts["Expert"].values()) > 0
+    assert index_count(client, "gsi1") == sum(counts["Dialogue"].values()) > 0
+    assert items_digest(client.scan_items("blue_dialogue", progress=False)) == \
+        items_digest(i for _, i, _ in located_items(spec, small_dialogue))
+    again = execute_migration(NEW, path, data_dir=small_dialogue, endpoint=ep, table_prefix=p)
+    assert again.ok and again.puts == 0 and (again.indexes_deleted, again.indexes_created) == ([], [])
+
+
+@pytest.mark.parametrize("phase", ["migrate-index-1", "migrate-index-2"])
+def test_a_change_of_global_indexes_killed_between_its_updates_resumes(tmp_path, small_dialogue, dynamo_endpoint,
+                                                                      phase):
+    """Killed after gsi1 was deleted (index-1) or gsi2 created (index-2): the same command creates what is left."""
+    path = gsi_spec(tmp_path)
+    p = f"h{uuid.uuid4().hex[:8]}-"
+    args = ["migrate", str(NEW), str(path), "--data", str(small_dialogue), "--execute", "--endpoint-url",
+            dynamo_endpoint.url, "--table-prefix", p]
+    kill_at(phase, args)
+    client = Endpoint.embedded(dynamo_endpoint).client(table_prefix=p)
+    assert set(client.global_indexes("blue_dialogue")) == ({"gsi2"} if phase == "migrate-index-2" else set())
+    done = blue_nb(*args, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)["run"]
+    assert out["ok"] and out["resumed"] and out["indexes_deleted"] == []
+    assert out["indexes_created"] == (["gsi1"] if phase == "migrate-index-2" else ["gsi2", "gsi1"])
+    spec = load_spec(path)
+    assert global_index_updates(spec, client.describe("blue_dialogue")) == ([], [])
+    assert items_digest(client.scan_items("blue_dialogue", progress=False)) == \
+        items_digest(i for _, i, _ in located_items(spec, small_dialogue))
+    assert index_count(client, "gsi2") == sum(1 for c in plan_migration(NEW, path, data_dir=small_dialogue).changes
+                                               if c.entity == "Expert")
+
+
+# -- a change of the table's key schema: a new table and a full copy ------------------------------
+
+def key_schema_spec(tmp_path: Path) -> Path:
+    """dialogue_v2 with the table's sort key attribute renamed sk -> sk2: a new key schema."""
+    text = NEW.read_text().replace("  sort_key: sk\n", "  sort_key: sk2\n", 1)
+    text = re.sub(r"(?m)^(\s+)sk: ", r"\1sk2: ", text)
+    assert text.count("sk2") == 6
+    path = tmp_path / "dialogue_sk2.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_a_key_schema_change_is_copied_into_a_new_table_and_the_old_one_kept(tmp_path, small_dialogue,
+                                                                            dynamo_endpoint):
+    path = key_schema_spec(tmp_path)
+    ep = Endpoint.embedded(dynamo_endpoint)
+    p = f"c{uuid.uuid4().hex[:8]}-"
+    run = execute_migration(NEW, path, data_dir=small_dialogue, endpoint=ep, table_prefix=p)
+    plan = run.plan
+    assert plan.new_table and run.ok and run.units_match and run.units == plan.planned_units
+    assert run.table == f"{p}blue_dialogue-v2" and run.copied_from == f"{p}blue_dialogue"
+    assert run.puts == len(plan.changes) and run.deletes == 0 and not run.old_table_deleted
+    text = "\n".join(run.lines())
+    assert f"switch: point the application's reads and writes at {p}blue_dialogue-v2; the old table " \
+           f"{p}blue_dialogue is kept (delete it with --delete-old-table once nothing uses it)" in text
+    client = ep.client(table_prefix=p)
+    spec = load_spec(path)
+    assert client.key_attributes("blue_dialogue-v2") == ("pk", "sk2")
+    assert items_digest(client.scan_items("blue_dialogue-v2", progress=False)) == \
+        items_digest(i for _, i, _ in located_items(spec, small_dialogue))
+    assert items_digest(client.scan_items("blue_dialogue", progress=False)) == \
+        items_digest(i for _, i, _ in located_items(load_spec(NEW), small_dialogue))   # the old table, untouched
+    assert client.tags("blue_dialogue-v2")[COPY_TAG] == f"{p}blue_dialogue"
+    # the old table goes only when asked, once the copy is proven; then a run again only proves the copy
+    r = blue_nb("migrate", str(NEW), str(path), "--data", str(small_dialogue), "--execute", "--endpoint-url",
+                dynamo_endpoint.url, "--table-prefix", p, "--delete-old-table")
+    assert r.returncode == 0, r.stderr
+    assert f"switch: the old table {p}blue_dialogue is deleted; the application uses {p}blue_dialogue-v2" in r.stdout
+    assert not client.table_exists("blue_dialogue")
+    last = execute_migration(NEW, path, data_dir=small_dialogue, endpoint=ep, table_prefix=p)
+    assert last.ok and last.seeded == 0 and last.puts == 0 and not client.table_exists("blue_dialogue")
+
+
+def test_a_key_schema_change_refuses_a_table_that_is_not_its_copy(tmp_path, small_dialogue, dynamo_endpoint):
+    path = key_schema_spec(tmp_path)
+    p = f"n{uuid.uuid4().hex[:8]}-"
+    ep = Endpoint.embedded(dynamo_endpoint)
+    ep.client(table_prefix=p).create_table(load_spec(path), name="other")
+    args = ["migrate", str(NEW), str(path), "--data", str(small_dialogue), "--execute", "--endpoint-url",
+            dynamo_endpoint.url, "--table-prefix", p]
+    r = blue_nb(*args, "--new-table", "other")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert f"table '{p}other' already exists and is not blue_nb's copy of '{p}blue_dialogue'" in r.stderr
+    assert "--new-table" in r.stderr
+    r = blue_nb(*args, "--new-table", "blue_dialogue")
+    assert r.returncode == 2 and "--new-table 'blue_dialogue' is the table the items are copied from" in r.stderr
+    r = blue_nb("migrate", str(OLD), str(NEW), "--data", str(small_dialogue), "--execute", "--endpoint-url",
+                dynamo_endpoint.url, "--table-prefix", p, "--delete-old-table")
+    assert r.returncode == 2 and "this change keeps the table's keys and migrates its items in place" in r.stderr
+
+
+@pytest.mark.parametrize("phase", ["migrate-scan-1", "migrate-write-16", "migrate-scan-2", "migrate-scan-3"])
+def test_a_key_schema_copy_killed_at_any_point_resumes_to_the_same_table(tmp_path, small_dialogue, dynamo_endpoint,
+                                                                         phase):
+    path = key_schema_spec(tmp_path)
+    plan = plan_migration(NEW, path, data_dir=small_dialogue)
+    seed = -(-len(plan.changes) // 25)
+    assert seed < 16 < 2 * seed                          # write-16 is in the copy's puts
+    p = f"q{uuid.uuid4().hex[:8]}-"
+    args = ["migrate", str(NEW), str(path), "--data", str(small_dialogue), "--execute", "--endpoint-url",
+            dynamo_endpoint.url, "--table-prefix", p, "--new-table", "dialogue_keyed"]
+    kill_at(phase, args)
+    client = Endpoint.embedded(dynamo_endpoint).client(table_prefix=p)
+    assert not client.tags("dialogue_keyed")[MIGRATION_TAG].startswith("complete")
+    copied = client.count_items("dialogue_keyed")
+    done = blue_nb(*args, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)["run"]
+    assert out["ok"] and out["resumed"] and out["copied_from"] == f"{p}blue_dialogue"
+    assert out["puts"] == len(plan.changes) - copied and out["items"]["stored"] == len(plan.changes)
+    expected = items_digest(i for _, i, _ in located_items(load_spec(path), small_dialogue))
+    assert items_digest(client.scan_items("dialogue_keyed", progress=False)) == expected
+    assert client.tags("dialogue_keyed")[MIGRATION_TAG].startswith("complete")
+    assert client.count_items("blue_dialogue") == len(plan.changes)       # the old table, kept
+
+
+# -- the same on dynalite, an independent implementation ------------------------------------------
+
+@pytest.fixture(scope="module")
+def dynalite():
+    from tests.dynalite_server import Dynalite, dynalite_missing
+
+    if dynalite_missing():
+        pytest.skip(dynalite_missing())
+    server = Dynalite().start()
+    yield server
+    server.stop()
+
+
+def test_on_dynalite_a_key_schema_copy_runs_and_an_index_change_is_refused_clearly(tmp_path, small_dialogue,
+                                                                                  dynalite):
+    run = execute_migration(NEW, key_schema_spec(tmp_path), data_dir=small_dialogue, endpoint_url=dynalite.url)
+    assert run.ok and run.units_match and run.table == "blue_dialogue-v2"
+    moved = execute_migration(OLD, NEW, data_dir=small_dialogue, endpoint_url=dynalite.url, table_prefix="m-")
+    assert moved.ok and moved.units_match
+    # dynalite answers UpdateTable's GlobalSecondaryIndexUpdates without deleting or creating the index: said, exit 2
+    r = blue_nb("migrate", str(NEW), str(gsi_spec(tmp_path)), "--data", str(small_dialogue), "--execute",
+                "--endpoint-url", dynalite.url, "--table-prefix", "g-")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "the endpoint answered the UpdateTable that deletes index 'gsi1' of 'g-blue_dialogue' with the index " \
+           "still ACTIVE: it does not delete global indexes of an existing table" in r.stderr
+    assert "hint: run it on DynamoDB or moto_server" in r.stderr
+
+
+@pytest.fixture
+def blue_file(tmp_path, dialogue_spec, small_dialogue):
+    from tests.test_import import _blue_sqlite
+
+    return tmp_path / "blue.sqlite", _blue_sqlite(tmp_path / "blue.sqlite", dialogue_spec, small_dialogue)
+
+
+@pytest.mark.parametrize("phase", ["migrate-scan-1", "migrate-write-1", "migrate-write-6", "migrate-scan-2",
+                                   "migrate-scan-3"])
+def test_the_first_migration_killed_at_any_point_resumes_to_the_same_table(tmp_path, blue_file, dynamo_endpoint,
+                                                                           phase):
+    """import --from sqlite --execute killed (SIGKILL) while it creates, backfills, verifies and proves the
+    table; the same command again finishes it: every item once, the digest of apply, the units it used."""
+    path, items = blue_file
+    batches = -(-len(items) // 25)
+    assert 6 < batches                                   # write-6 is in the middle of the backfill
+    client = Endpoint.embedded(dynamo_endpoint).client()
+    client.delete_table("blue_dialogue")                 # import has no --table-prefix: the table of its domain
+    args = ["import", str(path), "--from", "sqlite", "--out", str(tmp_path / "out"), "--execute", "--endpoint-url",
+            dynamo_endpoint.url, "--no-progress"]
+    try:
+        kill_at(phase, args)
+        state = "deleting" if phase == "migrate-scan-3" else "backfill"
+        assert client.tags("blue_dialogue")[MIGRATION_TAG].startswith(state)
+        before = client.count_items("blue_dialogue")
+        written = {"migrate-scan-1": 0, "migrate-write-1": 25, "migrate-write-6": 150}.get(phase, len(items))
+        assert before == written
+        done = blue_nb(*args, "--format", "json")
+        assert done.returncode == 0, done.stderr
+        [result] = json.loads(done.stdout)
+        run, plan = result["migration"]["run"], result["migration"]["plan"]
+        assert run["ok"] and run["resumed"] and run["items"]["match"]
+        assert run["items"]["stored"] == run["items"]["expected"] == len(items)      # every item, once
+        assert run["puts"] == len(items) - written and run["deletes"] == 0
+        # the units it reports: the puts that were left, and its three Scans
+        spec = load_spec(tmp_path / "out" / "dialogue.yaml")
+        located = [i for _, i, _ in located_items(spec, tmp_path / "out" / "dialogue")]
+        assert run["consumed"]["2 backfill"]["wcu"] <= plan["planned"]["wcu"]
+        assert (run["consumed"]["2 backfill"]["wcu"] == plan["planned"]["wcu"]) == (written == 0)
+        assert run["units_match"] == (written == 0 and phase == "migrate-scan-1")
+        assert set(run["consumed"]) == {"2 backfill", "3 verify", "6 delete old", "7 prove"}
+        assert run["consumed"]["7 prove"]["rcu"] == scan_read_units([item_size(i) for i in located])
+        assert items_digest(client.scan_items("blue_dialogue", progress=False)) == items_digest(located)
+        assert client.tags("blue_dialogue")[MIGRATION_TAG].startswith("complete")
+    finally:
+        client.delete_table("blue_dialogue")

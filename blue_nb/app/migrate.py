@@ -28,7 +28,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from blue_nb.app.text import table_lines
 from blue_nb.app.workflows import as_spec, located_items, open_loaded, source_files
@@ -44,7 +44,8 @@ from blue_nb.sources.files import iter_rows
 from blue_nb.spec import Spec
 
 __all__ = ["FATES", "Change", "EntityCounts", "IndexCounts", "MigrationPlan", "Risk", "Step", "new_shape",
-           "delete_units", "plan_migration", "put_units", "scan_read_units"]
+           "delete_units", "global_index_changes", "index_backfill_units", "needs_new_table", "plan_migration",
+           "put_units", "scan_read_units"]
 
 FATES = ("stay", "move partition", "move sort", "update", "disappear", "appear")
 DEFAULT_WRITE_RATE = PARTITION_WCU           # WCU/s when neither --rate nor a provisioned capacity says
@@ -169,10 +170,13 @@ class MigrationPlan:
         return {e.entity: {f: e.fates[f] for f in FATES} for e in self.entities}
 
     def lines(self) -> list[str]:
-        out = [f"migration of {self.new.table_name}: the items of the old design in the new one's shape"
-               if self.old is not None else
-               f"first migration into {self.new.table_name}: every item written from the rows into a new table"
-               + (" (a new table: the key schema changes)" if self.new_table else ""), "", "items per entity:"]
+        head = (f"migration of {self.new.table_name}: the items of the old design in the new one's shape"
+                if self.old is not None else
+                f"first migration into {self.new.table_name}: every item written from the rows into a new table")
+        if self.new_table:
+            head += (f" (the key schema changes: a new table, {self.new.table_name}-v2 unless --new-table names it, "
+                     "and a full copy)")
+        out = [head, "", "items per entity:"]
         out += table_lines([["entity", "items", *FATES], *(e.row() for e in self.entities)])
         out += ["", "index entries (table = the items themselves):"]
         out += table_lines([["index", "kept", "written", "moved", "updated", "deleted", "backfill WCU", "delete WCU"],
@@ -249,6 +253,25 @@ def _table_keys(spec: Spec) -> tuple[str, ...]:
     return tuple(a for a in spec.key_attributes() if a)
 
 
+def needs_new_table(old: Spec, new: Spec) -> bool:
+    """Whether the change needs a new table and a full copy: the table's key attributes or their types
+    change, or a local index (DynamoDB defines those with the table only)."""
+    t, u = old.table, new.table
+    local = {n: i for n, i in t.indexes.items() if i.type == "local"}
+    return ((t.partition_key, t.partition_key_type, t.sort_key, t.sort_key_type if t.sort_key else None)
+            != (u.partition_key, u.partition_key_type, u.sort_key, u.sort_key_type if u.sort_key else None)
+            or local != {n: i for n, i in u.indexes.items() if i.type == "local"})
+
+
+def global_index_changes(old: Spec, new: Spec) -> tuple[list[str], list[str]]:
+    """The global indexes the change deletes and creates: (deleted, created). A removed index is deleted, an
+    added one created, and one whose keys or projection change is both (DynamoDB cannot change them in
+    place: the execution deletes it, then creates it again, one UpdateTable per index)."""
+    before = {n: i for n, i in old.table.indexes.items() if i.type == "global"}
+    after = {n: i for n, i in new.table.indexes.items() if i.type == "global"}
+    return ([n for n in before if after.get(n) != before[n]], [n for n in after if before.get(n) != after[n]])
+
+
 def new_shape(old: Spec, new: Spec, entity: str, item: Mapping[str, Any], where: str = "") -> dict[str, Any]:
     """An old item in the new design's shape: the new key templates rendered from the values the old item
     holds (its templates parsed back, its attributes), and the attributes the new entity declares kept as
@@ -292,11 +315,16 @@ def _appearing(old: Spec | None, new: Spec, data_dir: str | Path | None) -> Iter
 
 
 def changes_of(old: Spec | None, new: Spec, data_dir: str | Path | None = None, duckdb: str | Path | None = None,
-               ) -> list[Change]:
-    """Every item of the migration with its fate (see the module)."""
+               old_items: Iterable[tuple[str, dict, str]] | None = None) -> list[Change]:
+    """Every item of the migration with its fate (see the module). ``old_items``: the old design's
+    (entity, item, where), already built from ``data_dir``'s rows by the caller (not built again)."""
     ok, nk = _table_keys(old or new), _table_keys(new)
     out: list[Change] = []
-    for entity, item, where in (_old_items(old, data_dir, duckdb) if old is not None else ()):
+    if old is None:
+        old_items = ()
+    elif old_items is None:
+        old_items = _old_items(old, data_dir, duckdb)
+    for entity, item, where in old_items:
         if entity not in new.entities:
             out.append(Change(entity, where, item, None, _key(item, ok), None, "disappear"))
             continue
@@ -486,13 +514,16 @@ def _scale(changes: list[Change], items: Mapping[str, int] | int | None) -> dict
 
 def plan_migration(old: Spec | str | Path | None, new: Spec | str | Path, *, data_dir: str | Path | None = None,
                    duckdb: str | Path | None = None, rate: float | None = None, read_rate: float | None = None,
-                   items: Mapping[str, int] | int | None = None, prices=None) -> MigrationPlan:
+                   items: Mapping[str, int] | int | None = None, prices=None,
+                   old_items: Iterable[tuple[str, dict, str]] | None = None) -> MigrationPlan:
     """The migration from ``old`` to ``new`` of the items under ``data_dir`` (or in the DuckDB file ``duckdb``,
     loaded with ``old``'s items): see the module. ``rate``: write units per second of the backfill and the
     delete (default: the new table's provisioned write capacity, else 1,000 WCU/s); ``read_rate``: read units
     per second of the Scans (default: the provisioned read capacity, else 3 x the write rate); ``items``: the
     production size, a total or per entity. ``old=None``: the first migration, every item of ``new`` written
-    from its rows (say, those ``import --from sqlite`` wrote from Blue's SQLite file) into a new table."""
+    from its rows (say, those ``import --from sqlite`` wrote from Blue's SQLite file) into a new table.
+    ``old_items``: the old design's (entity, item, where) of ``data_dir``'s rows, when the caller built them
+    already (the review report, which loads them for its checks): they are not built again."""
     old, new = (as_spec(old) if old is not None else None), as_spec(new)
     if old is None and data_dir is None:
         raise SpecError("the first migration writes the items built from the rows: give --data DIR", where="migrate",
@@ -507,9 +538,8 @@ def plan_migration(old: Spec | str | Path | None, new: Spec | str | Path, *, dat
     read_rate = float(read_rate or new.table.read_capacity or READ_PER_WRITE * rate)
     if rate <= 0 or read_rate <= 0:
         raise SpecError("the rates must be above 0 units per second", where="--rate", hint="e.g. --rate 500")
-    new_table = old is not None and _table_keys(old) != _table_keys(new) or old is not None and any(
-        old.table.indexes.get(n) != i for n, i in new.table.indexes.items() if i.type == "local")
-    changes = changes_of(old, new, data_dir, duckdb)
+    new_table = old is not None and needs_new_table(old, new)
+    changes = changes_of(old, new, data_dir, duckdb, old_items)
     entities: dict[str, EntityCounts] = {}
     for c in changes:
         entities.setdefault(c.entity, EntityCounts(c.entity)).fates[c.fate] += 1
@@ -519,12 +549,26 @@ def plan_migration(old: Spec | str | Path | None, new: Spec | str | Path, *, dat
     notes = []
     if old is not None and duckdb is not None and any(n not in old.entities for n in new.entities):
         notes.append("the entities only the new design has appear from their rows: give --data to count them")
-    new_gsis = [n for n in new.table.indexes if old is not None and n not in old.table.indexes]
-    if new_gsis:
-        notes.append(f"new index(es) {', '.join(new_gsis)}: DynamoDB backfills a new GSI itself, at the cost of "
-                     "its entries' writes (counted in the backfill)")
+    dropped, created = global_index_changes(old, new) if old is not None and not new_table else ([], [])
+    if dropped or created:
+        notes.append(f"global index(es) change: {_index_ops(dropped, created)}, one UpdateTable each, before the "
+                     "backfill's puts; DynamoDB backfills a created index itself, at the cost of its entries' writes "
+                     "(counted in the backfill); the reads of a deleted or re-created index wait until it is ACTIVE")
     return MigrationPlan(old, new, changes, list(entities.values()), indexes, steps,
                          _risks(changes, old, new, rate, new_table), rate, read_rate, scale, new_table, notes)
+
+
+def index_backfill_units(new: Spec, indexes: list[str], item: Mapping[str, Any]) -> int:
+    """Write units DynamoDB spends on ``item`` (already in the table) when it backfills the created global
+    ``indexes`` of ``new``: one write per entry the item has there, on the entry's size."""
+    return sum(write_units(item_size(e)) for e in (index_entry(item, new, i) for i in indexes) if e is not None)
+
+
+def _index_ops(dropped: list[str], created: list[str]) -> str:
+    """The UpdateTable calls of a change of global indexes, in order, as text."""
+    again = [n for n in dropped if n in created]
+    return ", ".join([*(f"delete {n}" + (" (its keys or projection change)" if n in again else "") for n in dropped),
+                      *(f"create {n}" + (" again" if n in again else "") for n in created)])
 
 
 def _steps(changes: list[Change], indexes: list[IndexCounts], old: Spec | None, new: Spec, new_table: bool,
@@ -542,15 +586,13 @@ def _steps(changes: list[Change], indexes: list[IndexCounts], old: Spec | None, 
         put_w[entity] += put_units(new, before, after)
     for c in [] if new_table else gone:
         delete_w[c.entity] += delete_units(new, c.old)
-    # a new global index: DynamoDB writes the entries of the items not put (they stay) itself, at their cost
-    fresh = [n for n in new.table.indexes if old is not None and n not in old.table.indexes]
-    put_ids = {id(after) for _, _, after in puts}
+    # a created global index (new, or changed: deleted and created again) before the puts: DynamoDB writes the
+    # entries of the items already there itself, at their cost; the puts and deletes then pay for the entries
+    # they change (put_units, delete_units count the new design's indexes)
+    dropped, fresh = global_index_changes(old, new) if old is not None and not new_table else ([], [])
     for c in changes:
-        if c.new is not None and id(c.new) not in put_ids:
-            for index in fresh:
-                entry = index_entry(c.new, new, index)
-                if entry is not None:
-                    put_w[c.entity] += write_units(item_size(entry))
+        if c.old is not None:
+            put_w[c.entity] += index_backfill_units(new, fresh, c.old)
     backfill_wcu, delete_wcu = sum(put_w.values()), sum(delete_w.values())
 
     def bytes_of(sized: list[tuple[str, int]]) -> Counter:
@@ -573,20 +615,26 @@ def _steps(changes: list[Change], indexes: list[IndexCounts], old: Spec | None, 
              "it changes (its own write units, doubled for the moved entities, are its bill, not the migration's)"),
         Step("2 backfill", "the table created, every item built from the rows put with BatchWriteItem (index "
              "entries included), retried with backoff; resumable: a put is idempotent" if first else
-             ("a new table created, " if new_table else "")
+             (f"a new table created with the new design ({new.table_name}-v2 unless --new-table names it), the old "
+              "table kept as it is; " if new_table else "")
              + "a parallel Scan of the old items, each new shape put with BatchWriteItem (index entries included), "
              "retried with backoff; resumable: a put is idempotent"
-             + (f"; DynamoDB backfills the new index {', '.join(fresh)} itself (its entries' writes included)"
-                if fresh else ""), scan_read_units([z for _, z in old_sizes]),
+             + (f"; first, one UpdateTable per index: {_index_ops(dropped, fresh)}, each waited for (ACTIVE), "
+                "DynamoDB backfilling a created index itself from the items already there (its entries' writes "
+                "included)" if dropped or fresh else ""), scan_read_units([z for _, z in old_sizes]),
              backfill_wcu),
         Step("3 verify", "a Scan of the " + ("new " if new_table else "") + "table: each old item's new shape must be "
              "there, equal (a missing or different one is put again)", scan_read_units([z for _, z in during])),
-        Step("4 switch reads", "the application reads the new keys"),
-        Step("5 stop old writes", "the application writes the new shape only"),
-        Step("6 delete old", ("the old table deleted (no units)" if new_table else
+        Step("4 switch reads", "the application reads the new table" if new_table else
+             "the application reads the new keys"),
+        Step("5 stop old writes", "the application writes the new table only" if new_table else
+             "the application writes the new shape only"),
+        Step("6 delete old", ("the old table deleted whole, once nothing uses it (no units; --execute keeps it "
+                              "unless --delete-old-table)" if new_table else
                               "each old item no longer in the new design deleted with BatchWriteItem (index entries "
                               "included)"), 0, delete_wcu),
-        Step("7 prove", "a Scan of the table: it equals what apply NEW builds, item for item",
+        Step("7 prove", "a Scan of the " + ("new " if new_table else "") + "table: it equals what apply NEW builds, "
+             "item for item",
              scan_read_units([z for _, z in final])),
     ]
     # each step's units scaled entity by entity: writes by each entity's units, Scans by its bytes

@@ -10,13 +10,13 @@ gives the provisioned peaks of the cost too. Layer 3.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from blue_nb.app.filter_waste import filter_findings
 from blue_nb.app.migrate import plan_migration
 from blue_nb.app.reports import heat_figures
-from blue_nb.app.workflows import (as_spec, beside_checks, data_store, heat_failed, load_checked, validate_into,
-                                   with_heat_findings)
+from blue_nb.app.workflows import (as_spec, beside_checks, data_store, heat_failed, load_checked, located_items,
+                                   validate_into, with_heat_findings)
 from blue_nb.errors import BlueNbError
 from blue_nb.export import (
     Changes,
@@ -170,6 +170,7 @@ def _changes(old_spec: Spec, findings: Findings, bill: Bill | None, data_dir: st
     """What changed since ``old_spec``: keys, patterns, findings and, when both versions were priced on the
     same items, the dollars (``bill``: the new version's)."""
     label = old_spec.source_path or old_spec.domain
+    old_items: list[tuple[str, dict, str]] = []
     old_bill, note = None, "Costs are compared when the report is made with --data or --duckdb."
     if data_dir is None and duckdb is not None and item_shape_digest(old_spec) != item_shape_digest(spec):
         duckdb = None                      # the loaded items are the new version's: the old one builds others
@@ -179,8 +180,9 @@ def _changes(old_spec: Spec, findings: Findings, bill: Bill | None, data_dir: st
         old_findings = check_spec(old_spec)
     else:                                  # the previous version on the same rows: one load, checked as it is built
         store = data_store(old_spec, data_dir, duckdb)
-        try:
-            old_findings, failed = validate_into(old_spec, data_dir, store)
+        try:                               # its items kept as they are built, for the migration plan
+            old_findings, failed = validate_into(old_spec, data_dir, store,
+                                                 items=_kept(old_spec, data_dir, old_items))
             if not failed:
                 try:
                     old_bill = monthly_bill(old_spec, store, prices=prices, utilisation=utilisation)
@@ -192,7 +194,7 @@ def _changes(old_spec: Spec, findings: Findings, bill: Bill | None, data_dir: st
             note = f"The previous version's cost was not computed: {failed.msg}"
     new, gone = findings_changes(old_findings, findings)
     ch = Changes(label, spec_changes(old_spec, spec), new, gone)
-    _migration(ch, old_spec, spec, data_dir, prices)
+    _migration(ch, old_spec, spec, data_dir, prices, old_items)
     if old_bill is None or bill is None:
         ch.costs_note = note
         return ch
@@ -200,14 +202,29 @@ def _changes(old_spec: Spec, findings: Findings, bill: Bill | None, data_dir: st
     return ch
 
 
-def _migration(ch: Changes, old_spec: Spec, spec: Spec, data_dir: str | Path | None, prices: Any) -> None:
-    """The migration of the items from ``old_spec`` to ``spec``, planned on the rows (with --data)."""
+def _kept(spec: Spec, data_dir: str | Path | None, kept: list) -> Iterator[tuple[str, dict, str]] | None:
+    """:func:`located_items` of ``data_dir`` (None without it), each also appended to ``kept`` as it passes."""
+    if data_dir is None:
+        return None
+
+    def keep() -> Iterator[tuple[str, dict, str]]:
+        for located in located_items(spec, data_dir):
+            kept.append(located)
+            yield located
+    return keep()
+
+
+def _migration(ch: Changes, old_spec: Spec, spec: Spec, data_dir: str | Path | None, prices: Any,
+               old_items: list[tuple[str, dict, str]]) -> None:
+    """The migration of the items from ``old_spec`` to ``spec``, planned on the rows (with --data): on
+    ``old_items``, the old version's items the cost's load built (every row's, or none: built here)."""
     if data_dir is None:
         ch.migration_note = ("The migration of the items already stored is planned on the rows: make the report "
                              "with --data, or run blue-nb migrate OLD NEW --data DIR.")
         return
     try:
-        ch.migration = plan_migration(old_spec, spec, data_dir=data_dir, prices=prices).report_data()
+        ch.migration = plan_migration(old_spec, spec, data_dir=data_dir, prices=prices,
+                                      old_items=old_items or None).report_data()
     except BlueNbError as e:
         ch.migration_note = f"The migration of the items was not planned: {e.msg}"
 

@@ -11,7 +11,7 @@ import json
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from blue_nb.errors import BlueNbError, SourceError
 from blue_nb.items import ItemBuilder, dumps_wire
@@ -332,10 +332,13 @@ def data_store(spec: Spec, data_dir: str | Path | None, duckdb: str | Path | Non
     return store
 
 
-def validate_into(spec: Spec, data_dir: str | Path | None, store: Store) -> tuple[Findings, BlueNbError | None]:
+def validate_into(spec: Spec, data_dir: str | Path | None, store: Store, *,
+                  items: Iterable[tuple[str, dict[str, Any], str]] | None = None
+                  ) -> tuple[Findings, BlueNbError | None]:
     """:func:`validate` with data, into ``store`` (a DuckDB store), where the items stay for more (cost,
     pictures): (the findings, the load's error or None). ``data_dir`` None: the items already in
-    ``store`` (:func:`check_loaded`)."""
+    ``store`` (:func:`check_loaded`). ``items``: :func:`located_items` of ``data_dir``, as the caller
+    streams them (to keep them for more work of its own), instead of a new build."""
     def heat(on: Store) -> list:
         try:
             from blue_nb.app.filter_waste import filter_findings  # deferred: with the heat model's checks
@@ -348,7 +351,7 @@ def validate_into(spec: Spec, data_dir: str | Path | None, store: Store) -> tupl
     if data_dir is None:
         findings, extra = beside_checks(spec, store, heat)
         return with_heat_findings(findings, extra), None
-    findings, failed = load_checked(spec, data_dir, store)
+    findings, failed = load_checked(spec, data_dir, store, items=items)
     return with_heat_findings(findings, [heat_failed(failed)] if failed else heat(store)), failed
 
 
@@ -374,18 +377,20 @@ def beside_checks(spec: Spec, store: Store, work: Callable[[Store], Any]) -> tup
         other.close()
 
 
-def load_checked(spec: Spec, data_dir: str | Path | None, store: Store, *,
-                 progress: bool = False) -> tuple[Findings, BlueNbError | None]:
+def load_checked(spec: Spec, data_dir: str | Path | None, store: Store, *, progress: bool = False,
+                 items: Iterable[tuple[str, dict[str, Any], str]] | None = None
+                 ) -> tuple[Findings, BlueNbError | None]:
     """Load the items of the rows under ``data_dir`` into ``store`` and run the item checks on them as they
     are built: each item is built once for both. Returns (the spec and item findings, the load's error or
     None). A load that fails (two rows with one key, say) leaves the store as it was, and the checks still
     see every item, so they can say what is wrong with the data; a bad source row raises as in a load.
-    ``data_dir`` None: nothing to load, the items already in ``store`` are checked (:func:`check_loaded`)."""
+    ``data_dir`` None: nothing to load, the items already in ``store`` are checked (:func:`check_loaded`).
+    ``items``: :func:`located_items` of ``data_dir`` as the caller streams them (see :func:`validate_into`)."""
     if data_dir is None:
         return check_loaded(spec, store), None
     total = _total(source_files(spec, data_dir), progress)
     checks = ItemChecks(spec)
-    items = checks.tap(located_items(spec, data_dir))
+    items = checks.tap(located_items(spec, data_dir) if items is None else items)
     try:
         load_items([store], spec, items, total=total, progress=progress)
     except BlueNbError as e:

@@ -55,14 +55,20 @@ def _items(values: tuple[str, ...]) -> int | dict[str, int] | None:
               help="also write the plan to this folder: migration.txt and migration.json")
 @click.option("--execute", is_flag=True, help="run the migration on the table (the embedded endpoint by default)")
 @click.option("--force", is_flag=True, help="execute a plan with blocking risks (colliding keys, items over 400 KB)")
+@click.option("--new-table", "new_table", metavar="NAME",
+              help="a change of the table's key schema: the new table the items are copied into (default: "
+                   "<table>-v2)")
+@click.option("--delete-old-table", is_flag=True,
+              help="a change of the table's key schema: delete the old table once the copy is proven (never without "
+                   "this flag)")
 @endpoint_options
 @click.option("--workers", type=click.IntRange(1, 32), default=1, show_default=True, help="parallel batch writers")
 @click.option("--deadline", type=click.FloatRange(min=1, max=86_400), default=120, show_default=True,
               help="seconds the endpoint may go without moving the migration forward before it gives up")
 @format_option
 @handles_errors
-def migrate(old, new, data_dir, duckdb, rate, read_rate, items, out, execute, force, endpoint_url, aws, profile,
-            table_prefix, workers, deadline, fmt):
+def migrate(old, new, data_dir, duckdb, rate, read_rate, items, out, execute, force, new_table, delete_old_table,
+            endpoint_url, aws, profile, table_prefix, workers, deadline, fmt):
     """The migration of OLD's items to NEW's shape: per entity the items that stay, move, change or go;
     per index the entries written, moved, deleted; the steps with their units, dollars and time; and the
     risks found in the data. With --execute, run it on a table, resumably, and prove the result.
@@ -76,15 +82,17 @@ def migrate(old, new, data_dir, duckdb, rate, read_rate, items, out, execute, fo
     if bool(data_dir) == bool(duckdb):
         raise CliError("give the old design's items: --data DIR or --duckdb FILE (one of them)\n"
                        "  hint: e.g. --data data/sample/dialogue")
-    if not execute and (endpoint_url or aws or force):
-        raise CliError("--endpoint-url, --aws and --force are for --execute\n  hint: add --execute to run the plan")
+    if not execute and (endpoint_url or aws or force or new_table or delete_old_table):
+        raise CliError("--endpoint-url, --aws, --force, --new-table and --delete-old-table are for --execute\n"
+                       "  hint: add --execute to run the plan")
     size = _items(items)
     if execute:
         from blue_nb.app.migrate_run import execute_migration  # deferred: boto3 only when run
 
         run = execute_migration(old, new, data_dir=data_dir, duckdb=duckdb, endpoint_url=endpoint_url, aws=aws,
                                 profile=profile, table_prefix=table_prefix, force=force, rate=rate, items=size,
-                                workers=workers, deadline=deadline)
+                                workers=workers, deadline=deadline, new_table=new_table,
+                                delete_old_table=delete_old_table)
         plan, ok = run.plan, run.ok
         payload, text = {"plan": plan.to_json(), "run": run.to_json()}, [*plan.lines(), "", *run.lines()]
     else:

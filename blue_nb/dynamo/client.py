@@ -52,8 +52,8 @@ from blue_nb.dynamo.calls import THROTTLE_CODES, backoff, boto_item, boto_reques
 from blue_nb.dynamo.local import MOTO_ITEM_LIMIT
 from blue_nb.errors import DynamoError, QueryError
 from blue_nb.items.values import item_from_wire, item_to_wire
-from blue_nb.patterns import (Page, Plan, ReadResult, boto3_request, create_table_request, read_page,
-                              sizing_request)
+from blue_nb.patterns import (Page, Plan, ReadResult, boto3_request, create_table_request, global_index_request,
+                              read_page, sizing_request)
 from blue_nb.sizing import BATCH_WRITE_MAX_REQUESTS, MAX_ITEM_BYTES, item_size, read_units
 from blue_nb.spec import Spec
 
@@ -188,9 +188,11 @@ class DynamoClient:
         return True
 
     def create_table(self, spec: Spec, *, replace: bool = False, wait: bool = True,
-                     tags: Mapping[str, Any] | None = None, timeout: float = WAIT_TIMEOUT) -> dict[str, Any]:
-        """Create ``spec``'s table (prefixed); returns its description (ACTIVE when ``wait``)."""
-        table = spec.table_name
+                     tags: Mapping[str, Any] | None = None, timeout: float = WAIT_TIMEOUT,
+                     name: str | None = None) -> dict[str, Any]:
+        """Create ``spec``'s table (prefixed; named ``name`` instead of the spec's table name when given);
+        returns its description (ACTIVE when ``wait``)."""
+        table = name or spec.table_name
         full = self.name(table)
         if self.table_exists(table):
             if not replace:
@@ -209,12 +211,51 @@ class DynamoClient:
         seen: dict[str, Any] = {}
 
         def active() -> bool:
+            seen.clear()                 # the last description only: an index deleted since is not in it
             seen.update(self.describe(table))
             indexes = seen.get("GlobalSecondaryIndexes") or []
             return seen.get("TableStatus") == "ACTIVE" and all(i.get("IndexStatus") == "ACTIVE" for i in indexes)
 
         _poll(active, timeout, "the table and its indexes to become ACTIVE", self.name(table))
         return seen
+
+    def global_indexes(self, table: str) -> dict[str, str]:
+        """The table's global indexes as described: name -> IndexStatus."""
+        return {i["IndexName"]: i.get("IndexStatus", "ACTIVE")
+                for i in self.describe(table).get("GlobalSecondaryIndexes") or []}
+
+    def create_index(self, spec: Spec, index: str, *, table: str | None = None,
+                     timeout: float = WAIT_TIMEOUT) -> dict[str, Any]:
+        """Create ``spec``'s global index ``index`` on the table (``table``, else the spec's; UpdateTable, one index
+        per call as DynamoDB allows) and wait until it and the table are ACTIVE, that is until DynamoDB has
+        backfilled its entries of the items already there. Returns the last description."""
+        table = table or spec.table_name
+        self.call("update_table", **{**global_index_request(spec, index), "TableName": table})
+        described = self.wait_active(table, timeout)
+        if index not in {i["IndexName"] for i in described.get("GlobalSecondaryIndexes") or []}:
+            raise DynamoError(f"the endpoint answered the UpdateTable that creates index {index!r} but does not "
+                              f"describe that index on {self.name(table)!r}: it does not create global indexes on "
+                              "an existing table", code="IndexNotCreated", where=self.name(table),
+                              hint="run it on DynamoDB or moto_server (the embedded endpoint); or create a new table "
+                                   "with the index (blue-nb apply) and copy the items")
+        return described
+
+    def delete_index(self, table: str, index: str, *, timeout: float = WAIT_TIMEOUT) -> None:
+        """Delete the global index ``index`` (UpdateTable, one per call; not again when it is already being
+        deleted) and wait until the endpoint no longer describes it and the table is ACTIVE."""
+        if self.global_indexes(table).get(index, "DELETING") != "DELETING":
+            answer = self.call("update_table", TableName=table,
+                               GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": index}}])["TableDescription"]
+            status = {i["IndexName"]: i.get("IndexStatus") for i in answer.get("GlobalSecondaryIndexes") or []}
+            if status.get(index) == "ACTIVE":       # DynamoDB answers DELETING, moto without the index
+                raise DynamoError(f"the endpoint answered the UpdateTable that deletes index {index!r} of "
+                                  f"{self.name(table)!r} with the index still ACTIVE: it does not delete global "
+                                  "indexes of an existing table", code="IndexNotDeleted", where=self.name(table),
+                                  hint="run it on DynamoDB or moto_server (the embedded endpoint); or create a new "
+                                       "table without the index (blue-nb apply) and copy the items")
+        _poll(lambda: index not in self.global_indexes(table), timeout, f"index {index} to be deleted",
+              self.name(table))
+        self.wait_active(table, timeout)
 
     def delete_table(self, table: str, *, wait: bool = True, timeout: float = WAIT_TIMEOUT) -> bool:
         """Delete the table; False when there was none. With ``wait``, returns once it is gone."""

@@ -17,7 +17,7 @@ DynamoDB's pages and what reads and writes cost. Pure (layer 1). The local table
 from blue_nb.patterns.bind import (COMPARISONS, SK_OPS, Comparison, KeyRequest, bind, prefix_successor, row_values,
                                    sk_matches, sort_value)
 from blue_nb.patterns.boto3_request import boto3_request, filter_expression, key_condition_expression
-from blue_nb.patterns.create_table import create_table_request
+from blue_nb.patterns.create_table import create_table_request, global_index_request, global_index_updates
 from blue_nb.patterns.filters import matches
 from blue_nb.patterns.paging import (Page, ReadResult, index_entry, key_order, pages_of, paginate, project, read_page,
                                     sizing_request)
@@ -26,7 +26,8 @@ from blue_nb.patterns.sql import Statement, data_bytes, get_sql, read_sql
 from blue_nb.patterns.writes import WriteResult, write_cost
 
 __all__ = ["BACKENDS", "COMPARISONS", "Comparison", "KeyRequest", "Page", "Plan", "ReadResult", "SK_OPS",
-           "Statement", "WriteResult", "bind", "boto3_request", "create_table_request", "data_bytes", "filter_expression", "get_sql",
+           "Statement", "WriteResult", "bind", "boto3_request", "create_table_request", "global_index_request",
+           "global_index_updates", "data_bytes", "filter_expression", "get_sql",
            "index_entry", "key_condition_expression", "key_order", "matches", "pages_of", "paginate", "plan",
            "prefix_successor", "project", "read_page", "read_sql", "sizing_request", "row_values", "show_boto3", "sk_matches", "sort_value",
            "write_cost"]

@@ -9,7 +9,7 @@ mode. The wire keys are the module constants below, written once.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from blue_nb.errors import SpecError
 from blue_nb.spec import Index, Spec
@@ -17,7 +17,8 @@ from blue_nb.spec import Index, Spec
 __all__ = ["ATTRIBUTE_DEFINITIONS", "ATTRIBUTE_NAME", "ATTRIBUTE_TYPE", "BILLING_MODE", "GLOBAL_SECONDARY_INDEXES",
            "INDEX_NAME", "KEY_SCHEMA", "KEY_TYPE", "LOCAL_SECONDARY_INDEXES", "NON_KEY_ATTRIBUTES", "PAY_PER_REQUEST",
            "PROJECTION", "PROJECTION_TYPE", "PROVISIONED", "PROVISIONED_THROUGHPUT", "READ_CAPACITY_UNITS",
-           "TABLE_NAME", "WRITE_CAPACITY_UNITS", "create_table_request"]
+           "TABLE_NAME", "WRITE_CAPACITY_UNITS", "create_table_request", "global_index_request",
+           "global_index_updates"]
 
 TABLE_NAME = "TableName"
 ATTRIBUTE_DEFINITIONS = "AttributeDefinitions"
@@ -110,3 +111,45 @@ def create_table_request(spec: Spec, table_name: str | None = None) -> dict[str,
     if provisioned:
         req[PROVISIONED_THROUGHPUT] = _throughput(spec)
     return req
+
+
+def global_index_request(spec: Spec, index: str, table_name: str | None = None) -> dict[str, Any]:
+    """The UpdateTable request that creates ``spec``'s global index ``index`` on the table (DynamoDB takes one
+    index creation or deletion per call): the index as CreateTable gives it, and the definitions of the
+    table's and the index's key attributes (DynamoDB refuses definitions of attributes that key nothing)."""
+    request = create_table_request(spec, table_name)
+    entry = next((g for g in request.get(GLOBAL_SECONDARY_INDEXES, []) if g[INDEX_NAME] == index), None)
+    if entry is None:
+        raise SpecError(f"{index!r} is not a global index of the design", where=f"table.indexes.{index}",
+                        hint=f"global indexes: {', '.join(_globals(spec)) or 'none'}")
+    keys = {*spec.key_attributes(), *spec.key_attributes(index)} - {None}
+    return {TABLE_NAME: request[TABLE_NAME],
+            ATTRIBUTE_DEFINITIONS: [d for d in request[ATTRIBUTE_DEFINITIONS] if d[ATTRIBUTE_NAME] in keys],
+            "GlobalSecondaryIndexUpdates": [{"Create": entry}]}
+
+
+def _globals(spec: Spec) -> list[str]:
+    return [n for n, i in spec.table.indexes.items() if i.type == "global"]
+
+
+def _shape(entry: Mapping[str, Any], types: Mapping[str, str]) -> tuple:
+    """A global index as its key (attribute names, types, roles) and projection, whatever else is described."""
+    projection = entry.get(PROJECTION) or {}
+    return (tuple((k[ATTRIBUTE_NAME], types.get(k[ATTRIBUTE_NAME]), k[KEY_TYPE]) for k in entry.get(KEY_SCHEMA, [])),
+            projection.get(PROJECTION_TYPE, "ALL"), tuple(sorted(projection.get(NON_KEY_ATTRIBUTES) or ())))
+
+
+def global_index_updates(spec: Spec, described: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """What turns the global indexes of a table, as DescribeTable's ``Table`` gives them, into ``spec``'s:
+    (indexes to delete, indexes to create). An index whose key attributes, their types or its projection
+    differ is in both (deleted, then created again: DynamoDB cannot change them in place)."""
+    want_request = create_table_request(spec)
+    want_types = {d[ATTRIBUTE_NAME]: d[ATTRIBUTE_TYPE] for d in want_request[ATTRIBUTE_DEFINITIONS]}
+    # an attribute the description does not define is taken as the design types it (an endpoint may describe
+    # only the definitions of its last UpdateTable)
+    have_types = {**want_types, **{d[ATTRIBUTE_NAME]: d[ATTRIBUTE_TYPE] for d in described.get(ATTRIBUTE_DEFINITIONS, [])}}
+    want = {g[INDEX_NAME]: _shape(g, want_types) for g in want_request.get(GLOBAL_SECONDARY_INDEXES, [])}
+    have = {g[INDEX_NAME]: _shape(g, have_types) for g in described.get(GLOBAL_SECONDARY_INDEXES, [])}
+    delete = [n for n in have if want.get(n) != have[n]]
+    create = [n for n in want if have.get(n) != want[n]]
+    return delete, create
