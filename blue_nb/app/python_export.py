@@ -121,6 +121,33 @@ def _write_case(spec: Spec, store: Any, p: Any, items: dict[str, list[dict]]) ->
     return case
 
 
+def _drawn_case(spec: Spec, p: Any, items: dict[str, list[dict]]) -> dict[str, str] | None:
+    """Parameters for a read whose parameters the items do not hold (the bounds of a ``sk_between``, a filter's
+    value): an item's own values, and for a sort-key bound the value at the same place of the entity's sort key
+    in the first and the last item of that item's partition."""
+    if not p.entities or p.key_condition is None or not items.get(p.entities[0]):
+        return None
+    entity = spec.entities[p.entities[0]]
+    pk_attr, sk_attr = spec.key_attributes(p.index)
+    mine = [i for i in items[entity.name] if pk_attr in i and (not sk_attr or sk_attr in i)]
+    if not mine:
+        return None
+    first = mine[0]
+    same = [i for i in mine if i[pk_attr] == first[pk_attr]]
+    ends = (same[0], same[-1]) if len(same) > 1 else (first, first)
+    params = {n: v for n, v in row_values(spec, entity.name, first).items() if n in p.parameters}
+    own = [x.name for x in entity.templates[sk_attr].parts if not isinstance(x, str)] if sk_attr in entity.key else []
+    for k, template in enumerate(p.key_condition.sk_templates):
+        values = row_values(spec, entity.name, ends[min(k, 1)])
+        asked = [x.name for x in template.parts if not isinstance(x, str)]
+        for pos, name in enumerate(asked):
+            if name not in params and pos < len(own) and own[pos] in values:
+                params[name] = values[own[pos]]
+    for name in p.parameters:
+        params.setdefault(name, "1")
+    return params
+
+
 def python_fixture(spec: Spec | str | Path, data_dir: str | Path | None = None, *, duckdb: str | Path | None = None,
                    per_entity: int = FIXTURE_ITEMS) -> dict[str, Any]:
     """What the generated tests check against: the sample items, and blue_nb's answers for every pattern."""
@@ -134,12 +161,16 @@ def python_fixture(spec: Spec | str | Path, data_dir: str | Path | None = None, 
         for p in spec.access_patterns:
             if p.is_read:
                 reads[p.name] = []
-                for case in parameter_cases(store, spec, p):
+                cases = [(c.label, c.params) for c in parameter_cases(store, spec, p)]
+                if not any(label != "missing key" for label, _ in cases):
+                    drawn = _drawn_case(spec, p, items)
+                    cases = ([("drawn from an item", drawn)] if drawn is not None else []) + cases
+                for label, params in cases:
                     try:
-                        result = store.run_plan(plan(spec, p, case.params), follow=True)
+                        result = store.run_plan(plan(spec, p, params), follow=True)
                     except BlueNbError:                 # a case DynamoDB refuses: not one to compare
                         continue
-                    reads[p.name].append({"label": case.label, "params": case.params, "pages": _pages(result)})
+                    reads[p.name].append({"label": label, "params": params, "pages": _pages(result)})
             else:
                 case = _write_case(spec, store, p, items)
                 if case is not None:
@@ -164,9 +195,12 @@ def export_python(spec: Spec | str | Path, out: str | Path, *, data_dir: str | P
     if target.is_dir() and any(target.iterdir()) and not overwrite:
         raise SourceError("the folder is already there and not empty; nothing was written", where=str(target),
                           hint="add --force to replace it, or give -o another folder")
-    if spec.source_path and target.resolve() in Path(spec.source_path).resolve().parents:
-        raise SourceError("-o would write over the folder of the spec being exported", where=str(target),
-                          hint="give -o another folder")
+    for given, what in ((spec.source_path, "the spec being exported"), (data_dir, "the rows read (--data)"),
+                        (duckdb, "the DuckDB file read (--duckdb)")):
+        path = Path(given).resolve() if given else None
+        if path is not None and (path == target.resolve() or target.resolve() in path.parents):
+            raise SourceError(f"-o would write over {what}: an export never overwrites its own inputs",
+                              where=str(target), hint="give -o another folder")
     findings = validate(spec, data_dir, duckdb=duckdb)
     build = gated("python", python_package)                   # checks, refuses errors unless force, stamps
     if findings.has_errors and not force:

@@ -88,12 +88,34 @@ def _lit(value: Any) -> str:
     return repr(value)
 
 
+def _doc(text: str) -> str:
+    """``text`` as a docstring: backslashes and quotes that would end it escaped."""
+    body = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    return '"""' + body + (" " if body.endswith('"') else "") + '"""'
+
+
 def _wrapped(text: str, indent: int, width: int = 116) -> str:
-    """A literal broken at ', ' to fit ``width`` (one level of breaking is enough for the trees here)."""
+    """A literal broken after its ", " (outside string literals) to fit ``width``."""
     if len(text) + indent <= width:
         return text
+    parts, cur, quote, escaped = [], "", "", False
+    for i, ch in enumerate(text):
+        cur += ch
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == " " and i and text[i - 1] == ",":
+            parts.append(cur)
+            cur = ""
+    parts.append(cur)
     out, line = [], ""
-    for part in re.split(r"(?<=, )", text):
+    for part in parts:
         if line and len(line) + len(part) + indent + 4 > width:
             out.append(line.rstrip())
             line = ""
@@ -113,9 +135,7 @@ def _module(doc: str, imports: list[tuple[str, str]], body: list[str]) -> str:
     lines = [doc, "", "from __future__ import annotations", ""]
     std = [line for name, line in imports if (not name or _used(text, name)) and not line.startswith("from .")]
     local = [line for name, line in imports if (not name or _used(text, name)) and line.startswith("from .")]
-    third = [line for line in std if line.startswith("import pytest")]
-    std = [line for line in std if line not in third]
-    for group in (std, third, local):
+    for group in (std, local):
         if group:
             lines += [*group, ""]
     while body and not body[0].strip():
@@ -229,7 +249,10 @@ def _key_type(spec: Spec, attr: str) -> str:
 
 
 def _typed_key(expr: str, key_type: str) -> str:
-    return f"rt.key_value({expr}, {key_type!r})" if key_type != "S" else expr
+    """A rendered key template as a key value of ``key_type``: a number (N) or its UTF-8 bytes (B)."""
+    if key_type == "N":
+        return f"rt.number({expr})"
+    return f"{expr}.encode()" if key_type == "B" else expr
 
 
 def _keys_module(spec: Spec, codes: dict[str, _EntityCode]) -> str:
@@ -248,13 +271,13 @@ def _keys_module(spec: Spec, codes: dict[str, _EntityCode]) -> str:
             kt = _key_type(spec, attr)
             arg = {n: (code.fields[n].name, code.fields[n].type) for n in t.placeholders}
             lines += ["", f"def {fn}({sig}) -> {_KEY_TYPES.get(kt, 'str')}:",
-                      f'    """{e.name}.{attr}: {t.text}"""',
+                      f"    {_doc(f'{e.name}.{attr}: {t.text}')}",
                       f"    return {_typed_key(_render_expr(t, arg), kt)}", ""]
             if t.placeholders:
                 rx = f"_{fn.upper()}"
                 lines += [f"{rx} = re.compile({_regex(t)!r})", "", "",
                           f"def parse_{fn}(key: str) -> dict[str, str] | None:",
-                          f'    """The values of {t.text} in ``key``, or None."""',
+                          "    " + _doc(f"The values of {t.text} in ``key``, or None."),
                           f"    m = {rx}.fullmatch(key)",
                           "    return None if m is None else {" + ", ".join(
                               f"{n!r}: m.group('g{i}')" for i, n in enumerate(t.placeholders)) + "}", ""]
@@ -284,8 +307,7 @@ def _entities_module(spec: Spec, codes: dict[str, _EntityCode]) -> str:
         fields = list(code.fields.values())
         req = [f for f in fields if f.required]
         opt = [f for f in fields if not f.required]
-        about = (e.description or f"An item of entity {e.name}").replace('"""', "'''")
-        out += ["", "@dataclass", f"class {code.cls}:", f'    """{about}"""', "",
+        out += ["", "@dataclass", f"class {code.cls}:", "    " + _doc(e.description or f"An item of entity {e.name}"), "",
                 f"    ENTITY: ClassVar[str] = {e.name!r}",
                 f"    KEY_ATTRIBUTES: ClassVar[tuple[str, ...]] = {_lit(tuple(code.key_attrs))}", ""]
         out += [f"    {f.name}: {f.type}" for f in req]
@@ -325,8 +347,8 @@ def _entities_module(spec: Spec, codes: dict[str, _EntityCode]) -> str:
                 continue
             out += [f"        if {a!r} in item:",
                     f"            values = k.parse_{code.builders[a]}(rt.key_text(item[{a!r}]))",
-                    "            if values is None or any(got.get(n, v) != v for n, v in values.items()):",
-                    "                return None", "            got.update(values)"]
+                    "            if values is None:", "                return None",
+                    "            got = {**values, **got}   # the table's keys first; to_item() below checks they agree"]
         for f in req:
             out += [f"        if {f.source!r} not in got:", "            return None"]
         out += ["        try:", f"            entity = cls("]
@@ -348,8 +370,7 @@ def _entities_module(spec: Spec, codes: dict[str, _EntityCode]) -> str:
         out += [f"                {code.other}={{n: v for n, v in item.items() if n not in {_lit(tuple(known))} "
                 f"or (v is None and n not in {_lit(tuple(code.key_attrs))})}},",
                 "            )", "        except (ValueError, ArithmeticError):", "            return None",
-                "        keys = entity.keys()",
-                "        if rt.canonical(keys) != rt.canonical({n: item[n] for n in cls.KEY_ATTRIBUTES if n in item}):",
+                "        if rt.canonical(entity.to_item()) != rt.canonical(item):   # it must give back this item, exactly",
                 "            return None", "        return entity", ""]
     out += ["", "#: every entity of the design", "AnyEntity: TypeAlias = " + " | ".join(c.cls for c in codes.values()),
             "ENTITIES: tuple[type[AnyEntity], ...] = (" + ", ".join(c.cls for c in codes.values()) + ",)", ""]
@@ -565,7 +586,7 @@ def _method(spec: Spec, p: AccessPattern, codes: dict[str, _EntityCode], where: 
         call.append(f"sk=({', '.join(sk_exprs)},)")
     if values:
         call.append("values={" + ", ".join(values) + "}")
-    doc = (p.description or p.name).replace('"""', "'''")
+    doc = p.description or p.name
     where_read = f"{p.operation}" + (f" on {p.index}" if p.index != "table" else "")
     shown = ""
     if kc:
@@ -575,9 +596,9 @@ def _method(spec: Spec, p: AccessPattern, codes: dict[str, _EntityCode], where: 
         parts = _returns_parts(spec, p)
         if p.operation == "get_item":
             ret = "rt.Item | None" if parts else (
-                " | ".join(codes[n].cls for n in p.entities) + " | None")
+                " | ".join(codes[n].cls for n in p.entities) if _only_its_entities(spec, p) else "AnyEntity") + " | None"
             lines += [f"    def {p.name}(self{', ' if sig else ''}{', '.join(sig)}) -> {ret}:",
-                      f'        """{doc} ({where_read}: {shown})."""',
+                      "        " + _doc(f"{doc} ({where_read}: {shown})."),
                       f"        page = self.backend.read(rt.Call({', '.join(call)}))",
                       "        if not page.items:", "            return None"]
             if parts:
@@ -599,7 +620,7 @@ def _method(spec: Spec, p: AccessPattern, codes: dict[str, _EntityCode], where: 
         classes = ", ".join(codes[n].cls for n in p.entities)
         sig.append("cursor: str | None = None")
         lines += [f"    def {p.name}(self, {', '.join(_kw_cursor(sig))}) -> rt.Page[{item_type}]:",
-                  f'        """{doc} ({where_read}: {shown or "every item"}); ``cursor``: a page\'s cursor, to read on."""',
+                  "        " + _doc(f"{doc} ({where_read}: {shown or 'every item'}); ``cursor``: a page's cursor, to read on."),
                   f"        page = self.backend.read(rt.Call({', '.join(call)}))"]
         if parts:
             lines.append(f"        items: list[{item_type}] = page.items")
@@ -638,14 +659,23 @@ def _method(spec: Spec, p: AccessPattern, codes: dict[str, _EntityCode], where: 
             call.append("values=set_values")
     fail = "; raises rt.ConditionFailed when its condition does not hold" if p.condition else ""
     lines += [f"    def {p.name}(self{', ' if sig else ''}{', '.join(sig)}) -> None:",
-              f'        """{doc} ({where_read}: {shown}){fail}."""', *extra,
+              "        " + _doc(f"{doc} ({where_read}: {shown}){fail}."), *extra,
               f"        self.backend.write(rt.Call({', '.join(call)}))", ""]
     return lines, operation
 
 
 def _isort_key(name: str) -> tuple[int, str]:
     """isort's order of imported and exported names: CONSTANTS, then Classes, then functions."""
-    return (0 if name.isupper() else 1 if name[:1].isupper() else 2, name)
+    return (0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2, name)
+
+
+def _from_import(module: str, names: list[str]) -> str:
+    """``from module import names`` in isort's order, broken one name a line when it is too long."""
+    ordered = sorted(names, key=_isort_key)
+    line = f"from {module} import {', '.join(ordered)}"
+    if len(line) <= 120:
+        return line
+    return f"from {module} import (\n" + "".join(f"    {n},\n" for n in ordered) + ")"
 
 
 def _kw_cursor(sig: list[str]) -> list[str]:
@@ -728,8 +758,7 @@ def _access_module(spec: Spec, codes: dict[str, _EntityCode], cls: str) -> str:
     return _module(doc, [("Decimal", "from decimal import Decimal"), ("", "from typing import Any"),
                          ("k", "from . import keys as k"), ("", "from . import runtime as rt"),
                          ("", "from .design import TABLE"),
-                         ("", "from .entities import " + ", ".join(sorted(["ENTITIES", "AnyEntity", *used],
-                                                                            key=_isort_key)))], body)
+                         ("", _from_import(".entities", ["ENTITIES", "AnyEntity", *used]))], body)
 
 
 # -- design, package, tests ----------------------------------------------------------------------------
@@ -810,9 +839,9 @@ def _init_module(spec: Spec, pkg: str, cls: str, codes: dict[str, _EntityCode]) 
     return "\n".join([
         f'"""The {spec.domain} design\'s access patterns, on SQLite and DynamoDB (generated by blue_nb; do not edit)."""',
         "", "from __future__ import annotations", "",
-        f"from .access import OPERATIONS, {cls}",
+        _from_import(".access", ["OPERATIONS", cls]),
         "from .design import DIGEST, STAMP, TABLE, DesignMismatch, check_design",
-        "from .entities import " + ", ".join(sorted(["ENTITIES", "AnyEntity", *names], key=_isort_key)),
+        _from_import(".entities", ["ENTITIES", "AnyEntity", *names]),
         "from .runtime import ConditionFailed, DynamoBackend, Page, SqliteBackend, ValidationError", "",
         "__all__ = [" + ", ".join(repr(n) for n in exported) + "]", ""])
 
@@ -914,9 +943,9 @@ def _test_module(spec: Spec, pkg: str, cls: str, codes: dict[str, _EntityCode], 
                 "    assert (rt.canonical(after) if after is not None else None) == "
                 "(rt.canonical(want) if want is not None else None)"]
     body = "\n".join(out[out.index("import pytest"):])
-    optional = {"from decimal import Decimal": "Decimal", f"from {pkg} import entities as e": "e",
-                "from collections.abc import Callable, Iterator": "Callable"}
-    out = [line for line in out if line not in optional or _used(body, optional[line])]
+    optional = {"from decimal import Decimal": r"\bDecimal\(", f"from {pkg} import entities as e": r"\be\.[A-Z]",
+                "from collections.abc import Callable, Iterator": r"\bCallable\b"}
+    out = [line for line in out if line not in optional or re.search(optional[line], body)]
     return "\n".join(_break_calls(out)).rstrip() + "\n"
 
 
