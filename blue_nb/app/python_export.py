@@ -12,6 +12,7 @@ it into place (a folder already there is replaced only with ``overwrite``). Laye
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from datetime import datetime
@@ -233,14 +234,7 @@ def _write_folder(files: dict[str, str], target: Path) -> list[Path]:
             raise SourceError(f"cannot write the package: {e.strerror or e}", where=str(target), cause=e) from e
         raise
     shutil.rmtree(old, ignore_errors=True)
-    new_mode = 0o777
-    target.chmod(new_mode & ~_umask())
-    return [target / rel for rel in files]
-
-
-def _umask() -> int:
-    import os
-
-    mask = os.umask(0o022)
+    mask = os.umask(0o022)                             # the folder as mkdir would have made it (mkdtemp's is 0700)
     os.umask(mask)
-    return mask
+    target.chmod(0o777 & ~mask)
+    return [target / rel for rel in files]
