@@ -12,10 +12,17 @@ it into place (a folder already there is replaced only with ``overwrite``). Laye
 
 from __future__ import annotations
 
+import importlib
+import json
 import os
 import shutil
+import sys
 import tempfile
+import typing
+import uuid
+from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +39,7 @@ from blue_nb.patterns.bind import row_values
 from blue_nb.spec import Spec
 from blue_nb.stores import load_items, open_store
 
-__all__ = ["FIXTURE_ITEMS", "SAMPLE_SEED", "export_python", "python_fixture"]
+__all__ = ["FIXTURE_ITEMS", "PackageCall", "SAMPLE_SEED", "call_package", "export_python", "python_fixture"]
 
 #: sample items per entity the generated tests load (the first rows of each entity's source)
 FIXTURE_ITEMS = 12
@@ -238,3 +245,74 @@ def _write_folder(files: dict[str, str], target: Path) -> list[Path]:
     os.umask(mask)
     target.chmod(0o777 & ~mask)
     return [target / rel for rel in files]
+
+
+@dataclass
+class PackageCall:
+    """One pattern called through a generated package on both of its backends, with the parameters of its first
+    test case: what each returned (as items)."""
+
+    pattern: str
+    params: dict[str, Any]
+    sqlite: list[dict[str, Any]]
+    dynamodb: list[dict[str, Any]]
+
+    @property
+    def same(self) -> bool:
+        """Whether both backends returned the same items in the same order."""
+        return [item_to_wire(i) for i in self.sqlite] == [item_to_wire(i) for i in self.dynamodb]
+
+    def row(self) -> dict[str, Any]:
+        """One line of a table: the pattern, its parameters, the items on each backend, whether they agree."""
+        return {"pattern": self.pattern, "params": ", ".join(f"{k}={v}" for k, v in self.params.items()),
+                "sqlite": len(self.sqlite), "dynamodb": len(self.dynamodb), "same": self.same}
+
+
+def _typed(method: Any, params: dict[str, str]) -> dict[str, Any]:
+    """The test case's parameters (text) as the method's typed parameters (int, Decimal or str)."""
+    hints = typing.get_type_hints(method)
+    out: dict[str, Any] = {}
+    for name, value in params.items():
+        py = next((p for p in hints if p == name or p.rstrip("_") == name), name)
+        kind = hints.get(py, str)
+        out[py] = int(value) if kind is int else Decimal(value) if kind is Decimal else value
+    return out
+
+
+def call_package(folder: str | Path, patterns: list[str], endpoint: Any) -> list[PackageCall]:
+    """Import the package an :func:`export_python` wrote into ``folder``, load its test items into a SQLite
+    backend and into a table of its own on ``endpoint`` (a :class:`blue_nb.dynamo.Endpoint`, e.g.
+    :func:`blue_nb.app.roundtrip.open_endpoint`'s), and call each of ``patterns`` (read patterns) through its
+    access class on both, with the parameters of the pattern's first test case."""
+    folder = Path(folder)
+    name = next(p.name for p in sorted(folder.iterdir()) if (p / "access.py").is_file())
+    for loaded in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+        del sys.modules[loaded]                           # a package exported again is imported again
+    sys.path.insert(0, str(folder))
+    try:
+        package = importlib.import_module(name)
+        rt = importlib.import_module(f"{name}.runtime")
+    finally:
+        sys.path.remove(str(folder))
+    fixture = json.loads((folder / "tests" / "fixture.json").read_text(encoding="utf-8"))
+    items = [rt.item_from_wire(i) for i in fixture["items"]]
+    remote = rt.DynamoBackend(package.TABLE, endpoint_url=endpoint.url, region_name=endpoint.region,
+                              table_name=f"blue_nb_{uuid.uuid4().hex[:8]}_{package.TABLE.name}",
+                              **dict(endpoint.credentials or {}))
+    backends = {"sqlite": rt.SqliteBackend(package.TABLE), "dynamodb": remote}
+    accesses = {}
+    for kind, backend in backends.items():
+        backend.create_table()
+        backend.put_items(items)
+        accesses[kind] = next(getattr(package, n) for n in package.__all__ if n.endswith("Access"))(backend)
+    out = []
+    for pattern in patterns:
+        case = (fixture["reads"].get(pattern) or [{"params": {}}])[0]
+        got: dict[str, list[dict[str, Any]]] = {}
+        for kind, access in accesses.items():
+            method = getattr(access, pattern)
+            answer = method(**_typed(method, case["params"]))
+            found = answer.items if isinstance(answer, rt.Page) else [] if answer is None else [answer]
+            got[kind] = [x if isinstance(x, dict) else x.to_item() for x in found]
+        out.append(PackageCall(pattern, dict(case["params"]), got["sqlite"], got["dynamodb"]))
+    return out
