@@ -191,22 +191,6 @@ def _entity_code(spec: Spec, e: Entity) -> _EntityCode:
     return code
 
 
-def _regex(t: KeyTemplate) -> str:
-    """The regex a key of template ``t`` matches, each placeholder a named group (a repeat a back-reference)."""
-    out, seen = [], {}
-    for i, p in enumerate(t.parts):
-        if isinstance(p, str):
-            out.append(re.escape(p))
-        elif p.name in seen:
-            out.append(f"(?P={seen[p.name]})")
-        else:
-            seen[p.name] = f"g{len(seen)}"
-            nxt = t.parts[i + 1] if i + 1 < len(t.parts) else None
-            bounded = nxt is None or (isinstance(nxt, str) and nxt.startswith(SEPARATOR))
-            out.append(f"(?P<{seen[p.name]}>{'[^#]*' if bounded else '.*?'})")
-    return "".join(out)
-
-
 def _render_expr(t: KeyTemplate, arg: dict[str, tuple[str, str]]) -> str:
     """An f-string (or a constant) rendering ``t``; ``arg``: placeholder -> (Python expression, its type)."""
     if t.is_constant:
@@ -275,7 +259,7 @@ def _keys_module(spec: Spec, codes: dict[str, _EntityCode]) -> str:
                       f"    return {_typed_key(_render_expr(t, arg), kt)}", ""]
             if t.placeholders:
                 rx = f"_{fn.upper()}"
-                lines += [f"{rx} = re.compile({_regex(t)!r})", "", "",
+                lines += [f"{rx} = re.compile({t.regex.pattern!r}, re.DOTALL)", "", "",
                           f"def parse_{fn}(key: str) -> dict[str, str] | None:",
                           "    " + _doc(f"The values of {t.text} in ``key``, or None."),
                           f"    m = {rx}.fullmatch(key)",
