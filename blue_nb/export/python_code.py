@@ -244,7 +244,7 @@ def _keys_module(spec: Spec, codes: dict[str, _EntityCode]) -> str:
            f'{SEPARATOR!r} separator).\n\nA builder renders a key from its values; a parser gives the values back '
            'from a key, as text, or None\nwhen the key does not fit the template."""')
     lines: list[str] = []
-    for name, code in codes.items():
+    for code in codes.values():
         e = code.entity
         for attr in code.key_attrs:
             t = e.templates[attr]
@@ -286,7 +286,7 @@ def _entities_module(spec: Spec, codes: dict[str, _EntityCode]) -> str:
            'when its keys do not fit).\nAttributes the spec does not declare (and NULL values) ride along in '
            '``other_attributes``."""')
     out: list[str] = []
-    for name, code in codes.items():
+    for code in codes.values():
         e = code.entity
         fields = list(code.fields.values())
         req = [f for f in fields if f.required]
@@ -335,7 +335,7 @@ def _entities_module(spec: Spec, codes: dict[str, _EntityCode]) -> str:
                     "            got = {**values, **got}   # the table's keys first; to_item() below checks they agree"]
         for f in req:
             out += [f"        if {f.source!r} not in got:", "            return None"]
-        out += ["        try:", f"            entity = cls("]
+        out += ["        try:", "            entity = cls("]
         for f in fields:
             parsed = _from_text(f, f"got[{f.source!r}]")
             if f.attribute is not None and f.source in code.fields and any(
@@ -557,7 +557,6 @@ def _method(spec: Spec, p: AccessPattern, codes: dict[str, _EntityCode], where: 
         rest = params
     if rest:
         sig += ([] if p.operation != "put_item" else ["*"]) + [f"{x.py}: {x.type}" for x in rest]
-    body: list[str] = []
     kc = p.key_condition
     pk_expr = _typed_key(_render_expr(kc.pk_template, arg), req.pk_type) if kc else "None"
     sk_exprs = [_typed_key(_render_expr(t, arg), req.sk_type) for t in kc.sk_templates] if kc else []
@@ -680,10 +679,7 @@ def _break_calls(lines: list[str], width: int = 120) -> list[str]:
         m = re.match(r"^(\s*)(.*?\()(.*)(\)[^()]*)$", line)
         if m and line.lstrip().startswith(("def ", "page = ", "self.backend.write(")):
             head, args, tail = m.group(2), m.group(3), m.group(4)
-            inner = args
-            if head.endswith("rt.Call("):
-                pass
-            pieces = _split_args(inner)
+            pieces = _split_args(args)
             out.append(" " * indent + head)
             out += [" " * (indent + 4) + _wrapped(piece, indent + 4) + "," for piece in pieces]
             out.append(" " * indent + tail)
@@ -878,10 +874,9 @@ def _test_module(spec: Spec, pkg: str, cls: str, codes: dict[str, _EntityCode], 
         types = _param_types(p)
         taken = {"self", "cursor", "item", "call", "values", "rt", "k", "e"}
         pys = {n: _ident(n, taken) for n in p.parameters}
-        conv = {"int": "int", "Decimal": "Decimal", "str": "str"}
 
-        def args(names: list[str]) -> str:
-            return ", ".join(f"{pys[n]}={conv[types[n]]}(params[{n!r}])" for n in names)
+        def args(names: list[str], pys: dict[str, str] = pys, types: dict[str, str] = types) -> str:
+            return ", ".join(f"{pys[n]}={types[n]}(params[{n!r}])" for n in names)
 
         if p.is_read:
             cases = fixture["reads"].get(p.name, [])
@@ -894,7 +889,7 @@ def _test_module(spec: Spec, pkg: str, cls: str, codes: dict[str, _EntityCode], 
                         "int(found is not None))", "        _check_read(loaded, [page], case)"]
             else:
                 a = args(p.parameters)
-                out += ["", f"        def read(cursor: str | None, params: dict[str, Any] = case[\"params\"]) -> rt.Page[Any]:",
+                out += ["", "        def read(cursor: str | None, params: dict[str, Any] = case[\"params\"]) -> rt.Page[Any]:",
                         f"            return access.{p.name}({a + ', ' if a else ''}cursor=cursor)", "",
                         "        _check_read(loaded, list(_pages(read)), case)"]
             out.append(f"    assert len(FIXTURE[\"reads\"][{p.name!r}]) == {len(cases)}")
