@@ -213,3 +213,28 @@ def test_the_command_line_writes_the_folder_and_refuses_what_it_cannot_do(tmp_pa
                                       "-o", str(tmp_path / "d")])
     assert errors.exit_code == 2 and "python export refused: the spec has 1 error" in errors.output
     assert not (tmp_path / "d").exists()
+
+
+ODD_NAMES = """
+spec_version: 1
+domain: odd
+rules: dynamodb
+table: {partition_key: id}
+entities:
+  Thing:
+    key: {id: "{thing_id}"}
+    attributes: {flag: BOOL, raw: B, tags: SS, "first-name": S, class: S, other_attributes: M}
+"""
+
+
+@pytest.mark.slow
+def test_names_that_are_not_python_names_and_a_spec_without_patterns(tmp_path, dynamo_endpoint):
+    path = tmp_path / "odd.yaml"
+    path.write_text(ODD_NAMES, encoding="utf-8")
+    export_python(path, tmp_path / "pkg", now=NOW)
+    entities = (tmp_path / "pkg" / "odd_access" / "entities.py").read_text(encoding="utf-8")
+    for field in ("first_name: str | None = None", "class_: str | None = None",
+                  "other_attributes: dict[str, Any] | None = None", "other_attributes_: dict[str, Any] = field("):
+        assert f"    {field}" in entities
+    assert "item['first-name'] = self.first_name" in entities
+    _check_package(tmp_path / "pkg", dynamo_endpoint.url)
