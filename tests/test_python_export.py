@@ -24,6 +24,7 @@ from blue_nb.app.imports import import_data
 from blue_nb.app.python_export import export_python
 from blue_nb.cli import cli
 from blue_nb.export import ExportRefused
+from blue_nb.layout import main_table_sql
 from blue_nb.spec import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -138,7 +139,8 @@ got = access.get_dialogue("nvidia-dec")
 print(json.dumps({"round": [x.to_item()["sk"] for x in page.items], "cursor": page.cursor,
                   "status": got.status if got else None, "gsi1pk": got.keys().get("gsi1pk") if got else None,
                   "all": [x.seq for x in access.list_perspectives("nvidia-dec").items],
-                  "modules": sorted(m for m in sys.modules if m.startswith("blue_nb") and sys.modules[m] is not None)}))
+                  "modules": sorted(m for m in sys.modules if m.startswith("blue_nb") and sys.modules[m] is not None),
+                  "ddl": backend.conn.execute("SELECT sql FROM sqlite_master WHERE name = 'blue_dialogue'").fetchone()[0]}))
 """
 
 
@@ -159,6 +161,7 @@ def test_the_package_installs_with_pip_and_runs_with_no_part_of_blue_nb(tmp_path
     got = json.loads(run.stdout)
     assert got["round"] == ["PERSP#003#muffin#007"] and got["cursor"] is None and got["modules"] == []
     assert got["status"] == "closed" and got["gsi1pk"] == "STATUS#closed"   # the index key follows the attribute
+    assert got["ddl"] == main_table_sql("blue_dialogue")            # ADR 0018's table, exactly
     assert got["all"] == [7, 1]                   # PERSP#003... before PERSP#012...: the padding orders them
 
 

@@ -25,6 +25,7 @@ from typing import Any, Iterator
 
 from blue_nb.errors import QueryError
 from blue_nb.export.base import ExportContext, ExportRefused, content_hash, version
+from blue_nb.layout import catalog_table_sql, main_table_sql
 from blue_nb.patterns import create_table_request, plan
 from blue_nb.spec import AccessPattern, Entity, KeyTemplate, Spec
 from blue_nb.spec.expressions import (And, Arith, Between, Compare, Function, In, Not, Or, Path, Size, UpdateFunction,
@@ -753,6 +754,7 @@ def _design_module(spec: Spec, ctx: ExportContext) -> str:
         indexes.append(f"        rt.Index({name!r}, {ix.type!r}, {pk!r}, {ix.sort_key!r}, {pkt!r}, {ix.sort_key_type!r}, "
                        f"{_lit(proj)}),")
     stamp = ctx.stamp(spec)
+    ddl = [main_table_sql(spec.table_name), *catalog_table_sql(spec.table_name, list(t.indexes))]
     create = json.dumps(create_table_request(spec), indent=4, ensure_ascii=False, sort_keys=False)
     create = create.replace("true", "True").replace("false", "False").replace("null", "None")
     return "\n".join([
@@ -769,7 +771,8 @@ def _design_module(spec: Spec, ctx: ExportContext) -> str:
         "TABLE = rt.Table(", f"    name={spec.table_name!r},", f"    pk={t.partition_key!r},", f"    sk={t.sort_key!r},",
         f"    pk_type={t.partition_key_type!r},", f"    sk_type={t.sort_key_type!r},",
         "    indexes=(" + ("" if indexes else "),"), *(indexes + (["    )," ] if indexes else [])),
-        "    create_table=" + create.replace("\n", "\n    ") + ",", ")", "", "",
+        "    create_table=" + create.replace("\n", "\n    ") + ",",
+        "    sqlite_ddl=(", *[f"        {_lit(statement)}," for statement in ddl], "    ),", ")", "", "",
         "class DesignMismatch(rt.AccessError):", '    """The module is not the design the service was reviewed with."""',
         "", "",
         "def check_design(expected_digest: str | None = None, *, require_validated: bool = True) -> dict[str, Any]:",
