@@ -53,6 +53,7 @@ _EXPORTS = {
     "plan_migration": "app.migrate", "execute_migration": "app.migrate_run",
     "apply_spec": "app.roundtrip", "open_endpoint": "app.roundtrip", "close_endpoint": "app.roundtrip",
     "run_on_endpoint": "app.roundtrip", "import_data": "app.imports", "export_spec": "app.exports", "DisplayTable": "app.display", "export_all": "app.exports",
+    "export_python": "app.python_export", "call_package": "app.python_export",
     "PatternExplorer": "widgets", "HeatExplorer": "widgets",
     "key_heatmap": "plots", "top_keys_chart": "plots", "attribute_sizes": "plots", "capacity_waste": "plots",
     "index_entry_sizes": "plots", "item_size_distribution": "plots", "partition_sizes": "plots",

@@ -98,3 +98,22 @@ def digest(out: str) -> str:
         obj["keys"] = [[next(iter(i[k].values())) for k in ("pk", "sk", "gsi1pk") if k in i] for i in items]
     obj["sha256"] = hashlib.sha256(out.encode("utf-8")).hexdigest()
     return json.dumps(obj, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+#: the files of a python export shown whole in its golden (the others by their sha256: the runtime, the same text
+#: for every spec, and the fixture of sample items and blue_nb's answers)
+PYTHON_SHOWN = (".py", ".toml", ".md")
+
+
+@pytest.mark.parametrize("spec", sorted(SPECS))
+def test_python_export(spec, tmp_path):
+    out = tmp_path / "pkg"
+    run("export", f"data/specs/{spec}.yaml", "--format", "python", "-o", str(out), "--data",
+        f"data/sample/{SPECS[spec]}", "--now", "2026-01-31T12:00:00Z", "--force")
+    parts = []
+    for path in sorted(p for p in out.rglob("*") if p.is_file()):
+        name, data = path.relative_to(out).as_posix(), path.read_bytes()
+        head = f"=== {name} ({len(data):,} bytes, sha256 {hashlib.sha256(data).hexdigest()}) ==="
+        shown = path.suffix in PYTHON_SHOWN and path.name != "runtime.py"
+        parts.append(head + ("\n" + data.decode("utf-8") if shown else "\n"))
+    check(f"{spec}.python.txt", "\n".join(parts))

@@ -774,6 +774,14 @@ def test_export_spec(jupyter_env, dialogue_dir, tmp_path):
     assert sorted(p.name for p in (out / "dialogue.review_files").iterdir()) == sorted(
         re.findall(r"dialogue\.review_files/([\w-]+\.png)", files["report-md"].read_text(encoding="utf-8")))
 
+    package = stream(nb, "package = export_python(")
+    assert package.startswith(f"wrote python to {out / 'python'} (") and package.endswith("; 11 files\n")
+    assert f"validated ({findings.items_checked:,} items checked)" in package
+    assert (out / "python" / "dialogue_access" / "access.py").is_file()
+    calls = html_records(result(nb, "calls = call_package(")["text/html"])
+    assert [c["pattern"] for c in calls] == ["get_dialogue", "list_round"] and {c["same"] for c in calls} == {"True"}
+    assert calls[0]["sqlite"] == calls[0]["dynamodb"] == "1" and int(calls[1]["sqlite"]) >= 1, calls
+
 
 @pytest.mark.slow
 def test_new_domain(jupyter_env, tmp_path):

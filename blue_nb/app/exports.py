@@ -101,7 +101,9 @@ class ExportResult:
             text += f"; {self.sample_items:,} of {self.total_items:,} items (a sample)"
         elif self.sample_items:
             text += f"; {self.sample_items:,} items"
-        if self.files:
+        if self.files and self.format == "python":
+            text += f"; {len(self.files)} files"
+        elif self.files:
             text += f"; {len(self.files)} pictures in {self.files[0].parent}"
         return text
 

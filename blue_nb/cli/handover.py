@@ -7,7 +7,7 @@ import click
 
 from blue_nb.cli.base import cli, handles_errors, loaded_option
 
-__all__ = ["FORMAT_HELP", "export"]
+__all__ = ["FORMAT_HELP", "PACKAGE_FORMATS", "export"]
 
 # blue_nb.export.FORMATS' names and what each is (tests/test_cli.py holds them equal), written out here so that
 # `blue-nb --help` does not load the exporters
@@ -21,12 +21,17 @@ FORMAT_HELP = {
     "report-html": "the access-pattern review report, one HTML file",
     "report-md": "the review report as Markdown, pictures beside it",
 }
+#: formats that write a folder, not one document (not in --format all): their name and what they are
+PACKAGE_FORMATS = {
+    "python": "a Python package of the access patterns (SQLite and DynamoDB backends, tests beside it) in the "
+              "folder -o DIR",
+}
 
 
 @cli.command()
 @click.argument("spec", type=click.Path(dir_okay=False))
-@click.option("--format", "export_formats", type=click.Choice([*FORMAT_HELP, "all"]), required=True, multiple=True,
-              help="; ".join(f"{name}: {text}" for name, text in FORMAT_HELP.items())
+@click.option("--format", "export_formats", type=click.Choice([*FORMAT_HELP, *PACKAGE_FORMATS, "all"]), required=True,
+              multiple=True, help="; ".join(f"{name}: {text}" for name, text in {**FORMAT_HELP, **PACKAGE_FORMATS}.items())
               + "; all: every format. Give --format more than once for several in one run (-o is then a folder)")
 @click.option("--data", "data_dir", type=click.Path(file_okay=False),
               help="rows to check the items too; workbench: the items of each facet; cloudformation of a "
@@ -54,9 +59,21 @@ def export(spec, export_formats, data_dir, duckdb, force, out, now, against, pri
     status 2 unless --force, and then the file itself says it is NOT validated. The review reports
     (report-html, report-md) are made for a spec with errors too and show them; with data they
     add the heat, the pictures and the monthly cost (report-md writes its pictures to PATH_files/).
+    --format python (on its own) writes a Python package of the access patterns into the folder -o DIR,
+    with tests that check it against this tool's own query answers (docs/python-export.md).
     """
     from blue_nb.app.exports import export_all, export_spec  # deferred: keep `blue-nb --help` fast
 
+    if "python" in export_formats:
+        if len(set(export_formats)) > 1:
+            raise click.UsageError("--format python writes a package folder: export it on its own")
+        if against is not None or prices is not None or sample is not None:
+            raise click.UsageError("--against, --prices and --sample are not options of --format python")
+        from blue_nb.app.python_export import export_python  # deferred: keep `blue-nb --help` fast
+
+        result = export_python(spec, out, data_dir=data_dir, duckdb=duckdb, force=force, now=now, overwrite=force)
+        click.echo(result.summary())
+        return
     chosen = list(FORMAT_HELP) if "all" in export_formats else list(dict.fromkeys(export_formats))
     if len(chosen) > 1:
         if out == "-":

@@ -15,6 +15,9 @@ them) unless ``force=True``, in which case the file itself says it is NOT valida
 * ``report-html``, ``report-md`` - the access-pattern review report (:mod:`.review`); these show a
   spec's errors rather than refuse it, and take the measured numbers as :class:`ReviewData`
 
+Not a document, so not in :data:`FORMATS`: ``python`` (:mod:`.python_code`) writes the access patterns as a
+Python package (a folder of files), exported by :func:`blue_nb.app.python_export.export_python`.
+
 Adding a format is one :func:`register` call with a build function ``(spec, ctx) -> str``
 (:mod:`.base` has :class:`ExportContext`: findings, stamp, time, the caller's ``data``).
 """

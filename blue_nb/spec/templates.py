@@ -233,6 +233,12 @@ class KeyTemplate:
             return re.compile("^" + "".join(out) + "$", re.MULTILINE)
         return re.compile("".join(out) + r"\Z", re.DOTALL)
 
+    @property
+    def regex(self) -> re.Pattern:
+        """The regex a key of this template matches (DOTALL, anchored at the end): each placeholder a group named
+        ``g0``, ``g1``... in the order of :attr:`placeholders`, a repeated one a back-reference to its first."""
+        return self._regex
+
     def parse(self, key: str) -> dict[str, str] | None:
         """Key -> placeholder values (as the strings in the key), or None when it does not match."""
         got = self.split(key)
