@@ -180,3 +180,63 @@ def test_a_batch_write_is_the_sum_of_its_writes(store, spec):
     entry = {"pk": "DLG#d1", "sk": "P#1", "expert": "EXP#ann"}
     assert r.units[0] == write_units(item_size(ITEMS[1][1])) + write_units(item_size(entry)) == 3
     assert r.wcu == sum(r.units) and not r.cancelled
+
+
+@pytest.fixture(scope="module")
+def endpoint(dynamo_endpoint, spec):
+    import uuid
+
+    from blue_nb.dynamo import Endpoint
+
+    client = Endpoint.embedded(dynamo_endpoint).client(table_prefix=f"t{uuid.uuid4().hex[:10]}_")
+    client.create_table(spec)
+    client.write_items(spec.table_name, [i for _, i, _ in ITEMS], progress=False)
+    return client
+
+
+@pytest.mark.parametrize("name, params", [
+    ("two_experts", {"a": "ann", "b": "bob"}), ("two_experts", {"a": "bob", "b": "nobody"}),
+    ("two_experts_tx", {"a": "ann", "b": "bob"}), ("two_experts_tx", {"a": "nobody", "b": "ann"}),
+])
+def test_gets_on_the_endpoint_return_what_the_stores_return(endpoint, store, spec, name, params):
+    planned = plan(spec, name, params)
+    local, remote = store.run_plan(planned), endpoint.run_plan(planned)
+    assert remote.items == local.items and remote.units == local.units
+
+
+@pytest.mark.parametrize("params, codes", [
+    ({"dialogue": "d1", "p": "9", "most": "10"}, None),
+    ({"dialogue": "d1", "p": "1", "most": "10"}, ["ConditionalCheckFailed", "None"]),
+    ({"dialogue": "d1", "p": "7", "most": "3"}, ["None", "ConditionalCheckFailed"]),
+])
+def test_a_transaction_on_the_endpoint_is_a_probe_that_writes_nothing(endpoint, store, spec, params, codes):
+    planned = plan(spec, "add_perspective", params)
+    local = store.run_plan(planned)
+    remote = endpoint.run_actions(planned, [r.item for r in local.results])
+    assert [c["Code"] for c in local.cancellation_reasons or []] == [c["Code"] for c in remote.cancellation_reasons
+                                                                     or []] == (codes or [])
+    assert remote.cancelled == local.cancelled and remote.units == local.units
+    assert endpoint.count_items(spec.table_name) == len(ITEMS)                    # nothing written
+    got = endpoint.call("get_item", TableName=spec.table_name, Key={"pk": {"S": "DLG#d1"}, "sk": {"S": "META"}})
+    assert got["Item"]["n"] == {"N": "3"}
+
+
+def test_a_batch_write_is_not_sent(endpoint, spec):
+    with pytest.raises(QueryError, match="a batch write would write"):
+        endpoint.run_plan(plan(spec, "drop_two", {"dialogue": "d1", "p": "1", "q": "2"}))
+
+
+def test_applys_compare_runs_each_transaction_and_batch_on_both_stores_and_the_endpoint(endpoint, spec):
+    from blue_nb.app.roundtrip import compare_patterns
+
+    with open_store("sqlite") as s, open_store("duckdb") as d:
+        load_items([s, d], spec, ITEMS, progress=False)
+        checks = {(c.pattern, c.case): c for c in compare_patterns(spec, [s, d], endpoint, emulator="moto")}
+    assert all(c.ok for c in checks.values()), [c.difference for c in checks.values() if not c.ok]
+    tx = checks["add_perspective", "from the data"]
+    assert tx.params == {"dialogue": "d1", "p": "1", "most": "1"} and set(tx.rcu) == {"sqlite", "duckdb", "dynamodb"}
+    assert tx.rcu["dynamodb"] == tx.rcu["sqlite"] == 3 and tx.unit == "WCU"          # cancelled: the prepare alone
+    assert tx.note == "cancelled: ConditionalCheckFailed, ConditionalCheckFailed"
+    batch = checks["two_experts", "from the data"]
+    assert batch.counts == {"sqlite": 2, "duckdb": 2, "dynamodb": 2} and batch.rcu["dynamodb"] == 1.5
+    assert checks["two_experts_tx", "from the data"].cells()[-1] == "match: 2 items, 1 call(s), 6 RCU"

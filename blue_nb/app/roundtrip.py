@@ -23,7 +23,7 @@ from typing import Any
 
 from blue_nb.printing import Fields
 from blue_nb.app.text import table_lines
-from blue_nb.app.compare import Case, canonical, first_difference, parameter_cases
+from blue_nb.app.compare import Case, action_cases, action_difference, canonical, first_difference, parameter_cases
 from blue_nb.app.workflows import as_spec, data_store, located_items, source_files
 from blue_nb.dynamo import (MOTO_ITEM_LIMIT, RESUME_HINT, BatchWriteReport, DynamoClient, Endpoint, LocalDynamo,
                             WriteInterrupted, resolve_endpoint)
@@ -55,6 +55,7 @@ class PatternCheck:
     pages: dict[str, int]           # engine -> calls made
     rcu: dict[str, float]           # engine -> read units (computed by blue_nb from the items returned)
     page_sizes: dict[str, list[int]] = field(default_factory=dict)   # engine -> items per call
+    unit: str = "RCU"               # what ``rcu`` counts: read units, or a write transaction's "WCU"
 
     @property
     def ok(self) -> bool:
@@ -67,10 +68,10 @@ class PatternCheck:
             return [self.pattern, self.case, shown, f"MISMATCH {self.difference}"]
         model = next(iter(self.counts))                 # the first local store: DynamoDB's pages as blue_nb models them
         n = self.counts[model]
-        tail = (f" (dynamodb: {self.pages['dynamodb']} call(s), {self.rcu['dynamodb']} RCU; {self.note})"
-                if self.note else "")
+        tail = (f" (dynamodb: {self.pages['dynamodb']} call(s), {self.rcu['dynamodb']} {self.unit}; {self.note})"
+                if self.note and "dynamodb" in self.pages else f" ({self.note})" if self.note else "")
         return [self.pattern, self.case, shown, f"match: {n} item{'s' if n != 1 else ''}, "
-                f"{self.pages[model]} call(s), {self.rcu[model]} RCU{tail}"]
+                f"{self.pages[model]} call(s), {self.rcu[model]} {self.unit}{tail}"]
 
 
 @dataclass
@@ -274,9 +275,13 @@ def _create(client: DynamoClient, spec: Spec, replace: bool, deadline: float = D
 
 def compare_patterns(spec: Spec, stores: list[Store], client: DynamoClient, *,
                      emulator: str | None = None) -> list[PatternCheck]:
-    """Every read pattern, with each of its parameter cases, on the local stores and on DynamoDB."""
+    """Every read pattern, with each of its parameter cases, on the local stores and on DynamoDB; and every
+    transaction and batch (:func:`_check_actions`)."""
     checks = []
     for p in spec.access_patterns:
+        if p.is_composite:
+            checks += [_check_actions(spec, p.name, case, stores, client) for case in action_cases(stores[0], spec, p)]
+            continue
         if not p.is_read:
             continue
         for case in parameter_cases(stores[0], spec, p):
@@ -303,6 +308,33 @@ def _check(spec: Spec, pattern: str, case: Case, stores: list[Store], client: Dy
     return PatternCheck(pattern, case.label, case.params, difference, note,
                         {k: r.count for k, r in results.items()}, {k: len(r.pages) for k, r in results.items()},
                         {k: r.rcu for k, r in results.items()}, {k: r.page_sizes for k, r in results.items()})
+
+
+def _check_actions(spec: Spec, pattern: str, case: Case, stores: list[Store], client: DynamoClient) -> PatternCheck:
+    """A transaction or a batch on the stores (one SQL transaction each) and on the endpoint: a get sent as it is,
+    a write transaction as a probe that writes nothing (its CancellationReasons), a batch write on the stores
+    only (sent, it would write)."""
+    planned = plan(spec, pattern, case.params)
+    results = {s.kind: s.run_plan(planned) for s in stores}
+    base = results[stores[0].kind]
+    note = None
+    if planned.operation == "batch_write_item":
+        note = "a batch write is priced on the stores, not sent"
+    else:
+        results["dynamodb"] = client.run_actions(planned, [getattr(r, "item", None) for r in base.results])
+    difference = None
+    for name, other in results.items():
+        if other is not base:
+            diff = action_difference(base, other, (stores[0].kind, name))
+            if diff:
+                difference = f"{name}: {diff}"
+                break
+    if base.cancelled:
+        note = "cancelled: " + ", ".join(c["Code"] for c in base.cancellation_reasons or [])
+    return PatternCheck(pattern, case.label, case.params, difference, note,
+                        {k: len(r.items) for k, r in results.items()}, {k: 1 for k in results},
+                        {k: (r.rcu if r.is_read else r.wcu) for k, r in results.items()}, {},
+                        "RCU" if planned.is_read else "WCU")
 
 
 def open_endpoint(where: str | None = None, *, profile: str | None = None) -> Endpoint:
