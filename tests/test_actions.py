@@ -240,3 +240,53 @@ def test_applys_compare_runs_each_transaction_and_batch_on_both_stores_and_the_e
     batch = checks["two_experts", "from the data"]
     assert batch.counts == {"sqlite": 2, "duckdb": 2, "dynamodb": 2} and batch.rcu["dynamodb"] == 1.5
     assert checks["two_experts_tx", "from the data"].cells()[-1] == "match: 2 items, 1 call(s), 6 RCU"
+
+
+def test_the_heat_model_puts_each_actions_units_on_its_items_partition():
+    from blue_nb.heat import partition_heat
+
+    d = spec_dict()
+    d["access_patterns"][4]["actions"] = [d["access_patterns"][4]["actions"][1]]     # the counter alone
+    d["access_patterns"][5]["rate_per_second"] = 10                                   # two gets in a batch
+    spec = spec_from_dict(d)
+    with open_store("duckdb") as s:
+        load_items([s], spec, ITEMS, progress=False)
+        report = partition_heat(spec, s, sizes=False, rate_model=True)
+    parts = report.partitions.set_index(["index", "pk"])
+    # the counter update: 5 transactions/s, each 2 units per 1 KB of the dialogue item (one block): 10 WCU/s
+    assert parts.loc[("table", "DLG#d1"), "wcu_per_s"] == pytest.approx(5 * 2 * write_units(item_size(ITEMS[0][1])))
+    # the batch's two gets are drawn from get_expert's candidates (ann and bob, uniform): 10 calls/s of each
+    # action, half on each expert, each an eventually consistent GetItem of its own
+    ann, bob = read_units(item_size(ITEMS[3][1]), "eventual"), read_units(item_size(ITEMS[4][1]), "eventual")
+    assert parts.loc[("table", "EXP#ann"), "rcu_per_s"] == pytest.approx(2 * 10 * 0.5 * ann)
+    assert parts.loc[("table", "EXP#bob"), "rcu_per_s"] == pytest.approx(2 * 10 * 0.5 * bob)
+    costs = report.patterns.set_index("pattern")
+    assert costs.loc["two_experts", "calls_per_s"] == pytest.approx(10)                # one call: both its gets
+    assert costs.loc["two_experts", "rcu_per_call"] == pytest.approx(ann + bob)
+    assert costs.loc["add_perspective", "wcu_per_call"] == pytest.approx(2 * write_units(item_size(ITEMS[0][1])))
+    fast = report.rate_model.evaluate({"two_experts": 20})
+    assert fast.partitions.set_index(["index", "pk"]).loc[("table", "EXP#ann"), "rcu_per_s"] == pytest.approx(
+        2 * 20 * 0.5 * ann)
+
+
+def test_the_cli_query_prints_the_transaction_its_plan_and_its_outcome(tmp_path, spec):
+    import json
+
+    from click.testing import CliRunner
+
+    from blue_nb.cli import cli
+
+    path = tmp_path / "tx.sqlite"
+    with open_store("sqlite", path) as s:
+        load_items([s], spec, ITEMS, progress=False)
+    (tmp_path / "tx.yaml").write_text(dumps_spec(spec), encoding="utf-8")
+    args = ["query", str(tmp_path / "tx.yaml"), "add_perspective", "--sqlite", str(path), "--param", "dialogue=d1",
+            "--param", "p=7", "--param", "most=3", "--show-plan"]
+    r = CliRunner().invoke(cli, args)
+    assert r.exit_code == 0, r.output
+    assert "add_perspective: transact_write_items of 2 actions -> 2 WCU (per action 1, 1) CANCELLED " \
+           "(TransactionCanceledException: None, ConditionalCheckFailed)" in r.stdout
+    assert "BEGIN;" in r.stderr and "client.transact_write_items(" in r.stderr
+    out = json.loads(CliRunner().invoke(cli, [*args[:-1], "--format", "json"]).stdout)
+    assert out["cancellation_reasons"][1] == {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"}
+    assert out["consumed_capacity"] == {"TableName": "blue_tx", "CapacityUnits": 2, "Table": {"CapacityUnits": 2}}

@@ -208,3 +208,24 @@ def test_a_spec_changes_new_findings_are_shown_whole_never_cut_mid_word():
     html = change._repr_html_()
     assert "orders seq 10 before seq 2 because numbers are compared as text; pad them: {seq:03d}" in html
     assert "overflow-wrap:break-word" in html
+
+
+def test_a_transaction_shows_its_sql_transaction_request_and_units(root):
+    from blue_nb.spec import AccessPattern, Action, load_spec
+
+    spec = load_spec(root / "data/specs/dialogue.yaml")
+    spec.access_patterns.append(AccessPattern(
+        "perspective_and_status", "transact_write_items", ["Perspective", "Dialogue"], actions=[
+            Action("add_perspective", {n: "{" + n + "}" for n in ("dialogue_id", "round", "expert", "seq")}),
+            Action("set_dialogue_status", {"dialogue_id": "{dialogue_id}"})]))
+    s = DesignSession(spec, root / "data/sample/dialogue")
+    try:
+        ex = PatternExplorer(s, pattern="perspective_and_status",
+                             params={"dialogue_id": "nvidia-dec", "round": "9", "expert": "x", "seq": "1"})
+        assert ex.sql.value.count("BEGIN;") == 1 and "-- action 1: set_dialogue_status" in ex.sql.value
+        assert "client.transact_write_items(" in ex.request.value and "&quot;Put&quot;" in ex.request.value
+        units = ex.result.units
+        assert units[0] == 2 * ex.result.results[0].table_wcu + sum(ex.result.results[0].index_wcu.values())
+        assert f"<b>transact_write_items</b> of 2 actions: <b>{sum(units):g} WCU</b>" in ex.cost.value
+    finally:
+        s.close()

@@ -28,7 +28,7 @@ from blue_nb.app.workflows import as_spec, data_store, located_items, source_fil
 from blue_nb.dynamo import (MOTO_ITEM_LIMIT, RESUME_HINT, BatchWriteReport, DynamoClient, Endpoint, LocalDynamo,
                             WriteInterrupted, resolve_endpoint)
 from blue_nb.errors import DynamoError, QueryError, SourceError
-from blue_nb.patterns import ReadResult, plan
+from blue_nb.patterns import Plan, ReadResult, plan
 from blue_nb.spec import Spec, dumps_spec
 from blue_nb.sizing import MAX_ITEM_BYTES, item_size
 from blue_nb.sources.files import count_rows
@@ -362,8 +362,8 @@ def run_on_endpoint(spec: Spec | str | Path, pattern: str, params: dict[str, str
     ``limit`` reads one page unless ``follow``; read units are computed from the items returned."""
     spec = as_spec(spec)
     planned = plan(spec, pattern, params)
-    if not planned.is_read:
-        raise QueryError(f"pattern {pattern!r} is a {planned.request.operation}: on a DynamoDB endpoint blue_nb "
+    if not planned.is_read and spec.pattern(pattern).operation != "transact_write_items":
+        raise QueryError(f"pattern {pattern!r} is a {spec.pattern(pattern).operation}: on a DynamoDB endpoint blue_nb "
                          "runs reads only", where=f"access_patterns.{pattern}",
                          hint="price a write as a dry run on a local store (--sqlite FILE or --duckdb FILE); "
                               "blue-nb apply writes the items")
@@ -374,4 +374,6 @@ def run_on_endpoint(spec: Spec | str | Path, pattern: str, params: dict[str, str
     with ExitStack() as stack:
         ep = endpoint or stack.enter_context(resolve_endpoint(endpoint_url, aws=aws, profile=profile))
         client = ep.client(table_prefix=table_prefix)
+        if not isinstance(planned, Plan):              # a transaction or a batch: one request
+            return client.run_actions(planned)
         return client.run_plan(planned, follow=follow or not planned.request.limit, max_pages=max_pages)

@@ -33,6 +33,10 @@ Approximations (said here, once):
   every entry had the mean entry size m, so a page holds P = ceil(1 MB / m) entries (the last one
   reaching 1 MB): a scan with a ``limit`` reads min(limit, P) entries in one page; one without
   reads every entry in n // P + 1 pages, the last one empty (one more minimum) when P divides n.
+* A transaction or a batch is priced as its actions, each a pattern of its own drawn from its own
+  candidates at the enclosing pattern's rate (the actions of one call are drawn apart, not from one
+  set of parameters); in a transaction each item's units are doubled (a get 2 per 4 KB, a write 2 per
+  1 KB), its index writes are not, and a ConditionCheck writes no index.
 * A write to a key with no item is priced at the median size of the pattern's entity, with no
   index writes (its index keys are unknown). A put or delete writes one entry in each index the
   item is in; an update writes two (delete + put, both counted on the item's current index
@@ -125,6 +129,8 @@ class CostTables:
                                                     "0.0::DOUBLE AS floor LIMIT 0")
         self.hits = scratch.create_as("hits", f"SELECT {cols}, ''::TEXT AS item, 0.0::DOUBLE AS rcu, "
                                               "0.0::DOUBLE AS wcu LIMIT 0")
+        self.transactional: set[int] = set()   # pids of a transaction's actions: 2 units per item (its own)
+        self.checks: set[int] = set()          # pids of a transaction's ConditionChecks: the item's units, no index
 
     def add(self, pid: int, c: Candidates) -> None:
         if not isinstance(pid, int) or isinstance(pid, bool):     # written into the SQL text as a number
@@ -143,7 +149,7 @@ class CostTables:
 
     # -- reads -----------------------------------------------------------------------------
     def _get(self, pid: int, p: AccessPattern, cand: str) -> None:
-        f = read_factor(self.spec, p)
+        f = float(read_units(1, "transactional")) if pid in self.transactional else read_factor(self.spec, p)
         m = self._priced(f"get{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, i.size FROM {cand} q "
                                       f"LEFT JOIN {self.cat} i ON i.pk = q.qpk AND i.sk = coalesce(q.qsk1, '')",
                          {"rcu": ("coalesce(size, 0)", READ_UNIT_BYTES, f)})
@@ -234,14 +240,15 @@ class CostTables:
                                     (entity,))[0][0] if entity else None
         base = 0 if p.operation == "delete_item" else int(median or 0)
         joins, cols, lsi, gsi = [], [], [], []
-        units = {"tw": (f"coalesce(size, {base})", WRITE_UNIT_BYTES, 1)}
+        units = {"tw": (f"coalesce(size, {base})", WRITE_UNIT_BYTES, 2 if pid in self.transactional else 1)}
         for k, (name, idx) in enumerate(self.spec.table.indexes.items()):
             ent = entries_table(self.scratch, self.spec, name)
             a = f"e{k}"
             joins.append(f" LEFT JOIN {ent} {a} ON {a}.pk = i.pk AND {a}.sk = i.sk")
             cols.append(f"{a}.epk AS epk{k}, {a}.esk AS esk{k}, CASE WHEN {a}.epk IS NOT NULL THEN {a}.esize END "
                         f"AS esize{k}")
-            units[f"w{k}"] = (f"esize{k}", WRITE_UNIT_BYTES, self._index_writes(p, name))    # no entry: none
+            writes = 0 if pid in self.checks else self._index_writes(p, name)
+            units[f"w{k}"] = (f"esize{k}", WRITE_UNIT_BYTES, writes)    # no entry: none
             (lsi if idx.type == "local" else gsi).append((k, name))
         extra = (", " + ", ".join(cols)) if cols else ""
         w = self._priced(f"w{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, i.size{extra} FROM {cand} q "

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Sequence, Union
+from typing import Any, Mapping, Sequence, Union
 
 from blue_nb.errors import QueryError
 from blue_nb.items.values import item_to_wire
@@ -96,6 +96,22 @@ class ActionsResult:
                 else "LocalSecondaryIndexes"
             kinds.setdefault(kind, {})[name] = {"CapacityUnits": n}
         return {**out, **kinds}
+
+    def item_list(self) -> list[Mapping[str, Any] | None]:
+        """The item each write action puts (the dry run's; None for a delete, a check or a failed condition)."""
+        return [getattr(r, "item", None) for r in self.results]
+
+    def to_json(self) -> dict[str, Any]:
+        """The call as JSON: its summary, the items a get returned (DynamoDB JSON), DynamoDB's outcome."""
+        out: dict[str, Any] = dict(self.summary())
+        out["consumed_capacity"] = self.consumed_capacity()
+        if self.plan.is_read:
+            out["items"] = [item_to_wire(i) for i in self.items]
+        if self.cancellation_reasons:
+            out["cancellation_reasons"] = self.cancellation_reasons
+        if self.unprocessed:
+            out["unprocessed_keys"] = self.unprocessed_keys()
+        return out
 
     def summary(self) -> dict[str, Any]:
         """The call's units and outcome (a dict; a notebook shows it as a table)."""

@@ -20,7 +20,7 @@ import ipywidgets as W
 from blue_nb.app.frames import items_to_frame
 from blue_nb.errors import BlueNbError
 from blue_nb.items import item_to_wire
-from blue_nb.patterns import Plan, WriteResult, plan
+from blue_nb.patterns import ActionsResult, Plan, WriteResult, plan
 from blue_nb.printing import short
 from blue_nb.sizing import PAGE_BYTES
 
@@ -169,7 +169,8 @@ class PatternExplorer:
             return
         finally:
             self.elapsed_ms = (time.perf_counter() - start) * 1000
-        what = "the read of the item this dry-run write replaces" if not self.plan.is_read else "what the store runs"
+        what = ("every action's statement, in one SQL transaction" if not isinstance(self.plan, Plan) else
+                "the read of the item this dry-run write replaces" if not self.plan.is_read else "what the store runs")
         self.sql_title.value = f"<b>SQL on {self.backend.value}</b> ({what})"
         self.sql.value = _pre(self.plan.show_sql(self.backend.value, self.pages.value))
         self.request.value = _pre(self.plan.show_boto3())
@@ -191,6 +192,18 @@ class PatternExplorer:
     def _show_result(self) -> None:
         r = self.result
         s = r.summary()
+        if isinstance(r, ActionsResult):            # a transaction or a batch: one call, its units per action
+            self.request.value = _pre(self.plan.show_boto3(r.item_list()))
+            unit = "RCU" if r.is_read else "WCU"
+            outcome = (" · <b>cancelled</b> (TransactionCanceledException: " + html.escape(", ".join(
+                c["Code"] for c in r.cancellation_reasons or [])) + ")") if r.cancelled else ""
+            self.cost.value = (f"<b>{s['operation']}</b> of {s['actions']} actions: <b>{s[unit.lower()]:g} {unit}</b>"
+                               f" (per action {', '.join(f'{u:g}' for u in r.units)}){outcome} · "
+                               f"{self.elapsed_ms:.0f} ms")
+            self.page_table.value = ""
+            self.items.value = items_to_frame(r.items[: self.max_rows]).to_html(index=False, escape=True) \
+                if r.items else ""
+            return
         if isinstance(r, WriteResult):
             self.request.value = _pre(self.plan.show_boto3(r.item))
             self.cost.value = (f"<b>{s['operation']}</b> (dry run): <b>{s['wcu']} WCU</b> = table {s['table_wcu']} WCU"
