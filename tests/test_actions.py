@@ -290,3 +290,27 @@ def test_the_cli_query_prints_the_transaction_its_plan_and_its_outcome(tmp_path,
     out = json.loads(CliRunner().invoke(cli, [*args[:-1], "--format", "json"]).stdout)
     assert out["cancellation_reasons"][1] == {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"}
     assert out["consumed_capacity"] == {"TableName": "blue_tx", "CapacityUnits": 2, "Table": {"CapacityUnits": 2}}
+
+
+def test_a_workbench_export_carries_the_actions_back_and_the_review_shows_their_cost(tmp_path, spec):
+    import json
+
+    from blue_nb.app.exports import export_spec
+    from blue_nb.app.imports import import_data
+    from blue_nb.export import export
+    from blue_nb.spec import dump_spec
+
+    model = export(spec, "workbench", now="2026-01-31T12:00:00Z")
+    (tmp_path / "model.json").write_text(model, encoding="utf-8")
+    (back,) = import_data(tmp_path / "model.json", "workbench", tmp_path / "out", progress=False)
+    assert back.spec == spec and json.loads(model)["BlueNb"]["spec"]["access_patterns"][4]["actions"][1] == {
+        "pattern": "count_perspective", "params": {"d": "{dialogue}", "most": "{most}"}}
+    with open_store("duckdb", tmp_path / "tx.duckdb") as s:
+        load_items([s], spec, ITEMS, progress=False)
+    dump_spec(spec, tmp_path / "tx.yaml")
+    export_spec(tmp_path / "tx.yaml", "report-md", duckdb=tmp_path / "tx.duckdb", now="2026-01-31T12:00:00Z",
+                out=tmp_path / "r.md")
+    report = (tmp_path / "r.md").read_text(encoding="utf-8")
+    row = next(line for line in report.splitlines() if line.startswith("| add_perspective |"))
+    assert "| transact_write_items | table | `put_perspective + count_perspective` |" in row
+    assert "client.transact_write_items(" in report and "client.batch_get_item(" in report
