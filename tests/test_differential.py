@@ -708,6 +708,109 @@ def run_write(w: dict, d: dict, n: int, stores, client) -> None:
     RUNS[f"conditional {w['kind']}: condition {'passed' if theirs else 'failed'}"] += 1
 
 
+# -- batches and transactions: one request of several items -------------------------------------------------
+
+ACTION_SETS = 2                      # batch and transaction requests per design
+#: moto_server's TransactWriteItems answers a condition it cannot evaluate (``size()`` of a missing attribute,
+#: as in its Scan) with a reason code of its own where DynamoDB evaluates the condition false
+MOTO_TRANSACT_CONDITION_ERROR = "MOTO_TRANSACT_CONDITION_ERROR"
+
+
+@st.composite
+def action_sets(draw, d: dict, loaded: list):
+    """One to four keys (loaded items, new keys, now and then one key twice) and, for a transaction, a put or
+    a delete on each with a condition drawn like a filter."""
+    keys = []
+    for _ in range(draw(st.integers(1, 4))):
+        if loaded and draw(st.integers(0, 3)):
+            item = draw(st.sampled_from(loaded))[1]
+            keys.append((wire_text_of(item["p"]), wire_text_of(item["s"])))
+        else:
+            keys.append((draw(key_text(d["pk"])), draw(key_text(d["sk"]))))
+    writes = [(draw(st.sampled_from(["put_item", "delete_item"])),
+               draw(st.one_of(st.just({"expr": "attribute_not_exists({p})", "values": {}}), filters())))
+              for _ in keys]
+    return {"keys": keys, "writes": writes}
+
+
+def actions_spec(d: dict, n: int, a: dict) -> dict:
+    """The design with a get pattern, a batch get and a transactional get of the keys, and a transaction of
+    a conditional write on each key."""
+    out = spec_dict(d, n, {"name": "g", "operation": "get_item", "entities": ["Row"],
+                           "key_condition": {"pk": "{x}", "sk": "{lo}"}})
+    gets = [{"pattern": "g", "params": {"x": f"{{x{i}}}", "lo": f"{{lo{i}}}"}} for i in range(len(a["keys"]))]
+    out["access_patterns"] += [{"name": "b", "operation": "batch_get_item", "entities": ["Row"], "actions": gets},
+                               {"name": "tg", "operation": "transact_get_items", "entities": ["Row"], "actions": gets}]
+    writes = []
+    for i, (kind, f) in enumerate(a["writes"]):
+        out["access_patterns"].append({
+            "name": f"w{i}", "operation": kind, "entities": ["Row"], "key_condition": {"pk": "{x}", "sk": "{lo}"},
+            "condition": {"expression": f["expr"].format(**{c: c for c in "vwntps"}),
+                          "values": {k: f"{{f_{k}}}" if t == "S" else {t: f"{{f_{k}}}"} for k, (t, _) in
+                                     f["values"].items()}}})
+        writes.append({"pattern": f"w{i}", "params": {"x": f"{{x{i}}}", "lo": f"{{lo{i}}}",
+                                                     **{f"f_{k}": f"{{f{i}_{k}}}" for k in f["values"]}}})
+    out["access_patterns"].append({"name": "tw", "operation": "transact_write_items", "entities": ["Row"],
+                                   "actions": writes})
+    return out
+
+
+def run_actions(a: dict, d: dict, n: int, stores, client, note: Counter, embedded=None) -> None:
+    """A BatchGetItem on dynalite and blue_nb's batch_get_item pattern: the same items (as a set), the same units
+    (each item rounded on its own), or the same refusal (one key twice). On the embedded endpoint too, with a
+    TransactGetItems and a TransactWriteItems (sent as blue_nb's probe, which writes nothing): the same items,
+    units and cancellation reasons as the stores' one SQL transaction."""
+    from botocore.exceptions import ClientError
+
+    spec = spec_from_dict(actions_spec(d, n, a))
+    params = {k: v for i, (x, lo) in enumerate(a["keys"]) for k, v in ((f"x{i}", x), (f"lo{i}", lo))}
+    keys = [{"p": wire_of(x, d["pk"]), "s": wire_of(lo, d["sk"])} for x, lo in a["keys"]]
+    try:
+        theirs = client.batch_get_item(RequestItems={f"diff_{n}": {"Keys": keys}}, ReturnConsumedCapacity="TOTAL")
+    except ClientError as e:
+        theirs = e.response["Error"].get("Message", "")
+    try:
+        planned = plan(spec, "b", params)
+    except QueryError as e:
+        assert isinstance(theirs, str) and theirs.split(";")[0] in e.msg, (a, theirs, e.msg)
+        RUNS["batch or transaction refused: one item twice"] += 1
+        return
+    assert not isinstance(theirs, str), (a, theirs)
+    ours = [s.run_plan(planned) for s in stores]
+    got = [item_from_wire(w) for w in theirs["Responses"].get(f"diff_{n}", [])]
+    assert sorted(map(wire_text, ours[0].items)) == sorted(map(wire_text, got)) == sorted(map(wire_text, ours[1].items))
+    assert ours[0].units == ours[1].units and not theirs.get("UnprocessedKeys")
+    their_units = sum(c["CapacityUnits"] for c in theirs.get("ConsumedCapacity", []))
+    if non_ascii(got):
+        RUNS["batch get: " + DYNALITE_UTF16_SIZES] += 1
+    else:
+        assert their_units == ours[0].rcu, (a, their_units, ours[0].units)
+        RUNS["batch get: units compared"] += 1
+    RUNS[f"batch_get_item of {len(keys)} key(s)"] += 1
+    if embedded is None:
+        return
+    tg = plan(spec, "tg", params)
+    local, remote = stores[0].run_plan(tg), embedded.run_plan(tg)
+    assert sorted(map(wire_text, local.items)) == sorted(map(wire_text, remote.items)) and local.units == remote.units
+    note["embedded: transact_get_items"] += 1
+    values = {f"f{i}_{k}": text for i, (_, f) in enumerate(a["writes"]) for k, (_, text) in f["values"].items()}
+    try:
+        tw = plan(spec, "tw", {**params, **values})
+    except QueryError:
+        note["embedded: transaction refused when bound"] += 1       # a filter's values DynamoDB refuses
+        return
+    local = stores[0].run_plan(tw)
+    assert stores[1].run_plan(tw).units == local.units
+    remote = embedded.run_actions(tw, local.item_list())
+    codes = [[c["Code"] for c in r.cancellation_reasons or []] for r in (local, remote)]
+    if codes[0] != codes[1] and any(c not in ("None", "ConditionalCheckFailed") for c in codes[1]) and any(
+            "size(" in f["expr"] for _, f in a["writes"]):
+        note["embedded: " + MOTO_TRANSACT_CONDITION_ERROR] += 1
+        return
+    assert codes[0] == codes[1] and local.units == remote.units, (a, codes, local.units, remote.units)
+    note[f"embedded: transact_write_items {'cancelled' if local.cancelled else 'committed'}"] += 1
+
+
 def wire_text_of(value) -> str:
     """A key value as a parameter's text (a number's canonical text, binary's UTF-8)."""
     return number_text(value) if isinstance(value, Decimal) else value.decode("utf-8") if isinstance(
@@ -801,6 +904,10 @@ def test_blue_nb_answers_as_dynamodb_does(dynalite, embedded, stores, data):
     RUNS.update(note)                                  # before the writes: their draws may end the example
     for _ in range(WRITES):
         run_write(data.draw(conditional_writes(d, loaded)), d, n, stores, dynalite)
+    note = Counter()
+    for _ in range(ACTION_SETS):
+        run_actions(data.draw(action_sets(d, loaded)), d, n, stores, dynalite, note, embedded if on_moto else None)
+    RUNS.update(note)
     for s in stores:
         s.execute(f'DROP TABLE "diff_{n}"')
         s.execute(f'DROP TABLE "diff_{n}__items"')
@@ -824,11 +931,14 @@ def test_the_runs_reach_every_class():
                 "filtered scan: Count < ScannedCount", "select COUNT", "select SPECIFIC_ATTRIBUTES",
                 "units per table and index compared", "query from an ExclusiveStartKey", "conditional put_item: condition passed",
                 "conditional put_item: condition failed", "conditional delete_item: condition passed",
-                "conditional delete_item: condition failed", "update: the item after it", "update refused on the item"):
+                "conditional delete_item: condition failed", "update: the item after it", "update refused on the item",
+                "batch get: units compared", "batch or transaction refused: one item twice",
+                "embedded: transact_get_items", "embedded: transact_write_items cancelled",
+                "embedded: transact_write_items committed"):
         assert RUNS[cls] > 0, (cls, RUNS)
     assert RUNS["select ALL_ATTRIBUTES fetching from the table"] + RUNS[
         "select SPECIFIC_ATTRIBUTES fetching from the table"] > 0, RUNS               # a local index's fetch
 
 
 #: counts of what happened within runs (not runs themselves)
-SUBCLASSES = ("update", "query from an", "conditional", "DYNALITE", "order open", "load refused", "embedded", "a page cut", "filtered ", "select ", "units per")
+SUBCLASSES = ("batch get:", "update", "query from an", "conditional", "DYNALITE", "order open", "load refused", "embedded", "a page cut", "filtered ", "select ", "units per")
