@@ -314,3 +314,52 @@ def test_a_workbench_export_carries_the_actions_back_and_the_review_shows_their_
     row = next(line for line in report.splitlines() if line.startswith("| add_perspective |"))
     assert "| transact_write_items | table | `put_perspective + count_perspective` |" in row
     assert "client.transact_write_items(" in report and "client.batch_get_item(" in report
+
+
+def test_a_hot_item_in_a_transaction_and_an_update_near_400_kb_are_findings():
+    from blue_nb.heat import partition_heat
+
+    d = spec_dict()
+    d["access_patterns"][4]["rate_per_second"] = 40                 # every add_perspective updates d1's counter
+    d["access_patterns"].append({"name": "append_note", "operation": "update_item", "entities": ["Expert"],
+                                 "key_condition": {"pk": "EXP#{e}", "sk": "PROFILE"},
+                                 "update": {"expression": "SET notes = list_append(notes, :more)",
+                                            "values": {"more": "{text}"}}})
+    big = ("Expert", {"pk": "EXP#cat", "sk": "PROFILE", "bio": "z" * 380_000}, "row 3")
+    spec = spec_from_dict(d)
+    with open_store("duckdb") as s:
+        load_items([s], spec, [*ITEMS, big], progress=False)
+        report = partition_heat(spec, s, sizes=False)
+    found = {f.rule: f for f in report.findings}
+    tx = found["TRANSACTION-HOT-ITEM"]
+    assert tx.where == "access_patterns[4].actions" and "touch item 'DLG#d1 / META'" in tx.message
+    assert tx.evidence[0] == "DLG#d1 / META: 40 transactions/s"
+    up = found["UPDATE-NEAR-ITEM-LIMIT"]
+    size = item_size(big[1])
+    assert up.where == "access_patterns[8].update" and f"is {size:,} bytes, {409_600 - size:,} bytes from" in up.message
+    assert "list_append only ever grows a list" in up.message
+
+
+def test_the_heat_model_prices_a_failed_condition_as_the_dry_run_does():
+    from blue_nb.heat import call_costs
+
+    d = spec_dict()
+    d["access_patterns"][0]["rate_per_second"] = 10       # put_perspective: attribute_not_exists(pk) on its key
+    d["access_patterns"][2].update(rate_per_second=10, condition={"expression": "begins_with(body, :b)",
+                                                                  "values": {"b": "b"}})   # drop: only long bodies
+    d["access_patterns"].pop(7)                                  # a batch write takes no condition
+    spec = spec_from_dict(d)
+    with open_store("duckdb") as s:
+        load_items([s], spec, ITEMS, progress=False)
+        for name in ("put_perspective", "drop_perspective"):
+            costs = call_costs(s, spec, name)
+            assert len(costs) == 2                          # the two perspectives of the data
+            for r in costs.itertuples():
+                dry = s.run_plan(plan(spec, name, {"d": r.d, "p": r.p}))
+                assert r.wcu == dry.wcu, (name, r, dry.summary())
+        put = call_costs(s, spec, "put_perspective").set_index("p")
+        # every put meets its item: the condition fails, the item's units are paid, the index is not written
+        assert put.loc["1", "wcu"] == write_units(item_size(ITEMS[1][1])) == 2 and put.loc["2", "wcu"] == 1
+        drop = call_costs(s, spec, "drop_perspective").set_index("p")
+        entry = {"pk": "DLG#d1", "sk": "P#1", "expert": "EXP#ann"}
+        assert drop.loc["1", "wcu"] == 2 + write_units(item_size(entry)) and drop.loc["2", "wcu"] == 1

@@ -42,6 +42,11 @@ Approximations (said here, once):
   item is in; an update writes two (delete + put, both counted on the item's current index
   partition) when the index's key templates use an attribute the update can change (a declared
   attribute that is not a parameter of the key condition), else one.
+* A conditional write's ConditionExpression is evaluated on the item at each candidate's key, as the dry
+  run evaluates it: where it fails, the call writes nothing (no index either) and pays the write units of
+  the item it met, at least 1 (:func:`blue_nb.patterns.write_cost`'s rule). A condition whose values take
+  parameters (which the data does not give) is assumed to pass, and the pattern is named in
+  ``assumed_pass``; so is every action of a transaction (priced as committing).
 """
 
 from __future__ import annotations
@@ -49,7 +54,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from blue_nb.patterns import pages_of
+from blue_nb.errors import BlueNbError
+from blue_nb.items.item_json import stored_item
+from blue_nb.patterns import bind, matches, pages_of
 from blue_nb.layout import TableLayout
 from blue_nb.heat.workload import Candidates, build_candidates
 from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES, read_units
@@ -131,6 +138,7 @@ class CostTables:
                                               "0.0::DOUBLE AS wcu LIMIT 0")
         self.transactional: set[int] = set()   # pids of a transaction's actions: 2 units per item (its own)
         self.checks: set[int] = set()          # pids of a transaction's ConditionChecks: the item's units, no index
+        self.assumed_pass: set[str] = set()    # conditional writes whose condition's values take parameters: priced as passing
 
     def add(self, pid: int, c: Candidates) -> None:
         if not isinstance(pid, int) or isinstance(pid, bool):     # written into the SQL text as a number
@@ -251,9 +259,18 @@ class CostTables:
             units[f"w{k}"] = (f"esize{k}", WRITE_UNIT_BYTES, writes)    # no entry: none
             (lsi if idx.type == "local" else gsi).append((k, name))
         extra = (", " + ", ".join(cols)) if cols else ""
+        failed = self._failed_conditions(pid, p, cand)
+        if failed:                 # a failed condition writes nothing and pays the item it met (at least 1 unit)
+            units["tf"] = ("coalesce(size, 0)", WRITE_UNIT_BYTES, 1)
+            joins.append(f" LEFT JOIN {failed} f ON f.cid = q.cid")
+            extra += ", f.cid IS NOT NULL AS failed"
         w = self._priced(f"w{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, i.size{extra} FROM {cand} q "
                                     f"LEFT JOIN {self.cat} i ON i.pk = q.qpk AND i.sk = coalesce(q.qsk1, '')"
                                     f"{''.join(joins)}", units)
+        if failed:
+            for k, _ in lsi + gsi:
+                self.scratch.execute(f"UPDATE {w} SET w{k} = 0 WHERE failed")
+            self.scratch.execute(f"UPDATE {w} SET tw = tf WHERE failed")
         table_w = " + ".join(["tw", *(f"w{k}" for k, _ in lsi)])
         all_w = " + ".join(["tw", *(f"w{k}" for k, _ in lsi + gsi)])
         ex = self.scratch.execute
@@ -265,6 +282,33 @@ class CostTables:
                f"WHERE epk{k} IS NOT NULL", [name])
             ex(f"INSERT INTO {self.hits} SELECT {pid}, cid, ?, epk{k}, coalesce(esk{k}, '') || ' | ' || "
                f"qpk || ' / ' || qsk, 0, w{k} FROM {w} WHERE epk{k} IS NOT NULL", [name])
+
+    def _failed_conditions(self, pid: int, p: AccessPattern, cand: str) -> str | None:
+        """The candidates (``cid``) of a conditional write whose ConditionExpression fails on the item at their key,
+        evaluated as the dry run evaluates it (:func:`~blue_nb.patterns.matches`), in a scratch table; None when
+        none fails, when the pattern has no condition, when its condition's values take parameters (blue_nb then
+        assumes it passes: :attr:`assumed_pass`), and for a transaction's action (priced as committing)."""
+        if p.condition is None or pid in self.transactional:
+            return None
+        if p.condition.placeholders:
+            self.assumed_pass.add(p.name)
+            return None
+        names = p.key_condition.placeholders if p.key_condition else []
+        first = self.scratch.execute(f"SELECT {', '.join(ident('p_' + n) for n in names) or '1'} FROM {cand} "
+                                     "ORDER BY cid LIMIT 1")
+        if not first:
+            return None
+        try:                                     # the condition's values hold no parameter: bound once
+            req = bind(self.spec, p, dict(zip(names, map(str, first[0]))) if names else {})
+        except BlueNbError:
+            self.assumed_pass.add(p.name)
+            return None
+        main = ident(TableLayout.of(self.spec).table)
+        failed = [(cid,) for cid, data in self.scratch.execute(
+            f"SELECT q.cid, t.data FROM {cand} q LEFT JOIN {main} t ON t.pk = q.qpk AND t.sk = coalesce(q.qsk1, '') "
+            "ORDER BY q.cid") if not matches(req.condition, stored_item(data) if data is not None else {},
+                                             req.condition_values)]
+        return self.scratch.upload(f"fail{pid}", {"cid": "BIGINT"}, failed) if failed else None
 
     def _priced(self, base: str, select: str, units: dict[str, tuple[str, int, float]]) -> str:
         """The table ``select`` with a units column per ``units`` entry (name -> size SQL over the selected

@@ -207,6 +207,19 @@ class HeatModel:
                                  f"FROM {table} GROUP BY name, idx ORDER BY name, idx",
                      ["pattern", "index", "pk", "wcu_per_s", "rcu_pk", "rcu_per_s"])
 
+    def transaction_items(self) -> pd.DataFrame:
+        """Per item a transaction touches: ``pattern, item, calls_per_s`` - how many of that pattern's
+        transactions a second reach it on average (over every action that names it), most first."""
+        pids = sorted(self.costs.transactional)
+        if not pids:
+            return pd.DataFrame(columns=["pattern", "item", "calls_per_s"])
+        pats = self._pats()
+        return frame(self.store, f"SELECT p.name, h.pk || ' / ' || h.item AS item, sum(p.rate * c.w) AS calls "
+                                 f"FROM {self.costs.hits} h JOIN {self.allc} c ON c.pid = h.pid AND c.cid = h.cid "
+                                 f"JOIN {pats} p ON p.pid = h.pid WHERE h.idx = 'table' AND h.pid IN "
+                                 f"({', '.join(str(int(p)) for p in pids)}) GROUP BY ALL ORDER BY calls DESC, 1, 2",
+                     ["pattern", "item", "calls_per_s"])
+
     def hot_items(self, n: int = HOT_ITEMS, partitions: int = HOT_KEYS) -> pd.DataFrame:
         """The hottest single items (and index entries) of the ``partitions`` hottest keys and of every
         key over half a limit: ``index, pk, item, rcu_per_s, wcu_per_s``; the top ``n`` of them, plus
