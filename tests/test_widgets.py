@@ -229,3 +229,25 @@ def test_a_transaction_shows_its_sql_transaction_request_and_units(root):
         assert f"<b>transact_write_items</b> of 2 actions: <b>{sum(units):g} WCU</b>" in ex.cost.value
     finally:
         s.close()
+
+
+def test_next_page_reads_on_from_the_last_evaluated_key(explorer):
+    explorer.pattern.value = "list_perspectives"
+    explorer.set_params(dialogue_id="nvidia-dec")
+    explorer.limit.value = 2
+    first = explorer.result
+    key = first.pages[-1].last_evaluated_key
+    assert first.count == 2 and key is not None and not explorer.next_page.disabled
+    explorer.next_page.click()
+    second = explorer.result
+    assert explorer.start == key and "ExclusiveStartKey" in explorer.request.value
+    assert second.count == 2 and [i["sk"] for i in second.items] > [i["sk"] for i in first.items]
+    assert "read on after" in explorer.cost.value
+    seen = [i["sk"] for i in first.items + second.items]
+    while not explorer.next_page.disabled:              # page on to the end: every item once, in order
+        explorer.next_page.click()
+        seen += [i["sk"] for i in explorer.result.items]
+    whole = explorer.session.run_pattern("list_perspectives", {"dialogue_id": "nvidia-dec"}, follow=True)
+    assert seen == [i["sk"] for i in whole.items]
+    explorer.limit.value = 3                             # any change reads from the first page again
+    assert explorer.start is None and explorer.result.count == 3
