@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,7 @@ from blue_nb.dynamo import (MOTO_ITEM_LIMIT, RESUME_HINT, BatchWriteReport, Dyna
                             WriteInterrupted, resolve_endpoint)
 from blue_nb.errors import DynamoError, QueryError, SourceError
 from blue_nb.patterns import Plan, ReadResult, plan
-from blue_nb.spec import Spec, dumps_spec
+from blue_nb.spec import SEGMENT_PARAMETER, AccessPattern, Spec, dumps_spec
 from blue_nb.sizing import MAX_ITEM_BYTES, item_size
 from blue_nb.sources.files import count_rows
 from blue_nb.stores import Store, load_items, open_store
@@ -282,6 +282,9 @@ def compare_patterns(spec: Spec, stores: list[Store], client: DynamoClient, *,
         if p.is_composite:
             checks += [_check_actions(spec, p.name, case, stores, client) for case in action_cases(stores[0], spec, p)]
             continue
+        if p.total_segments:
+            checks.append(_check_segments(spec, p, stores, client))
+            continue
         if not p.is_read:
             continue
         for case in parameter_cases(stores[0], spec, p):
@@ -308,6 +311,34 @@ def _check(spec: Spec, pattern: str, case: Case, stores: list[Store], client: Dy
     return PatternCheck(pattern, case.label, case.params, difference, note,
                         {k: r.count for k, r in results.items()}, {k: len(r.pages) for k, r in results.items()},
                         {k: r.rcu for k, r in results.items()}, {k: r.page_sizes for k, r in results.items()})
+
+
+def _check_segments(spec: Spec, p: AccessPattern, stores: list[Store], client: DynamoClient) -> PatternCheck:
+    """A parallel scan on each engine: every segment read to its end; together they must be the whole scan, each
+    item in one segment only (the invariant every split keeps: DynamoDB's, the endpoint's and blue_nb's differ
+    in which items a segment holds, so segments are not compared one by one)."""
+    engines: dict[str, Any] = {s.kind: s for s in stores}
+    engines["dynamodb"] = client
+    whole_pattern = replace(p, total_segments=None, limit=None)
+    counts, calls, units, difference = {}, {}, {}, None
+    union: dict[str, list[str]] = {}
+    for name, engine in engines.items():
+        got, pages, rcu = [], 0, 0.0
+        for segment in range(p.total_segments or 1):
+            r = engine.run_plan(plan(spec, p, {SEGMENT_PARAMETER: str(segment)}), follow=True)
+            got += [canonical(i) for i in r.items]
+            pages, rcu = pages + len(r.pages), rcu + r.rcu
+        whole = sorted(canonical(i) for i in engine.run_plan(plan(spec, whole_pattern, {}), follow=True).items)
+        counts[name], calls[name], units[name], union[name] = len(got), pages, rcu, sorted(got)
+        if difference is None and len(set(got)) < len(got):
+            difference = f"{name}: {len(got) - len(set(got))} item(s) read by two segments"
+        elif difference is None and sorted(got) != whole:
+            difference = f"{name}: the segments read {len(got)} items, the whole scan {len(whole)}"
+    if difference is None and len({tuple(u) for u in union.values()}) > 1:
+        difference = "the segments' items differ between engines: " + ", ".join(f"{k} {len(v)}" for k, v in union.items())
+    return PatternCheck(p.name, f"all {p.total_segments} segments", {}, difference,
+                        "segments compared as their union (each engine splits the hash space its own way)",
+                        counts, calls, units)
 
 
 def _check_actions(spec: Spec, pattern: str, case: Case, stores: list[Store], client: DynamoClient) -> PatternCheck:

@@ -29,7 +29,8 @@ Approximations (said here, once):
   DynamoDB's range), and a tie on an index key by the table key, as a store's read orders it; B sort keys
   compare as their base64 text.
 * A scan costs ceil(bytes / 4 KB) per call (the per-page rounding is ignored) and is spread over
-  every partition of the table or index in proportion to its bytes. Its pages are counted as if
+  every partition of the table or index in proportion to its bytes; a parallel scan's call reads one
+  segment, modelled as 1/N of the entries (the calls spread over the segments alike). Its pages are counted as if
   every entry had the mean entry size m, so a page holds P = ceil(1 MB / m) entries (the last one
   reaching 1 MB): a scan with a ``limit`` reads min(limit, P) entries in one page; one without
   reads every entry in n // P + 1 pages, the last one empty (one more minimum) when P divides n.
@@ -228,6 +229,8 @@ class CostTables:
         total, n = self.scratch.execute(f"SELECT coalesce(sum(esize), 0), count(*) FROM {ent} e")[0]
         total, n = int(total), int(n)
         per_page = max(1, -(-PAGE_BYTES * n // max(total, 1)))  # mean-size entries up to the one reaching 1 MB
+        if p.total_segments:                               # a parallel scan's call reads one segment: 1/N of it
+            n, total = -(-n // p.total_segments), total * -(-n // p.total_segments) // max(n, 1)
         if p.limit:                                        # one page: `limit` entries, or fewer at 1 MB
             k, pages, empty = min(n, int(p.limit), per_page), 1, 0
         else:                                              # every page; when the last one is full (it
@@ -238,8 +241,9 @@ class CostTables:
         rcu = float(read_units(read, mode) + empty * read_units(0, mode))
         ex = self.scratch.execute
         ex(f"INSERT INTO {self.calls} VALUES ({pid}, 0, ?, 0, ?, ?, ?)", [rcu, k, read, pages])
+        whole = self.scratch.execute(f"SELECT coalesce(sum(esize), 0) FROM {ent} e")[0][0] if p.total_segments else total
         ex(f"INSERT INTO {self.effects} SELECT {pid}, 0, ?, epk, ? * sum(esize) / ?, 0, ? FROM {ent} e GROUP BY epk",
-           [p.index, rcu, max(total, 1), f])
+           [p.index, rcu, max(int(whole), 1), f])
 
     # -- writes ----------------------------------------------------------------------------
     def _write(self, pid: int, p: AccessPattern, cand: str) -> None:

@@ -85,7 +85,7 @@ class Plan:
         write, or a read whose order is made after the SQL: a number or binary key, :func:`key_order`).
         The pages are :func:`~blue_nb.patterns.paginate`'s: one per call with a Limit, ``max_pages`` caps."""
         req = self.request
-        if req.operation not in ("query", "scan") or req.limit is None or req.start_key:
+        if req.operation not in ("query", "scan") or req.limit is None or req.start_key or req.total_segments:
             return None
         if not req.ordered_in_sql:
             return None

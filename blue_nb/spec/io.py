@@ -246,6 +246,7 @@ def _pattern(p: dict[str, Any]) -> AccessPattern:
         joins=[Join(pattern=j["pattern"], params=dict(j.get("params") or {})) for j in p.get("joins") or []],
         actions=[Action(pattern=a["pattern"], params=dict(a.get("params") or {}), check=a.get("check", False))
                  for a in p.get("actions") or []],
+        total_segments=p.get("total_segments"),
         filter=Filter(expression=p["filter"]["expression"], values=dict(p["filter"].get("values") or {}))
         if p.get("filter") else None,
         select=p.get("select"), projection=list(p.get("projection") or []),

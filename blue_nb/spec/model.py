@@ -17,7 +17,7 @@ from blue_nb.spec.templates import KeyTemplate
 
 __all__ = [
     "READ_OPERATIONS", "WRITE_OPERATIONS", "OPERATIONS", "SK_OPERATORS", "ATTRIBUTE_TYPES", "KEY_TYPES", "RULE_PROFILES",
-    "MAX_CAPACITY_UNITS", "MAX_RATE", "SELECTS", "ACTION_OPERATIONS", "ACTION_LIMITS", "Index", "Table", "Entity",
+    "MAX_CAPACITY_UNITS", "MAX_RATE", "SELECTS", "ACTION_OPERATIONS", "ACTION_LIMITS", "SEGMENT_PARAMETER", "MAX_TOTAL_SEGMENTS", "Index", "Table", "Entity",
     "KeyCondition", "Filter", "Join", "Action", "AccessPattern", "Spec",
 ]
 
@@ -25,6 +25,10 @@ READ_OPERATIONS = ("get_item", "query", "scan")
 WRITE_OPERATIONS = ("put_item", "update_item", "delete_item")
 #: a pattern made of other patterns' calls, sent as one request (DynamoDB's operations, as boto3 names them)
 ACTION_OPERATIONS = ("transact_write_items", "transact_get_items", "batch_get_item", "batch_write_item")
+#: the parameter that gives a parallel scan's Segment (0 to total_segments - 1)
+SEGMENT_PARAMETER = "segment"
+#: DynamoDB's most TotalSegments
+MAX_TOTAL_SEGMENTS = 1_000_000
 #: the most actions one request of each may carry (DynamoDB's limits: 100 per transaction, 100 keys, 25 writes)
 ACTION_LIMITS = {"transact_write_items": 100, "transact_get_items": 100, "batch_get_item": 100, "batch_write_item": 25}
 OPERATIONS = READ_OPERATIONS + WRITE_OPERATIONS + ACTION_OPERATIONS
@@ -256,6 +260,7 @@ class AccessPattern:
     return_values_on_condition_check_failure: str = "NONE"     # ALL_OLD: a failed condition returns the item
     projection: list[str] = field(default_factory=list)     # ProjectionExpression: document paths
     actions: list[Action] = field(default_factory=list)     # a transaction's or a batch's calls (ACTION_OPERATIONS)
+    total_segments: int | None = None        # a parallel scan's TotalSegments; its Segment is the parameter `segment`
 
     @property
     def is_read(self) -> bool:
@@ -275,6 +280,8 @@ class AccessPattern:
         names.update(dict.fromkeys(self.update.placeholders if self.update else []))
         for a in self.actions:
             names.update(dict.fromkeys(a.placeholders))
+        if self.total_segments:
+            names.update(dict.fromkeys([SEGMENT_PARAMETER]))
         return list(names)
 
     def to_dict(self) -> dict[str, Any]:
@@ -288,8 +295,9 @@ class AccessPattern:
              "return_values_on_condition_check_failure": self.return_values_on_condition_check_failure,
              "consistent_read": self.consistent_read, "limit": self.limit, "scan_forward": self.scan_forward,
              "hot": self.hot, "rate_per_second": self.rate_per_second, "key_distribution": self.key_distribution,
-             "joins": [j.to_dict() for j in self.joins], "actions": [a.to_dict() for a in self.actions]}
-        return _drop_defaults(d, {"actions": [], "description": "", "index": "table", "key_condition": None,
+             "joins": [j.to_dict() for j in self.joins], "actions": [a.to_dict() for a in self.actions],
+             "total_segments": self.total_segments}
+        return _drop_defaults(d, {"actions": [], "total_segments": None, "description": "", "index": "table", "key_condition": None,
                                   "consistent_read": False, "limit": None, "scan_forward": True, "hot": False,
                                   "key_distribution": "uniform", "joins": [], "filter": None,
                                   "select": None, "projection": [], "condition": None, "update": None,

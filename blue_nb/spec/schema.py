@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from blue_nb.errors import Problem
-from blue_nb.spec.model import ATTRIBUTE_TYPES, KEY_TYPES, MAX_CAPACITY_UNITS, MAX_RATE, OPERATIONS, RULE_PROFILES, SELECTS
+from blue_nb.spec.model import (ATTRIBUTE_TYPES, KEY_TYPES, MAX_CAPACITY_UNITS, MAX_RATE, MAX_TOTAL_SEGMENTS, OPERATIONS,
+                                RULE_PROFILES, SELECTS)
 
 __all__ = ["SPEC", "json_schema", "structure_problems", "DOMAIN_RE", "NAME_RE", "ATTR_NAME_RE"]
 
@@ -126,6 +127,9 @@ PATTERN = OBJ(
     key_distribution=OPT(S(DISTRIBUTION_RE)), joins=OPT(T("list", items=JOIN)),
     actions=OPT(T("list", items=ACTION, min_items=1, max_items=100,
                   description="a transact_write_items, transact_get_items, batch_get_item or batch_write_item's calls")),
+    total_segments=OPT(NULLABLE(T("int", minimum=1, maximum=MAX_TOTAL_SEGMENTS,
+                                  description="a parallel scan's TotalSegments; each call gives its Segment as the "
+                                              "parameter 'segment' (0 to total_segments - 1)"))),
 )
 STAMP = OBJ(
     "The validation stamp of an exported spec (blue-nb export): not part of the design; a re-saved spec drops it",

@@ -147,6 +147,12 @@ def _pattern_problems(patterns: list, entities: dict, table: dict) -> list[Probl
             out += _select_problems(p, where, indexes.get(index), index)
         if p.get("update"):
             out += _update_problems(p, f"{where}.update", table)
+        if p.get("total_segments") and p["operation"] != "scan":
+            out.append(Problem(f"{where}.total_segments", f"a parallel scan's TotalSegments; {p['operation']} takes "
+                               "none", "use operation: scan, or remove total_segments"))
+        elif p.get("total_segments") and "segment" in _dict_parameters(p):
+            out.append(Problem(f"{where}.total_segments", "the parameter 'segment' gives a parallel scan's Segment; "
+                               "the filter uses that name already", "rename the filter's {segment} placeholder"))
         for j, join in enumerate(p.get("joins") or []):
             if join["pattern"] not in names:
                 out.append(Problem(f"{where}.joins[{j}].pattern", f"unknown access pattern {join['pattern']!r}"))
