@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 from blue_nb.app.compare import MOTO_NO_TRAILING_PAGE, canonical, first_difference, unordered_runs
 from blue_nb.errors import DynamoError, ItemError, QueryError, SourceError, SpecError
 from blue_nb.items.values import item_from_wire, number_text
+from blue_nb.layout import stored_key
 from blue_nb.patterns import plan, project
 from blue_nb.sizing import PAGE_BYTES, item_size, write_units
 from blue_nb.spec import spec_from_dict
@@ -61,6 +62,9 @@ MOTO_SERVER_ERROR = "MOTO_SERVER_ERROR"
 #: a page can end short of the Limit with LastEvaluatedKey. The items, as a set, agree; DynamoDB and dynalite
 #: count the Limit over the index's entries
 MOTO_INDEX_SCAN_LIMIT = "MOTO_INDEX_SCAN_LIMIT"
+#: moto_server cuts an index Scan's page at 1,000,000 bytes of the table items' sizes (its scan walks the table's
+#: items); DynamoDB and dynalite cut it on the index entries read: moto's page ends early with LastEvaluatedKey
+MOTO_INDEX_SCAN_PAGE_CUT = "MOTO_INDEX_SCAN_PAGE_CUT"
 #: moto_server refuses a whole Scan or Query whose filter takes ``size()`` of an attribute one of the items
 #: read lacks ("Bad Filter Expression: Invalid attribute name t"); DynamoDB evaluates the condition false
 MOTO_SIZE_OF_MISSING = "MOTO_SIZE_OF_MISSING"
@@ -518,6 +522,11 @@ def on_embedded(r: dict, embedded, planned, local, note: Counter) -> None:
             and sorted(map(canonical, local.items)) == sorted(map(canonical, remote.items))):
         note["embedded: " + MOTO_INDEX_SCAN_LIMIT] += 1   # dynalite's pages were compared page by page above
         return
+    if (diff and diff.startswith("pages:") and r["kind"] == "scan" and r["target"] != "table"
+            and planned.request.limit is None and any(p.last_evaluated_key is not None for p in remote.pages)
+            and sorted(map(canonical, local.items)) == sorted(map(canonical, remote.items))):
+        note["embedded: " + MOTO_INDEX_SCAN_PAGE_CUT] += 1   # dynalite's pages were compared page by page above
+        return
     assert diff is None, (r, diff)
     for name, words in (("MOTO_NO_TRAILING_PAGE", MOTO_NO_TRAILING_PAGE), ("MOTO_PAGE_CUT", "moto cut a page"),
                         ("MOTO_PAGE_CUT (a trailing empty page)", "moto ended a page of"),
@@ -574,9 +583,11 @@ def run_request(r: dict, d: dict, n: int, stores, client, note: Counter, embedde
             note[DYNALITE_MISSING_ITEM_FREE] += 1
             assert first.rcu == (1 if first.request.read_mode == "strong" else 0.5)
         elif first.rcu != remote[0]["units"]:
-            assert non_ascii(first.items), (r, first.rcu, remote[0]["units"])
+            req = first.request                          # the whole item: a projection may hide its strings
+            held = stores[0].get_item(req.table, stored_key(req.pk_value), stored_key(req.sk_values[0]))
+            assert non_ascii([held] if held else first.items), (r, first.rcu, remote[0]["units"])
             note[DYNALITE_UTF16_SIZES] += 1
-            assert first.rcu == units([item_size(i) for i in first.items], first.request.read_mode == "strong")
+            assert first.rcu == units([item_size(held or {})], first.request.read_mode == "strong")
         RUNS["get_item"] += 1
         return
     base = None
@@ -742,7 +753,7 @@ def action_sets(draw, d: dict, loaded: list):
     writes = [(draw(st.sampled_from(["put_item", "delete_item"])),
                draw(st.one_of(st.just({"expr": "attribute_not_exists({p})", "values": {}}), filters())))
               for _ in keys]
-    return {"keys": keys, "writes": writes}
+    return {"keys": keys, "writes": writes, "batch": [draw(st.sampled_from(["put", "delete"])) for _ in keys]}
 
 
 def actions_spec(d: dict, n: int, a: dict) -> dict:
@@ -764,7 +775,38 @@ def actions_spec(d: dict, n: int, a: dict) -> dict:
                                                      **{f"f_{k}": f"{{f{i}_{k}}}" for k in f["values"]}}})
     out["access_patterns"].append({"name": "tw", "operation": "transact_write_items", "entities": ["Row"],
                                    "actions": writes})
+    out["access_patterns"] += [{"name": f"b{kind}", "operation": f"{kind}_item", "entities": ["Row"],
+                                "key_condition": {"pk": "{x}", "sk": "{lo}"}} for kind in ("put", "delete")]
+    out["access_patterns"].append({"name": "bw", "operation": "batch_write_item", "entities": ["Row"], "actions": [
+        {"pattern": f"b{kind}", "params": {"x": f"{{x{i}}}", "lo": f"{{lo{i}}}"}} for i, kind in enumerate(a["batch"])]})
     return out
+
+
+def batch_write(a: dict, d: dict, n: int, spec, params: dict, keys: list[dict], stores, client) -> None:
+    """A BatchWriteItem on dynalite (a put writes the item as it is, a delete is undone after) and blue_nb's
+    batch_write_item pattern: the table's write units, each request rounded on its own (dynalite reports the
+    table's only; blue_nb's index writes are checked by the conditional writes above)."""
+    table = f"diff_{n}"
+    old = [client.get_item(TableName=table, Key=k, ConsistentRead=True).get("Item") for k in keys]
+    kinds = [kind if kind == "delete" or o is not None else "delete" for kind, o in zip(a["batch"], old)]
+    if kinds != a["batch"]:                             # a put of a key with no item: a delete (a put needs the item)
+        spec = spec_from_dict(actions_spec(d, n, {**a, "batch": kinds}))
+    requests = [{"PutRequest": {"Item": o}} if kind == "put" else {"DeleteRequest": {"Key": k}}
+                for kind, o, k in zip(kinds, old, keys)]
+    theirs = client.batch_write_item(RequestItems={table: requests}, ReturnConsumedCapacity="TOTAL")
+    for o in old:                                       # undo the deletes
+        if o is not None:
+            client.put_item(TableName=table, Item=o)
+    assert not theirs.get("UnprocessedItems")
+    ours = [s.run_plan(plan(spec, "bw", params)) for s in stores]
+    assert ours[0].units == ours[1].units and not ours[0].cancelled
+    table_units = sum(r.table_wcu for r in ours[0].results)
+    assert ours[0].wcu == table_units + sum(sum(r.index_wcu.values()) for r in ours[0].results)
+    if non_ascii([item_from_wire(o) for o in old if o is not None]):
+        RUNS["batch write: " + DYNALITE_UTF16_SIZES] += 1
+        return
+    assert sum(c["CapacityUnits"] for c in theirs["ConsumedCapacity"]) == table_units, (a, theirs, ours[0].units)
+    RUNS[f"batch_write_item of {len(keys)} request(s)"] += 1
 
 
 def run_actions(a: dict, d: dict, n: int, stores, client, note: Counter, embedded=None) -> None:
@@ -799,6 +841,7 @@ def run_actions(a: dict, d: dict, n: int, stores, client, note: Counter, embedde
         assert their_units == ours[0].rcu, (a, their_units, ours[0].units)
         RUNS["batch get: units compared"] += 1
     RUNS[f"batch_get_item of {len(keys)} key(s)"] += 1
+    batch_write(a, d, n, spec, params, keys, stores, client)
     if embedded is None:
         return
     tg = plan(spec, "tg", params)
@@ -945,6 +988,7 @@ def test_the_runs_reach_every_class():
                 "conditional put_item: condition failed", "conditional delete_item: condition passed",
                 "conditional delete_item: condition failed", "update: the item after it", "update refused on the item",
                 "batch get: units compared", "batch or transaction refused: one item twice",
+                "batch_write_item of 2 request(s)",
                 "embedded: transact_get_items", "embedded: transact_write_items cancelled",
                 "embedded: transact_write_items committed"):
         assert RUNS[cls] > 0, (cls, RUNS)
@@ -953,4 +997,4 @@ def test_the_runs_reach_every_class():
 
 
 #: counts of what happened within runs (not runs themselves)
-SUBCLASSES = ("batch get:", "update", "query from an", "conditional", "DYNALITE", "order open", "load refused", "embedded", "a page cut", "filtered ", "select ", "units per")
+SUBCLASSES = ("batch get:", "batch write:", "update", "query from an", "conditional", "DYNALITE", "order open", "load refused", "embedded", "a page cut", "filtered ", "select ", "units per")
