@@ -30,8 +30,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from blue_nb.app.compare import MOTO_NO_TRAILING_PAGE, canonical, first_difference, unordered_runs
-from blue_nb.errors import DynamoError, QueryError, SourceError, SpecError
+from blue_nb.errors import DynamoError, ItemError, QueryError, SourceError, SpecError
 from blue_nb.items.values import item_from_wire, number_text
+from blue_nb.layout import stored_key
 from blue_nb.patterns import plan, project
 from blue_nb.sizing import PAGE_BYTES, item_size, write_units
 from blue_nb.spec import spec_from_dict
@@ -61,6 +62,9 @@ MOTO_SERVER_ERROR = "MOTO_SERVER_ERROR"
 #: a page can end short of the Limit with LastEvaluatedKey. The items, as a set, agree; DynamoDB and dynalite
 #: count the Limit over the index's entries
 MOTO_INDEX_SCAN_LIMIT = "MOTO_INDEX_SCAN_LIMIT"
+#: moto_server cuts an index Scan's page at 1,000,000 bytes of the table items' sizes (its scan walks the table's
+#: items); DynamoDB and dynalite cut it on the index entries read: moto's page ends early with LastEvaluatedKey
+MOTO_INDEX_SCAN_PAGE_CUT = "MOTO_INDEX_SCAN_PAGE_CUT"
 #: moto_server refuses a whole Scan or Query whose filter takes ``size()`` of an attribute one of the items
 #: read lacks ("Bad Filter Expression: Invalid attribute name t"); DynamoDB evaluates the condition false
 MOTO_SIZE_OF_MISSING = "MOTO_SIZE_OF_MISSING"
@@ -74,6 +78,9 @@ MOTO_PROJECTION_LIST_INDEX = "MOTO_PROJECTION_LIST_INDEX"
 #: naming attributes the index does not hold (DynamoDB fetches both): such a request is sent to it with Select
 #: ALL_ATTRIBUTES beside its ProjectionExpression, which it then applies
 DYNALITE_NO_FETCH_FOR_PROJECTION = "DYNALITE_NO_FETCH_FOR_PROJECTION"
+#: dynalite stores the result of SET n = n + :v or ADD past 38 significant digits; DynamoDB keeps 38 at most
+#: (blue_nb refuses such an update)
+DYNALITE_NUMBER_PRECISION = "DYNALITE_NUMBER_PRECISION"
 #: dynalite takes a key condition's values of any length; DynamoDB refuses a partition key value over
 #: 2,048 bytes and a sort key value over 1,024 (blue_nb refuses them with DynamoDB's words)
 DYNALITE_TAKES_LONG_KEYS = "DYNALITE_TAKES_LONG_KEYS"
@@ -515,6 +522,11 @@ def on_embedded(r: dict, embedded, planned, local, note: Counter) -> None:
             and sorted(map(canonical, local.items)) == sorted(map(canonical, remote.items))):
         note["embedded: " + MOTO_INDEX_SCAN_LIMIT] += 1   # dynalite's pages were compared page by page above
         return
+    if (diff and diff.startswith("pages:") and r["kind"] == "scan" and r["target"] != "table"
+            and planned.request.limit is None and any(p.last_evaluated_key is not None for p in remote.pages)
+            and sorted(map(canonical, local.items)) == sorted(map(canonical, remote.items))):
+        note["embedded: " + MOTO_INDEX_SCAN_PAGE_CUT] += 1   # dynalite's pages were compared page by page above
+        return
     assert diff is None, (r, diff)
     for name, words in (("MOTO_NO_TRAILING_PAGE", MOTO_NO_TRAILING_PAGE), ("MOTO_PAGE_CUT", "moto cut a page"),
                         ("MOTO_PAGE_CUT (a trailing empty page)", "moto ended a page of"),
@@ -571,9 +583,11 @@ def run_request(r: dict, d: dict, n: int, stores, client, note: Counter, embedde
             note[DYNALITE_MISSING_ITEM_FREE] += 1
             assert first.rcu == (1 if first.request.read_mode == "strong" else 0.5)
         elif first.rcu != remote[0]["units"]:
-            assert non_ascii(first.items), (r, first.rcu, remote[0]["units"])
+            req = first.request                          # the whole item: a projection may hide its strings
+            held = stores[0].get_item(req.table, stored_key(req.pk_value), stored_key(req.sk_values[0]))
+            assert non_ascii([held] if held else first.items), (r, first.rcu, remote[0]["units"])
             note[DYNALITE_UTF16_SIZES] += 1
-            assert first.rcu == units([item_size(i) for i in first.items], first.request.read_mode == "strong")
+            assert first.rcu == units([item_size(held or {})], first.request.read_mode == "strong")
         RUNS["get_item"] += 1
         return
     base = None
@@ -655,7 +669,12 @@ def run_write(w: dict, d: dict, n: int, stores, client) -> None:
         if w["kind"] == "put_item":
             client.put_item(**kw, Item=key_wire if old is None else old)
         elif w["kind"] == "update_item":
-            after = item_from_wire(client.update_item(**kw, Key=key_wire, ReturnValues="ALL_NEW")["Attributes"])
+            answer = client.update_item(**kw, Key=key_wire, ReturnValues="ALL_NEW")["Attributes"]
+            try:
+                after = item_from_wire(answer)
+            except ItemError as e:              # dynalite stored a sum past 38 significant digits
+                assert "significant digits" in e.msg, e.msg
+                after = DYNALITE_NUMBER_PRECISION      # undone below, as any write that went through
         else:
             client.delete_item(**kw, Key=key_wire)
         theirs = True
@@ -694,6 +713,10 @@ def run_write(w: dict, d: dict, n: int, stores, client) -> None:
     try:
         ours = [s.run_plan(planned) for s in stores]     # the dry run meets the stored item, as dynalite's write did
     except QueryError as e:                              # an update DynamoDB refuses on this item
+        if after == DYNALITE_NUMBER_PRECISION:
+            assert "significant digits" in e.msg, e.msg
+            RUNS[DYNALITE_NUMBER_PRECISION] += 1
+            return
         assert isinstance(theirs, str) and theirs.split(";")[0] in e.msg, (w, theirs, e.msg)
         RUNS["update refused on the item"] += 1
         return
@@ -706,6 +729,141 @@ def run_write(w: dict, d: dict, n: int, stores, client) -> None:
     if not theirs:
         assert ours[0].wcu == write_units(ours[0].old_size or 0) and not any(ours[0].index_wcu.values())
     RUNS[f"conditional {w['kind']}: condition {'passed' if theirs else 'failed'}"] += 1
+
+
+# -- batches and transactions: one request of several items -------------------------------------------------
+
+ACTION_SETS = 2                      # batch and transaction requests per design
+#: moto_server's TransactWriteItems answers a condition it cannot evaluate (``size()`` of a missing attribute,
+#: as in its Scan) with a reason code of its own where DynamoDB evaluates the condition false
+MOTO_TRANSACT_CONDITION_ERROR = "MOTO_TRANSACT_CONDITION_ERROR"
+
+
+@st.composite
+def action_sets(draw, d: dict, loaded: list):
+    """One to four keys (loaded items, new keys, now and then one key twice) and, for a transaction, a put or
+    a delete on each with a condition drawn like a filter."""
+    keys = []
+    for _ in range(draw(st.integers(1, 4))):
+        if loaded and draw(st.integers(0, 3)):
+            item = draw(st.sampled_from(loaded))[1]
+            keys.append((wire_text_of(item["p"]), wire_text_of(item["s"])))
+        else:
+            keys.append((draw(key_text(d["pk"])), draw(key_text(d["sk"]))))
+    writes = [(draw(st.sampled_from(["put_item", "delete_item"])),
+               draw(st.one_of(st.just({"expr": "attribute_not_exists({p})", "values": {}}), filters())))
+              for _ in keys]
+    return {"keys": keys, "writes": writes, "batch": [draw(st.sampled_from(["put", "delete"])) for _ in keys]}
+
+
+def actions_spec(d: dict, n: int, a: dict) -> dict:
+    """The design with a get pattern, a batch get and a transactional get of the keys, and a transaction of
+    a conditional write on each key."""
+    out = spec_dict(d, n, {"name": "g", "operation": "get_item", "entities": ["Row"],
+                           "key_condition": {"pk": "{x}", "sk": "{lo}"}})
+    gets = [{"pattern": "g", "params": {"x": f"{{x{i}}}", "lo": f"{{lo{i}}}"}} for i in range(len(a["keys"]))]
+    out["access_patterns"] += [{"name": "b", "operation": "batch_get_item", "entities": ["Row"], "actions": gets},
+                               {"name": "tg", "operation": "transact_get_items", "entities": ["Row"], "actions": gets}]
+    writes = []
+    for i, (kind, f) in enumerate(a["writes"]):
+        out["access_patterns"].append({
+            "name": f"w{i}", "operation": kind, "entities": ["Row"], "key_condition": {"pk": "{x}", "sk": "{lo}"},
+            "condition": {"expression": f["expr"].format(**{c: c for c in "vwntps"}),
+                          "values": {k: f"{{f_{k}}}" if t == "S" else {t: f"{{f_{k}}}"} for k, (t, _) in
+                                     f["values"].items()}}})
+        writes.append({"pattern": f"w{i}", "params": {"x": f"{{x{i}}}", "lo": f"{{lo{i}}}",
+                                                     **{f"f_{k}": f"{{f{i}_{k}}}" for k in f["values"]}}})
+    out["access_patterns"].append({"name": "tw", "operation": "transact_write_items", "entities": ["Row"],
+                                   "actions": writes})
+    out["access_patterns"] += [{"name": f"b{kind}", "operation": f"{kind}_item", "entities": ["Row"],
+                                "key_condition": {"pk": "{x}", "sk": "{lo}"}} for kind in ("put", "delete")]
+    out["access_patterns"].append({"name": "bw", "operation": "batch_write_item", "entities": ["Row"], "actions": [
+        {"pattern": f"b{kind}", "params": {"x": f"{{x{i}}}", "lo": f"{{lo{i}}}"}} for i, kind in enumerate(a["batch"])]})
+    return out
+
+
+def batch_write(a: dict, d: dict, n: int, spec, params: dict, keys: list[dict], stores, client) -> None:
+    """A BatchWriteItem on dynalite (a put writes the item as it is, a delete is undone after) and blue_nb's
+    batch_write_item pattern: the table's write units, each request rounded on its own (dynalite reports the
+    table's only; blue_nb's index writes are checked by the conditional writes above)."""
+    table = f"diff_{n}"
+    old = [client.get_item(TableName=table, Key=k, ConsistentRead=True).get("Item") for k in keys]
+    kinds = [kind if kind == "delete" or o is not None else "delete" for kind, o in zip(a["batch"], old)]
+    if kinds != a["batch"]:                             # a put of a key with no item: a delete (a put needs the item)
+        spec = spec_from_dict(actions_spec(d, n, {**a, "batch": kinds}))
+    requests = [{"PutRequest": {"Item": o}} if kind == "put" else {"DeleteRequest": {"Key": k}}
+                for kind, o, k in zip(kinds, old, keys)]
+    theirs = client.batch_write_item(RequestItems={table: requests}, ReturnConsumedCapacity="TOTAL")
+    for o in old:                                       # undo the deletes
+        if o is not None:
+            client.put_item(TableName=table, Item=o)
+    assert not theirs.get("UnprocessedItems")
+    ours = [s.run_plan(plan(spec, "bw", params)) for s in stores]
+    assert ours[0].units == ours[1].units and not ours[0].cancelled
+    table_units = sum(r.table_wcu for r in ours[0].results)
+    assert ours[0].wcu == table_units + sum(sum(r.index_wcu.values()) for r in ours[0].results)
+    if non_ascii([item_from_wire(o) for o in old if o is not None]):
+        RUNS["batch write: " + DYNALITE_UTF16_SIZES] += 1
+        return
+    assert sum(c["CapacityUnits"] for c in theirs["ConsumedCapacity"]) == table_units, (a, theirs, ours[0].units)
+    RUNS[f"batch_write_item of {len(keys)} request(s)"] += 1
+
+
+def run_actions(a: dict, d: dict, n: int, stores, client, note: Counter, embedded=None) -> None:
+    """A BatchGetItem on dynalite and blue_nb's batch_get_item pattern: the same items (as a set), the same units
+    (each item rounded on its own), or the same refusal (one key twice). On the embedded endpoint too, with a
+    TransactGetItems and a TransactWriteItems (sent as blue_nb's probe, which writes nothing): the same items,
+    units and cancellation reasons as the stores' one SQL transaction."""
+    from botocore.exceptions import ClientError
+
+    spec = spec_from_dict(actions_spec(d, n, a))
+    params = {k: v for i, (x, lo) in enumerate(a["keys"]) for k, v in ((f"x{i}", x), (f"lo{i}", lo))}
+    keys = [{"p": wire_of(x, d["pk"]), "s": wire_of(lo, d["sk"])} for x, lo in a["keys"]]
+    try:
+        theirs = client.batch_get_item(RequestItems={f"diff_{n}": {"Keys": keys}}, ReturnConsumedCapacity="TOTAL")
+    except ClientError as e:
+        theirs = e.response["Error"].get("Message", "")
+    try:
+        planned = plan(spec, "b", params)
+    except QueryError as e:
+        assert isinstance(theirs, str) and theirs.split(";")[0] in e.msg, (a, theirs, e.msg)
+        RUNS["batch or transaction refused: one item twice"] += 1
+        return
+    assert not isinstance(theirs, str), (a, theirs)
+    ours = [s.run_plan(planned) for s in stores]
+    got = [item_from_wire(w) for w in theirs["Responses"].get(f"diff_{n}", [])]
+    assert sorted(map(wire_text, ours[0].items)) == sorted(map(wire_text, got)) == sorted(map(wire_text, ours[1].items))
+    assert ours[0].units == ours[1].units and not theirs.get("UnprocessedKeys")
+    their_units = sum(c["CapacityUnits"] for c in theirs.get("ConsumedCapacity", []))
+    if non_ascii(got):
+        RUNS["batch get: " + DYNALITE_UTF16_SIZES] += 1
+    else:
+        assert their_units == ours[0].rcu, (a, their_units, ours[0].units)
+        RUNS["batch get: units compared"] += 1
+    RUNS[f"batch_get_item of {len(keys)} key(s)"] += 1
+    batch_write(a, d, n, spec, params, keys, stores, client)
+    if embedded is None:
+        return
+    tg = plan(spec, "tg", params)
+    local, remote = stores[0].run_plan(tg), embedded.run_plan(tg)
+    assert sorted(map(wire_text, local.items)) == sorted(map(wire_text, remote.items)) and local.units == remote.units
+    note["embedded: transact_get_items"] += 1
+    values = {f"f{i}_{k}": text for i, (_, f) in enumerate(a["writes"]) for k, (_, text) in f["values"].items()}
+    try:
+        tw = plan(spec, "tw", {**params, **values})
+    except QueryError:
+        note["embedded: transaction refused when bound"] += 1       # a filter's values DynamoDB refuses
+        return
+    local = stores[0].run_plan(tw)
+    assert stores[1].run_plan(tw).units == local.units
+    remote = embedded.run_actions(tw, local.item_list())
+    codes = [[c["Code"] for c in r.cancellation_reasons or []] for r in (local, remote)]
+    if codes[0] != codes[1] and any(c not in ("None", "ConditionalCheckFailed") for c in codes[1]) and any(
+            "size(" in f["expr"] for _, f in a["writes"]):
+        note["embedded: " + MOTO_TRANSACT_CONDITION_ERROR] += 1
+        return
+    assert codes[0] == codes[1] and local.units == remote.units, (a, codes, local.units, remote.units)
+    note[f"embedded: transact_write_items {'cancelled' if local.cancelled else 'committed'}"] += 1
 
 
 def wire_text_of(value) -> str:
@@ -801,6 +959,10 @@ def test_blue_nb_answers_as_dynamodb_does(dynalite, embedded, stores, data):
     RUNS.update(note)                                  # before the writes: their draws may end the example
     for _ in range(WRITES):
         run_write(data.draw(conditional_writes(d, loaded)), d, n, stores, dynalite)
+    note = Counter()
+    for _ in range(ACTION_SETS):
+        run_actions(data.draw(action_sets(d, loaded)), d, n, stores, dynalite, note, embedded if on_moto else None)
+    RUNS.update(note)
     for s in stores:
         s.execute(f'DROP TABLE "diff_{n}"')
         s.execute(f'DROP TABLE "diff_{n}__items"')
@@ -824,11 +986,15 @@ def test_the_runs_reach_every_class():
                 "filtered scan: Count < ScannedCount", "select COUNT", "select SPECIFIC_ATTRIBUTES",
                 "units per table and index compared", "query from an ExclusiveStartKey", "conditional put_item: condition passed",
                 "conditional put_item: condition failed", "conditional delete_item: condition passed",
-                "conditional delete_item: condition failed", "update: the item after it", "update refused on the item"):
+                "conditional delete_item: condition failed", "update: the item after it", "update refused on the item",
+                "batch get: units compared", "batch or transaction refused: one item twice",
+                "batch_write_item of 2 request(s)",
+                "embedded: transact_get_items", "embedded: transact_write_items cancelled",
+                "embedded: transact_write_items committed"):
         assert RUNS[cls] > 0, (cls, RUNS)
     assert RUNS["select ALL_ATTRIBUTES fetching from the table"] + RUNS[
         "select SPECIFIC_ATTRIBUTES fetching from the table"] > 0, RUNS               # a local index's fetch
 
 
 #: counts of what happened within runs (not runs themselves)
-SUBCLASSES = ("update", "query from an", "conditional", "DYNALITE", "order open", "load refused", "embedded", "a page cut", "filtered ", "select ", "units per")
+SUBCLASSES = ("batch get:", "batch write:", "update", "query from an", "conditional", "DYNALITE", "order open", "load refused", "embedded", "a page cut", "filtered ", "select ", "units per")

@@ -392,7 +392,7 @@ ISSUE_RULES = ["ADR1-SINGLE-TABLE", "ADR2-PARTITION-SCOPED", "ADR3-NO-CROSS-PART
 
 
 HEAT_RULE_IDS = ["HOT-PARTITION", "HOT-INDEX-PARTITION", "PARTITION-SIZE", "MONOTONIC-WRITES", "ITEM-SIZE-NEAR-LIMIT",
-                 "TABLE-CAPACITY", "FILTER-DISCARDS", "HEAT-MODEL"]
+                 "TABLE-CAPACITY", "FILTER-DISCARDS", "TRANSACTION-HOT-ITEM", "UPDATE-NEAR-ITEM-LIMIT", "HEAT-MODEL"]
 
 
 def test_every_rule_is_registered_and_tested():
@@ -402,7 +402,7 @@ def test_every_rule_is_registered_and_tested():
     checked = {r for r, rule in RULES.items() if rule.source == "check"}
     tested = {c[0] for c in SPEC_CASES} | {c[0] for c in DATA_CASES} | {"ADR1-SINGLE-TABLE", "INDEX-FETCH"}
     assert tested == checked
-    assert [r for r, rule in RULES.items() if rule.source == "heat"] == HEAT_RULE_IDS   # tested in test_heat.py
+    assert [r for r, rule in RULES.items() if rule.source == "heat"] == HEAT_RULE_IDS   # tested in test_heat.py, test_actions.py
     assert list(RULES)[-len(HEAT_RULE_IDS):] == HEAT_RULE_IDS        # after every check rule: the report's order
     assert {r for r, _ in [*SPEC_CHECKS, *DATA_CHECKS]} <= checked   # check_spec evaluates the check rules only
     with pytest.raises(ValueError, match="emitted by heat"):

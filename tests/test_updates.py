@@ -97,3 +97,12 @@ def test_a_wrong_update_names_its_spec_path(update, path, words):
     with pytest.raises(SpecError) as e:
         spec_from_dict(spec_dict(update))
     assert f"access_patterns[0].{path}" in str(e.value) and words in str(e.value)
+
+
+def test_arithmetic_is_exact_and_a_sum_past_38_digits_is_refused():
+    nines = Decimal("9" * 38)
+    assert upd("SET n = n + :one", {"one": Decimal(1)}, {**OLD, "n": nines})["n"] == Decimal("1E+38")
+    assert upd("ADD n :tiny", {"tiny": Decimal("1E-20")}, {**OLD, "n": Decimal("1E+10")})["n"] == \
+        Decimal("10000000000.00000000000000000001")                 # 32 digits: Python's 28-digit context rounds it
+    with pytest.raises(UpdateRefused, match="39 significant digits"):
+        upd("SET n = n + :two", {"two": Decimal(2)}, {**OLD, "n": nines})

@@ -208,3 +208,46 @@ def test_a_spec_changes_new_findings_are_shown_whole_never_cut_mid_word():
     html = change._repr_html_()
     assert "orders seq 10 before seq 2 because numbers are compared as text; pad them: {seq:03d}" in html
     assert "overflow-wrap:break-word" in html
+
+
+def test_a_transaction_shows_its_sql_transaction_request_and_units(root):
+    from blue_nb.spec import AccessPattern, Action, load_spec
+
+    spec = load_spec(root / "data/specs/dialogue.yaml")
+    spec.access_patterns.append(AccessPattern(
+        "perspective_and_status", "transact_write_items", ["Perspective", "Dialogue"], actions=[
+            Action("add_perspective", {n: "{" + n + "}" for n in ("dialogue_id", "round", "expert", "seq")}),
+            Action("set_dialogue_status", {"dialogue_id": "{dialogue_id}"})]))
+    s = DesignSession(spec, root / "data/sample/dialogue")
+    try:
+        ex = PatternExplorer(s, pattern="perspective_and_status",
+                             params={"dialogue_id": "nvidia-dec", "round": "9", "expert": "x", "seq": "1"})
+        assert ex.sql.value.count("BEGIN;") == 1 and "-- action 1: set_dialogue_status" in ex.sql.value
+        assert "client.transact_write_items(" in ex.request.value and "&quot;Put&quot;" in ex.request.value
+        units = ex.result.units
+        assert units[0] == 2 * ex.result.results[0].table_wcu + sum(ex.result.results[0].index_wcu.values())
+        assert f"<b>transact_write_items</b> of 2 actions: <b>{sum(units):g} WCU</b>" in ex.cost.value
+    finally:
+        s.close()
+
+
+def test_next_page_reads_on_from_the_last_evaluated_key(explorer):
+    explorer.pattern.value = "list_perspectives"
+    explorer.set_params(dialogue_id="nvidia-dec")
+    explorer.limit.value = 2
+    first = explorer.result
+    key = first.pages[-1].last_evaluated_key
+    assert first.count == 2 and key is not None and not explorer.next_page.disabled
+    explorer.next_page.click()
+    second = explorer.result
+    assert explorer.start == key and "ExclusiveStartKey" in explorer.request.value
+    assert second.count == 2 and [i["sk"] for i in second.items] > [i["sk"] for i in first.items]
+    assert "read on after" in explorer.cost.value
+    seen = [i["sk"] for i in first.items + second.items]
+    while not explorer.next_page.disabled:              # page on to the end: every item once, in order
+        explorer.next_page.click()
+        seen += [i["sk"] for i in explorer.result.items]
+    whole = explorer.session.run_pattern("list_perspectives", {"dialogue_id": "nvidia-dec"}, follow=True)
+    assert seen == [i["sk"] for i in whole.items]
+    explorer.limit.value = 3                             # any change reads from the first page again
+    assert explorer.start is None and explorer.result.count == 3

@@ -20,11 +20,11 @@ from typing import Any
 
 from blue_nb.errors import BlueNbError
 from blue_nb.items import item_to_wire
-from blue_nb.patterns import ReadResult, bind, row_values
-from blue_nb.spec import AccessPattern, Spec
+from blue_nb.patterns import ActionsResult, ReadResult, bind, plan, row_values
+from blue_nb.spec import AccessPattern, KeyTemplate, Spec
 from blue_nb.stores import Store
 
-__all__ = ["Case", "canonical", "MOTO_NO_TRAILING_PAGE", "MOTO_PAGE_CUT", "first_difference", "parameter_cases",
+__all__ = ["Case", "action_cases", "action_difference", "canonical", "MOTO_NO_TRAILING_PAGE", "MOTO_PAGE_CUT", "first_difference", "parameter_cases",
            "unordered_runs"]
 
 #: moto's pages stop before the item that would take them past 1,000,000 bytes of its own size
@@ -73,6 +73,51 @@ def parameter_cases(store: Store, spec: Spec, p: AccessPattern) -> list[Case]:
         cases.append(Case("fewest items read", dict(zip(p.parameters, small_params)), small_n))
     cases.append(_missing(spec, p, cases[0].params))
     return cases
+
+
+def action_cases(store: Store, spec: Spec, p: AccessPattern) -> list[Case]:
+    """A transaction's or a batch's parameters: each action's own cases (:func:`parameter_cases`; action ``i``
+    takes the ``i``-th case drawn from the data, so a batch of one pattern's gets names several items; then
+    each its "missing key" case), read back through the action's templates into the enclosing pattern's
+    parameters (the first action to give a parameter sets it). A parameter the data cannot give (a condition's
+    value) is ``1``; a set that names one item twice, or that DynamoDB would refuse, is left out."""
+    cases = []
+    for label in ("from the data", "missing key"):
+        params: dict[str, str] = {}
+        for i, a in enumerate(p.actions):
+            own = parameter_cases(store, spec, spec.pattern(a.pattern))
+            drawn = [c for c in own if c.label != "missing key"] or own
+            sub = (drawn[i % len(drawn)] if label == "from the data" else own[-1]).params
+            for name, text in a.params.items():
+                for outer, value in (KeyTemplate(text).parse(sub.get(name, "")) or {}).items():
+                    if value != MISSING or label == "missing key":
+                        params.setdefault(outer, value)
+        params = {n: params.get(n, "1") for n in p.parameters}
+        try:
+            plan(spec, p, params)
+        except BlueNbError:
+            continue
+        cases.append(Case(label, params, 0))
+    return cases
+
+
+def action_difference(local: ActionsResult, remote: ActionsResult, names: tuple[str, str]) -> str | None:
+    """Where two runs of a transaction or a batch first differ: the outcome (cancelled, and each action's
+    CancellationReason code), the items returned, the units of each action."""
+    def codes(r: ActionsResult) -> list[str]:
+        return [c.get("Code", "None") for c in r.cancellation_reasons or []]
+
+    a, b = names
+    if local.cancelled != remote.cancelled or codes(local) != codes(remote):
+        return f"cancellation reasons {a}: {codes(local) or 'committed'}, {b}: {codes(remote) or 'committed'}"
+    mine, theirs = sorted(map(canonical, local.items)), sorted(map(canonical, remote.items))
+    if mine != theirs:
+        return f"items returned {a}: {len(mine)}, {b}: {len(theirs)} (or their contents differ)"
+    if list(local.units) != list(remote.units):
+        return f"units per action {a}: {list(local.units)}, {b}: {list(remote.units)}"
+    if local.unprocessed != remote.unprocessed:
+        return f"unprocessed actions {a}: {local.unprocessed}, {b}: {remote.unprocessed}"
+    return None
 
 
 def _missing(spec: Spec, p: AccessPattern, params: dict[str, str]) -> Case:

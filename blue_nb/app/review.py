@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator
 
+from blue_nb.app.compare import action_cases
 from blue_nb.app.filter_waste import filter_findings
 from blue_nb.app.migrate import plan_migration
 from blue_nb.app.reports import heat_figures
@@ -106,6 +107,10 @@ def _examples(store: Store, spec: Spec, busiest: dict[str, dict[str, Any]] | Non
         examples[name] = rows
     requests = {}
     for p in spec.access_patterns:
+        if p.is_composite:                         # a transaction or a batch: parameters its actions find in the data
+            cases = action_cases(store, spec, p)
+            requests[p.name] = example_request(spec, p.name, cases[0].params if cases else None)
+            continue
         hot = (busiest or {}).get(p.name)
         item = next((i for e in p.entities if hot and (i := _on_key(store, spec, e, hot["index"], hot["pk"]))),
                     None) or next((first[e] for e in p.entities if e in first), None)

@@ -17,19 +17,19 @@ from __future__ import annotations
 import hashlib
 import os
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from blue_nb.printing import Fields
 from blue_nb.app.text import table_lines
-from blue_nb.app.compare import Case, canonical, first_difference, parameter_cases
+from blue_nb.app.compare import Case, action_cases, action_difference, canonical, first_difference, parameter_cases
 from blue_nb.app.workflows import as_spec, data_store, located_items, source_files
 from blue_nb.dynamo import (MOTO_ITEM_LIMIT, RESUME_HINT, BatchWriteReport, DynamoClient, Endpoint, LocalDynamo,
                             WriteInterrupted, resolve_endpoint)
 from blue_nb.errors import DynamoError, QueryError, SourceError
-from blue_nb.patterns import ReadResult, plan
-from blue_nb.spec import Spec, dumps_spec
+from blue_nb.patterns import Plan, ReadResult, plan
+from blue_nb.spec import SEGMENT_PARAMETER, AccessPattern, Spec, dumps_spec
 from blue_nb.sizing import MAX_ITEM_BYTES, item_size
 from blue_nb.sources.files import count_rows
 from blue_nb.stores import Store, load_items, open_store
@@ -55,6 +55,7 @@ class PatternCheck:
     pages: dict[str, int]           # engine -> calls made
     rcu: dict[str, float]           # engine -> read units (computed by blue_nb from the items returned)
     page_sizes: dict[str, list[int]] = field(default_factory=dict)   # engine -> items per call
+    unit: str = "RCU"               # what ``rcu`` counts: read units, or a write transaction's "WCU"
 
     @property
     def ok(self) -> bool:
@@ -67,10 +68,10 @@ class PatternCheck:
             return [self.pattern, self.case, shown, f"MISMATCH {self.difference}"]
         model = next(iter(self.counts))                 # the first local store: DynamoDB's pages as blue_nb models them
         n = self.counts[model]
-        tail = (f" (dynamodb: {self.pages['dynamodb']} call(s), {self.rcu['dynamodb']} RCU; {self.note})"
-                if self.note else "")
+        tail = (f" (dynamodb: {self.pages['dynamodb']} call(s), {self.rcu['dynamodb']} {self.unit}; {self.note})"
+                if self.note and "dynamodb" in self.pages else f" ({self.note})" if self.note else "")
         return [self.pattern, self.case, shown, f"match: {n} item{'s' if n != 1 else ''}, "
-                f"{self.pages[model]} call(s), {self.rcu[model]} RCU{tail}"]
+                f"{self.pages[model]} call(s), {self.rcu[model]} {self.unit}{tail}"]
 
 
 @dataclass
@@ -274,9 +275,16 @@ def _create(client: DynamoClient, spec: Spec, replace: bool, deadline: float = D
 
 def compare_patterns(spec: Spec, stores: list[Store], client: DynamoClient, *,
                      emulator: str | None = None) -> list[PatternCheck]:
-    """Every read pattern, with each of its parameter cases, on the local stores and on DynamoDB."""
+    """Every read pattern, with each of its parameter cases, on the local stores and on DynamoDB; and every
+    transaction and batch (:func:`_check_actions`)."""
     checks = []
     for p in spec.access_patterns:
+        if p.is_composite:
+            checks += [_check_actions(spec, p.name, case, stores, client) for case in action_cases(stores[0], spec, p)]
+            continue
+        if p.total_segments:
+            checks.append(_check_segments(spec, p, stores, client))
+            continue
         if not p.is_read:
             continue
         for case in parameter_cases(stores[0], spec, p):
@@ -305,6 +313,61 @@ def _check(spec: Spec, pattern: str, case: Case, stores: list[Store], client: Dy
                         {k: r.rcu for k, r in results.items()}, {k: r.page_sizes for k, r in results.items()})
 
 
+def _check_segments(spec: Spec, p: AccessPattern, stores: list[Store], client: DynamoClient) -> PatternCheck:
+    """A parallel scan on each engine: every segment read to its end; together they must be the whole scan, each
+    item in one segment only (the invariant every split keeps: DynamoDB's, the endpoint's and blue_nb's differ
+    in which items a segment holds, so segments are not compared one by one)."""
+    engines: dict[str, Any] = {s.kind: s for s in stores}
+    engines["dynamodb"] = client
+    whole_pattern = replace(p, total_segments=None, limit=None)
+    counts, calls, units, difference = {}, {}, {}, None
+    union: dict[str, list[str]] = {}
+    for name, engine in engines.items():
+        got, pages, rcu = [], 0, 0.0
+        for segment in range(p.total_segments or 1):
+            r = engine.run_plan(plan(spec, p, {SEGMENT_PARAMETER: str(segment)}), follow=True)
+            got += [canonical(i) for i in r.items]
+            pages, rcu = pages + len(r.pages), rcu + r.rcu
+        whole = sorted(canonical(i) for i in engine.run_plan(plan(spec, whole_pattern, {}), follow=True).items)
+        counts[name], calls[name], units[name], union[name] = len(got), pages, rcu, sorted(got)
+        if difference is None and len(set(got)) < len(got):
+            difference = f"{name}: {len(got) - len(set(got))} item(s) read by two segments"
+        elif difference is None and sorted(got) != whole:
+            difference = f"{name}: the segments read {len(got)} items, the whole scan {len(whole)}"
+    if difference is None and len({tuple(u) for u in union.values()}) > 1:
+        difference = "the segments' items differ between engines: " + ", ".join(f"{k} {len(v)}" for k, v in union.items())
+    return PatternCheck(p.name, f"all {p.total_segments} segments", {}, difference,
+                        "segments compared as their union (each engine splits the hash space its own way)",
+                        counts, calls, units)
+
+
+def _check_actions(spec: Spec, pattern: str, case: Case, stores: list[Store], client: DynamoClient) -> PatternCheck:
+    """A transaction or a batch on the stores (one SQL transaction each) and on the endpoint: a get sent as it is,
+    a write transaction as a probe that writes nothing (its CancellationReasons), a batch write on the stores
+    only (sent, it would write)."""
+    planned = plan(spec, pattern, case.params)
+    results = {s.kind: s.run_plan(planned) for s in stores}
+    base = results[stores[0].kind]
+    note = None
+    if planned.operation == "batch_write_item":
+        note = "a batch write is priced on the stores, not sent"
+    else:
+        results["dynamodb"] = client.run_actions(planned, [getattr(r, "item", None) for r in base.results])
+    difference = None
+    for name, other in results.items():
+        if other is not base:
+            diff = action_difference(base, other, (stores[0].kind, name))
+            if diff:
+                difference = f"{name}: {diff}"
+                break
+    if base.cancelled:
+        note = "cancelled: " + ", ".join(c["Code"] for c in base.cancellation_reasons or [])
+    return PatternCheck(pattern, case.label, case.params, difference, note,
+                        {k: len(r.items) for k, r in results.items()}, {k: 1 for k in results},
+                        {k: (r.rcu if r.is_read else r.wcu) for k, r in results.items()}, {},
+                        "RCU" if planned.is_read else "WCU")
+
+
 def open_endpoint(where: str | None = None, *, profile: str | None = None) -> Endpoint:
     """An endpoint that stays open, for a notebook: ``None`` is ``$AWS_ENDPOINT_URL_DYNAMODB`` or else
     the embedded moto_server (stopped by :func:`close_endpoint` or when the kernel exits); ``"aws"`` is
@@ -330,8 +393,8 @@ def run_on_endpoint(spec: Spec | str | Path, pattern: str, params: dict[str, str
     ``limit`` reads one page unless ``follow``; read units are computed from the items returned."""
     spec = as_spec(spec)
     planned = plan(spec, pattern, params)
-    if not planned.is_read:
-        raise QueryError(f"pattern {pattern!r} is a {planned.request.operation}: on a DynamoDB endpoint blue_nb "
+    if not planned.is_read and spec.pattern(pattern).operation != "transact_write_items":
+        raise QueryError(f"pattern {pattern!r} is a {spec.pattern(pattern).operation}: on a DynamoDB endpoint blue_nb "
                          "runs reads only", where=f"access_patterns.{pattern}",
                          hint="price a write as a dry run on a local store (--sqlite FILE or --duckdb FILE); "
                               "blue-nb apply writes the items")
@@ -342,4 +405,6 @@ def run_on_endpoint(spec: Spec | str | Path, pattern: str, params: dict[str, str
     with ExitStack() as stack:
         ep = endpoint or stack.enter_context(resolve_endpoint(endpoint_url, aws=aws, profile=profile))
         client = ep.client(table_prefix=table_prefix)
+        if not isinstance(planned, Plan):              # a transaction or a batch: one request
+            return client.run_actions(planned)
         return client.run_plan(planned, follow=follow or not planned.request.limit, max_pages=max_pages)

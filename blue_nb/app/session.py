@@ -17,7 +17,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from blue_nb.rules import Finding, Findings, check_spec
-from blue_nb.patterns import Plan, ReadResult, WriteResult, plan
+from blue_nb.patterns import ActionsPlan, Plan, ReadResult, WriteResult, plan
 from blue_nb.spec import KeyTemplate, Spec, with_attribute, with_key, with_pattern, without_pattern
 from blue_nb.stores import BACKENDS, Store, open_store
 from blue_nb.app.workflows import as_spec, load_data, parameter_values
@@ -230,7 +230,7 @@ class DesignSession:
         """Run a pattern (or a plan made by :meth:`plan`) on one of the session's stores
         (``follow=True``: read every page, following LastEvaluatedKey, even with a limit; ``start``: the next
         page, after a previous result's ``pages[-1].last_evaluated_key``)."""
-        planned = pattern if isinstance(pattern, Plan) else self.plan(pattern, params, start=start)
+        planned = pattern if isinstance(pattern, (Plan, ActionsPlan)) else self.plan(pattern, params, start=start)
         return self.stores[backend].run_plan(planned, max_pages=max_pages, follow=follow)
 
     def byte_order_example(self, pattern: str, params: dict[str, Any] | None = None, attribute: str = "sk",

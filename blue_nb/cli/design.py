@@ -69,7 +69,7 @@ def query(spec, pattern, params, backend, sqlite, duckdb, max_pages, all_pages, 
     With --show-plan, the pattern's plan goes to stderr: the statement the store ran, with its
     parameters, and the boto3 request that does the same on DynamoDB.
     """
-    from blue_nb.patterns import WriteResult  # deferred: keep `blue-nb --help` fast
+    from blue_nb.patterns import ActionsResult, WriteResult  # deferred: keep `blue-nb --help` fast
 
     endpoint_usage(endpoint_url, aws, profile)
     backend = backend or ("sqlite" if sqlite else "duckdb" if duckdb else "dynamodb" if endpoint_url or aws else None)
@@ -88,9 +88,23 @@ def query(spec, pattern, params, backend, sqlite, duckdb, max_pages, all_pages, 
         result = run_pattern(spec, pattern, _params(params), backend=backend, path=path, max_pages=max_pages,
                              follow=all_pages)
     if show_plan:
-        item = result.item if isinstance(result, WriteResult) else None
+        item = result.item if isinstance(result, WriteResult) else \
+            result.item_list() if isinstance(result, ActionsResult) else None
         shown = "(sent as the boto3 request below)" if backend == "dynamodb" else result.plan.show_sql(backend, max_pages, all_pages)
         click.echo(f"-- {backend}:\n{shown}\n-- boto3:\n{result.plan.show_boto3(item)}", err=True)
+    if isinstance(result, ActionsResult):         # a transaction or a batch: one call, its units per action
+        if fmt == "json":
+            echo_json(result.to_json())
+            return
+        s = result.summary()
+        unit = "RCU" if result.is_read else "WCU"
+        outcome = (" CANCELLED (TransactionCanceledException: " + ", ".join(
+            c["Code"] for c in result.cancellation_reasons or []) + ")") if result.cancelled else ""
+        click.echo(f"{pattern}: {s['operation']} of {s['actions']} actions -> {s[unit.lower()]} {unit} "
+                   f"(per action {', '.join(f'{u:g}' for u in result.units)}){outcome}")
+        for item in result.items:
+            click.echo(compact(item, 120))
+        return
     if isinstance(result, WriteResult):
         summary = result.summary()
         if fmt == "json":

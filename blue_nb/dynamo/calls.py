@@ -101,9 +101,14 @@ def boto_item(wire_item: Mapping[str, Any]) -> dict[str, Any]:
 def boto_request(kwargs: Mapping[str, Any]) -> dict[str, Any]:
     """A plan's boto3 keyword arguments with binary values as raw bytes."""
     out = dict(kwargs)
-    for k in ("Key", "ExclusiveStartKey"):
+    for k in ("Key", "ExclusiveStartKey", "Item"):
         if k in out:
             out[k] = boto_item(out[k])
+    if "TransactItems" in out:                   # a transaction: each action's request the same way
+        out["TransactItems"] = [{kind: boto_request(kw) for kind, kw in a.items()} for a in out["TransactItems"]]
+    if "RequestItems" in out:                    # a batch get: its keys
+        out["RequestItems"] = {t: {**v, "Keys": [boto_item(k) for k in v["Keys"]]} if isinstance(v, dict) else v
+                               for t, v in out["RequestItems"].items()}
     if "ExpressionAttributeValues" in out:
         out["ExpressionAttributeValues"] = {k: boto_value(v) for k, v in out["ExpressionAttributeValues"].items()}
     return out

@@ -33,6 +33,7 @@ without the client's prefix. Its methods, by concept:
 from __future__ import annotations
 
 import os
+from decimal import Decimal
 import queue
 import re
 import threading
@@ -51,9 +52,9 @@ from blue_nb.dynamo.batches import Put, batches
 from blue_nb.dynamo.calls import THROTTLE_CODES, backoff, boto_item, boto_request, wrap_error
 from blue_nb.dynamo.local import MOTO_ITEM_LIMIT
 from blue_nb.errors import DynamoError, QueryError
-from blue_nb.items.values import item_from_wire, item_to_wire
-from blue_nb.patterns import (Page, Plan, ReadResult, boto3_request, create_table_request, global_index_request,
-                              read_page, sizing_request)
+from blue_nb.items.values import item_from_wire, item_to_wire, to_wire
+from blue_nb.patterns import (ActionsPlan, ActionsResult, Page, Plan, ReadResult, actions_cost, boto3_request,
+                              create_table_request, global_index_request, read_page, sizing_request, write_cost)
 from blue_nb.sizing import BATCH_WRITE_MAX_REQUESTS, MAX_ITEM_BYTES, item_size, read_units
 from blue_nb.spec import Spec
 
@@ -167,6 +168,9 @@ class DynamoClient:
             kw["TableName"] = self.name(kw["TableName"])
         if "RequestItems" in kw:
             kw["RequestItems"] = {self.name(t): v for t, v in kw["RequestItems"].items()}
+        if "TransactItems" in kw:
+            kw["TransactItems"] = [{kind: {**a, "TableName": self.name(a["TableName"])} for kind, a in one.items()}
+                                   for one in kw["TransactItems"]]
         where = kw.get("TableName") or next(iter(kw.get("RequestItems") or {}), None) or self.label
         try:
             return getattr(self._client, method)(**kw)
@@ -436,8 +440,81 @@ class DynamoClient:
                                 f"{MOTO_ITEM_LIMIT:,} bytes for moto")
 
     # -- reads ----------------------------------------------------------------------------------------
+    def run_actions(self, plan: ActionsPlan, items: list[Mapping[str, Any] | None] | None = None) -> ActionsResult:
+        """Run a transaction or a batch on the endpoint, as one request. A TransactGetItems or a BatchGetItem is
+        sent as planned (its units computed from the items returned, as a read's are). A TransactWriteItems
+        is sent as a probe that writes nothing (:meth:`probe_transaction`): its CancellationReasons are the
+        endpoint's outcome of each action; each action is priced on the item the endpoint holds at its key
+        (``items[i]``: the item action ``i`` puts, a store's dry run's). A BatchWriteItem would write: it is
+        priced on a local store, not sent."""
+        method, kwargs = plan.boto3_for(items)
+        if plan.operation == "batch_write_item":
+            raise QueryError(f"pattern {plan.pattern.name!r} is a batch_write_item: on a DynamoDB endpoint blue_nb "
+                             "runs reads and probes transactions, and a batch write would write",
+                             where=f"access_patterns.{plan.pattern.name}", hint="price it on a local store")
+        if plan.operation == "transact_write_items":
+            reasons = self.probe_transaction(plan, items)
+            writes = []
+            for i, p in enumerate(plan.plans):
+                req = p.request
+                key = boto_item({req.pk_attr: to_wire(req.pk_value),
+                                 **({req.sk_attr: to_wire(req.sk_values[0])} if req.sk_attr else {})})
+                got = self.call("get_item", TableName=plan.spec.table_name, Key=key, ConsistentRead=True)
+                old = item_from_wire(got["Item"]) if "Item" in got else None
+                new = items[i] if items and items[i] is not None else old
+                writes.append(write_cost(p, old, new))
+            result = actions_cost(plan, writes)
+            result.cancellation_reasons = [{k: v for k, v in r.items() if k != "Item"} for r in reasons] \
+                if any(r.get("Code", "None") != "None" for r in reasons) else None
+            result.cancelled = result.cancellation_reasons is not None
+            return result
+        resp = self.call(method, **boto_request(kwargs))
+        if plan.operation == "transact_get_items":
+            found = [item_from_wire(r["Item"]) if "Item" in r else None for r in resp.get("Responses", [])]
+        else:
+            got = [item_from_wire(w) for w in resp.get("Responses", {}).get(self.name(plan.spec.table_name), [])]
+            by_key = {_item_key(i, p.request): i for p in plan.plans for i in got}
+            found = [by_key.get((p.request.pk_value, p.request.sk_values[0] if p.request.sk_values else None))
+                     for p in plan.plans]
+        results = []
+        for p, item in zip(plan.plans, found):
+            size = item_size(item) if item is not None else 0
+            page = DynamoPage(int(item is not None), size, read_units(size, p.request.read_mode), None)
+            results.append(ReadResult(p, [item] if item is not None else [], [page]))
+        return actions_cost(plan, results)
+
+    def probe_transaction(self, plan: ActionsPlan, items: list[Mapping[str, Any] | None] | None = None
+                          ) -> list[dict[str, Any]]:
+        """The CancellationReasons of a TransactWriteItems sent with one more ConditionCheck that always fails
+        (``attribute_exists`` on a key no item has): each action's own outcome, nothing written. The last
+        reason (the probe's own) is left out. ``items``: the items the puts write (:meth:`ActionsPlan.boto3_for`)."""
+        method, kwargs = plan.boto3_for(items)
+        req = plan.plans[0].request
+        probe = {req.pk_attr: to_wire(_PROBE[req.pk_type])}
+        if req.sk_attr:
+            probe[req.sk_attr] = to_wire(_PROBE[req.sk_type])
+        check = {"ConditionCheck": {"TableName": plan.spec.table_name, "Key": probe,
+                                    "ConditionExpression": "attribute_exists(#probe)",
+                                    "ExpressionAttributeNames": {"#probe": req.pk_attr}}}
+        kw = {**kwargs, "TransactItems": [*kwargs["TransactItems"], check]}
+        kw.pop("ReturnConsumedCapacity", None)
+        try:
+            self.call(method, **boto_request(kw))
+        except DynamoError as e:
+            cause = e.__cause__
+            reasons = getattr(cause, "response", {}).get("CancellationReasons") if cause is not None else None
+            if e.code == "TransactionCanceledException" and reasons:
+                return list(reasons[:-1])
+            raise
+        raise DynamoError(f"the endpoint committed a transaction whose ConditionCheck fails ({plan.pattern.name})",
+                          code="ProbeCommitted", where=self.label,
+                          hint="the endpoint does not evaluate ConditionCheck: it wrote the transaction's items")
+
     def run_plan(self, plan: Plan, *, follow: bool = True, max_pages: int | None = None) -> ReadResult:
-        """Run a read plan on the endpoint; ``follow`` LastEvaluatedKey until none (or ``max_pages``)."""
+        """Run a read plan on the endpoint; ``follow`` LastEvaluatedKey until none (or ``max_pages``); a
+        transaction or a batch: :meth:`run_actions`."""
+        if isinstance(plan, ActionsPlan):
+            return self.run_actions(plan)  # type: ignore[return-value]
         req = plan.request
         if not req.is_read:
             raise QueryError(f"pattern {req.pattern!r} is a {req.operation}; run_plan runs reads",
@@ -620,6 +697,14 @@ class WriteInterrupted(KeyboardInterrupt):
         super().__init__(message)
         self.message = message
         self.written = written
+
+
+#: the key value of the probe's ConditionCheck, by key type: a key no item of a blue_nb table has
+_PROBE = {"S": "blue_nb#probe#no-item", "N": Decimal("-9.99999E+125"), "B": b"blue_nb#probe#no-item"}
+
+
+def _item_key(item: Mapping[str, Any], req: Any) -> tuple:
+    return (item.get(req.pk_attr), item.get(req.sk_attr) if req.sk_attr else None)
 
 
 def _raw(resp: dict[str, Any]) -> dict[str, Any]:

@@ -29,15 +29,25 @@ Approximations (said here, once):
   DynamoDB's range), and a tie on an index key by the table key, as a store's read orders it; B sort keys
   compare as their base64 text.
 * A scan costs ceil(bytes / 4 KB) per call (the per-page rounding is ignored) and is spread over
-  every partition of the table or index in proportion to its bytes. Its pages are counted as if
+  every partition of the table or index in proportion to its bytes; a parallel scan's call reads one
+  segment, modelled as 1/N of the entries (the calls spread over the segments alike). Its pages are counted as if
   every entry had the mean entry size m, so a page holds P = ceil(1 MB / m) entries (the last one
   reaching 1 MB): a scan with a ``limit`` reads min(limit, P) entries in one page; one without
   reads every entry in n // P + 1 pages, the last one empty (one more minimum) when P divides n.
+* A transaction or a batch is priced as its actions, each a pattern of its own drawn from its own
+  candidates at the enclosing pattern's rate (the actions of one call are drawn apart, not from one
+  set of parameters); in a transaction each item's units are doubled (a get 2 per 4 KB, a write 2 per
+  1 KB), its index writes are not, and a ConditionCheck writes no index.
 * A write to a key with no item is priced at the median size of the pattern's entity, with no
   index writes (its index keys are unknown). A put or delete writes one entry in each index the
   item is in; an update writes two (delete + put, both counted on the item's current index
   partition) when the index's key templates use an attribute the update can change (a declared
   attribute that is not a parameter of the key condition), else one.
+* A conditional write's ConditionExpression is evaluated on the item at each candidate's key, as the dry
+  run evaluates it: where it fails, the call writes nothing (no index either) and pays the write units of
+  the item it met, at least 1 (:func:`blue_nb.patterns.write_cost`'s rule). A condition whose values take
+  parameters (which the data does not give) is assumed to pass, and the pattern is named in
+  ``assumed_pass``; so is every action of a transaction (priced as committing).
 """
 
 from __future__ import annotations
@@ -45,7 +55,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from blue_nb.patterns import pages_of
+from blue_nb.errors import BlueNbError
+from blue_nb.items.item_json import stored_item
+from blue_nb.patterns import bind, matches, pages_of
 from blue_nb.layout import TableLayout
 from blue_nb.heat.workload import Candidates, build_candidates
 from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES, read_units
@@ -125,6 +137,9 @@ class CostTables:
                                                     "0.0::DOUBLE AS floor LIMIT 0")
         self.hits = scratch.create_as("hits", f"SELECT {cols}, ''::TEXT AS item, 0.0::DOUBLE AS rcu, "
                                               "0.0::DOUBLE AS wcu LIMIT 0")
+        self.transactional: set[int] = set()   # pids of a transaction's actions: 2 units per item (its own)
+        self.checks: set[int] = set()          # pids of a transaction's ConditionChecks: the item's units, no index
+        self.assumed_pass: set[str] = set()    # conditional writes whose condition's values take parameters: priced as passing
 
     def add(self, pid: int, c: Candidates) -> None:
         if not isinstance(pid, int) or isinstance(pid, bool):     # written into the SQL text as a number
@@ -143,7 +158,7 @@ class CostTables:
 
     # -- reads -----------------------------------------------------------------------------
     def _get(self, pid: int, p: AccessPattern, cand: str) -> None:
-        f = read_factor(self.spec, p)
+        f = float(read_units(1, "transactional")) if pid in self.transactional else read_factor(self.spec, p)
         m = self._priced(f"get{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, i.size FROM {cand} q "
                                       f"LEFT JOIN {self.cat} i ON i.pk = q.qpk AND i.sk = coalesce(q.qsk1, '')",
                          {"rcu": ("coalesce(size, 0)", READ_UNIT_BYTES, f)})
@@ -214,6 +229,8 @@ class CostTables:
         total, n = self.scratch.execute(f"SELECT coalesce(sum(esize), 0), count(*) FROM {ent} e")[0]
         total, n = int(total), int(n)
         per_page = max(1, -(-PAGE_BYTES * n // max(total, 1)))  # mean-size entries up to the one reaching 1 MB
+        if p.total_segments:                               # a parallel scan's call reads one segment: 1/N of it
+            n, total = -(-n // p.total_segments), total * -(-n // p.total_segments) // max(n, 1)
         if p.limit:                                        # one page: `limit` entries, or fewer at 1 MB
             k, pages, empty = min(n, int(p.limit), per_page), 1, 0
         else:                                              # every page; when the last one is full (it
@@ -224,8 +241,9 @@ class CostTables:
         rcu = float(read_units(read, mode) + empty * read_units(0, mode))
         ex = self.scratch.execute
         ex(f"INSERT INTO {self.calls} VALUES ({pid}, 0, ?, 0, ?, ?, ?)", [rcu, k, read, pages])
+        whole = self.scratch.execute(f"SELECT coalesce(sum(esize), 0) FROM {ent} e")[0][0] if p.total_segments else total
         ex(f"INSERT INTO {self.effects} SELECT {pid}, 0, ?, epk, ? * sum(esize) / ?, 0, ? FROM {ent} e GROUP BY epk",
-           [p.index, rcu, max(total, 1), f])
+           [p.index, rcu, max(int(whole), 1), f])
 
     # -- writes ----------------------------------------------------------------------------
     def _write(self, pid: int, p: AccessPattern, cand: str) -> None:
@@ -234,19 +252,29 @@ class CostTables:
                                     (entity,))[0][0] if entity else None
         base = 0 if p.operation == "delete_item" else int(median or 0)
         joins, cols, lsi, gsi = [], [], [], []
-        units = {"tw": (f"coalesce(size, {base})", WRITE_UNIT_BYTES, 1)}
+        units = {"tw": (f"coalesce(size, {base})", WRITE_UNIT_BYTES, 2 if pid in self.transactional else 1)}
         for k, (name, idx) in enumerate(self.spec.table.indexes.items()):
             ent = entries_table(self.scratch, self.spec, name)
             a = f"e{k}"
             joins.append(f" LEFT JOIN {ent} {a} ON {a}.pk = i.pk AND {a}.sk = i.sk")
             cols.append(f"{a}.epk AS epk{k}, {a}.esk AS esk{k}, CASE WHEN {a}.epk IS NOT NULL THEN {a}.esize END "
                         f"AS esize{k}")
-            units[f"w{k}"] = (f"esize{k}", WRITE_UNIT_BYTES, self._index_writes(p, name))    # no entry: none
+            writes = 0 if pid in self.checks else self._index_writes(p, name)
+            units[f"w{k}"] = (f"esize{k}", WRITE_UNIT_BYTES, writes)    # no entry: none
             (lsi if idx.type == "local" else gsi).append((k, name))
         extra = (", " + ", ".join(cols)) if cols else ""
+        failed = self._failed_conditions(pid, p, cand)
+        if failed:                 # a failed condition writes nothing and pays the item it met (at least 1 unit)
+            units["tf"] = ("coalesce(size, 0)", WRITE_UNIT_BYTES, 1)
+            joins.append(f" LEFT JOIN {failed} f ON f.cid = q.cid")
+            extra += ", f.cid IS NOT NULL AS failed"
         w = self._priced(f"w{pid}", f"SELECT q.cid, q.qpk, coalesce(q.qsk1, '') AS qsk, i.size{extra} FROM {cand} q "
                                     f"LEFT JOIN {self.cat} i ON i.pk = q.qpk AND i.sk = coalesce(q.qsk1, '')"
                                     f"{''.join(joins)}", units)
+        if failed:
+            for k, _ in lsi + gsi:
+                self.scratch.execute(f"UPDATE {w} SET w{k} = 0 WHERE failed")
+            self.scratch.execute(f"UPDATE {w} SET tw = tf WHERE failed")
         table_w = " + ".join(["tw", *(f"w{k}" for k, _ in lsi)])
         all_w = " + ".join(["tw", *(f"w{k}" for k, _ in lsi + gsi)])
         ex = self.scratch.execute
@@ -258,6 +286,33 @@ class CostTables:
                f"WHERE epk{k} IS NOT NULL", [name])
             ex(f"INSERT INTO {self.hits} SELECT {pid}, cid, ?, epk{k}, coalesce(esk{k}, '') || ' | ' || "
                f"qpk || ' / ' || qsk, 0, w{k} FROM {w} WHERE epk{k} IS NOT NULL", [name])
+
+    def _failed_conditions(self, pid: int, p: AccessPattern, cand: str) -> str | None:
+        """The candidates (``cid``) of a conditional write whose ConditionExpression fails on the item at their key,
+        evaluated as the dry run evaluates it (:func:`~blue_nb.patterns.matches`), in a scratch table; None when
+        none fails, when the pattern has no condition, when its condition's values take parameters (blue_nb then
+        assumes it passes: :attr:`assumed_pass`), and for a transaction's action (priced as committing)."""
+        if p.condition is None or pid in self.transactional:
+            return None
+        if p.condition.placeholders:
+            self.assumed_pass.add(p.name)
+            return None
+        names = p.key_condition.placeholders if p.key_condition else []
+        first = self.scratch.execute(f"SELECT {', '.join(ident('p_' + n) for n in names) or '1'} FROM {cand} "
+                                     "ORDER BY cid LIMIT 1")
+        if not first:
+            return None
+        try:                                     # the condition's values hold no parameter: bound once
+            req = bind(self.spec, p, dict(zip(names, map(str, first[0]))) if names else {})
+        except BlueNbError:
+            self.assumed_pass.add(p.name)
+            return None
+        main = ident(TableLayout.of(self.spec).table)
+        failed = [(cid,) for cid, data in self.scratch.execute(
+            f"SELECT q.cid, t.data FROM {cand} q LEFT JOIN {main} t ON t.pk = q.qpk AND t.sk = coalesce(q.qsk1, '') "
+            "ORDER BY q.cid") if not matches(req.condition, stored_item(data) if data is not None else {},
+                                             req.condition_values)]
+        return self.scratch.upload(f"fail{pid}", {"cid": "BIGINT"}, failed) if failed else None
 
     def _priced(self, base: str, select: str, units: dict[str, tuple[str, int, float]]) -> str:
         """The table ``select`` with a units column per ``units`` entry (name -> size SQL over the selected

@@ -18,7 +18,7 @@ their weights (``allc(pid, cid, qpk, w)``), the pattern rates (``pats``) and the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -29,11 +29,14 @@ from blue_nb.heat.load import (HOT_ITEMS, HOT_KEYS, Ranked, hot_items, load_by_p
 from blue_nb.heat.seconds import CallUnits, draw_calls
 from blue_nb.heat.workload import Candidates, build_candidates
 from blue_nb.layout import TableLayout
-from blue_nb.spec import Spec
+from blue_nb.spec import AccessPattern, Spec
 from blue_nb.stores.analytics import Scratch, frame, ident
 from blue_nb.stores.entries import entries_table
 
-__all__ = ["CALL_COLUMNS", "HeatModel", "PARTITION_COLUMNS", "Priced", "TIMELINE_COLUMNS"]
+__all__ = ["ACTION_PID", "CALL_COLUMNS", "HeatModel", "PARTITION_COLUMNS", "Priced", "TIMELINE_COLUMNS"]
+
+#: the pids of a transaction's or a batch's actions: ACTION_PID + 128 x (the pattern's place) + (the action's)
+ACTION_PID = 10_000
 
 PARTITION_COLUMNS = ["index", "pk", "items", "bytes", "rcu_per_s", "wcu_per_s", "consumed_throughput_units",
                      "patterns"]
@@ -60,6 +63,7 @@ class HeatModel:
         self.candidates: dict[int, Candidates] = {}
         self.rates: dict[int, float] = {}
         self.names: dict[int, str] = {}
+        self.secondary: set[int] = set()    # a transaction's or batch's actions after its first: no call of their own
         self.allc = scratch.create_as("allc", "SELECT 0::INT AS pid, 0::BIGINT AS cid, ''::TEXT AS qpk, "
                                               "0.0::DOUBLE AS w LIMIT 0")
         self.pats = ""
@@ -75,7 +79,27 @@ class HeatModel:
         for pid, p in enumerate(self.spec.access_patterns):
             if only_with_rate and not p.rate_per_second:
                 continue
+            if p.is_composite:
+                self.price_actions(pid, p)
+                continue
             self.price(pid, p.name, p.rate_per_second, build_candidates(self.scratch, self.spec, p, tag=str(pid)))
+
+    def price_actions(self, pid: int, p: AccessPattern) -> None:
+        """A transaction or a batch: each action priced as its own pattern (its candidates drawn by the enclosing
+        pattern's key distribution) at the enclosing pattern's rate, under the enclosing pattern's name; its
+        first action counts the calls (the others add their units to them)."""
+        for j, a in enumerate(p.actions):
+            apid = ACTION_PID + 128 * pid + j
+            called = replace(self.spec.pattern(a.pattern), key_distribution=p.key_distribution,
+                             rate_per_second=p.rate_per_second)
+            if p.operation.startswith("transact_"):
+                self.costs.transactional.add(apid)
+            if a.check:
+                self.costs.checks.add(apid)
+            if j:
+                self.secondary.add(apid)
+            self.price(apid, p.name, p.rate_per_second, build_candidates(self.scratch, self.spec, called,
+                                                                          tag=f"a{apid}"))
 
     def price(self, pid: int, name: str, rate: float, c: Candidates) -> None:
         """Register the candidates of one (pattern, pid) with its rate, and price them."""
@@ -183,6 +207,19 @@ class HeatModel:
                                  f"FROM {table} GROUP BY name, idx ORDER BY name, idx",
                      ["pattern", "index", "pk", "wcu_per_s", "rcu_pk", "rcu_per_s"])
 
+    def transaction_items(self) -> pd.DataFrame:
+        """Per item a transaction touches: ``pattern, item, calls_per_s`` - how many of that pattern's
+        transactions a second reach it on average (over every action that names it), most first."""
+        pids = sorted(self.costs.transactional)
+        if not pids:
+            return pd.DataFrame(columns=["pattern", "item", "calls_per_s"])
+        pats = self._pats()
+        return frame(self.store, f"SELECT p.name, h.pk || ' / ' || h.item AS item, sum(p.rate * c.w) AS calls "
+                                 f"FROM {self.costs.hits} h JOIN {self.allc} c ON c.pid = h.pid AND c.cid = h.cid "
+                                 f"JOIN {pats} p ON p.pid = h.pid WHERE h.idx = 'table' AND h.pid IN "
+                                 f"({', '.join(str(int(p)) for p in pids)}) GROUP BY ALL ORDER BY calls DESC, 1, 2",
+                     ["pattern", "item", "calls_per_s"])
+
     def hot_items(self, n: int = HOT_ITEMS, partitions: int = HOT_KEYS) -> pd.DataFrame:
         """The hottest single items (and index entries) of the ``partitions`` hottest keys and of every
         key over half a limit: ``index, pk, item, rcu_per_s, wcu_per_s``; the top ``n`` of them, plus
@@ -224,10 +261,11 @@ class HeatModel:
         names, lut = self._pattern_codes()
         pid = pid.astype(np.int64)
         code, k = lut[pid], len(names)
-        count, per_s = np.bincount(code, minlength=k), np.bincount(code, calls, k)
+        own = ~np.isin(pid, list(self.secondary))       # a transaction's or batch's calls: its first action's
+        count, per_s = np.bincount(code, own, k).astype(np.int64), np.bincount(code, calls * own, k)
         rcu_s, wcu_s, items_s = (load_per(code, calls, u, k) for u in (rcu, wcu, items))
         first, most = np.full(k, np.iinfo(np.int64).max), np.zeros(k, dtype=pages.dtype)
-        np.minimum.at(first, code, pid % 1000)
+        np.minimum.at(first, code, np.where(pid >= ACTION_PID, (pid - ACTION_PID) // 128, pid % 1000))
         np.maximum.at(most, code, pages)
         o = [j for j in sorted(range(k), key=lambda j: (first[j], names[j])) if count[j]]
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -263,7 +301,13 @@ class HeatModel:
     def priced(self) -> "Priced":
         """What pricing the patterns found, for the monthly bill (:func:`~blue_nb.pricing.monthly_bill`)."""
         costs = self.pattern_costs() if self.rates else pd.DataFrame(columns=["pattern"])
-        return Priced(costs, self.index_writes(), {self.names[pid]: pid for pid in self.rates})
+        writes = self.index_writes()
+        modelled = {self.names[pid]: pid for pid in sorted(self.rates, reverse=True) if pid not in self.secondary}
+        for pid in self.secondary:                  # a transaction's or batch's index writes: all its actions'
+            first = modelled[self.names[pid]]
+            for index, units in writes.get(pid, {}).items():
+                writes.setdefault(first, {})[index] = writes.get(first, {}).get(index, 0.0) + units
+        return Priced(costs, writes, modelled)
 
     def rate_frames(self) -> dict[str, pd.DataFrame]:
         """The per-candidate inputs of :class:`blue_nb.heat.rates.RateModel` (fetched once, then numpy):

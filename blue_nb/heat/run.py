@@ -10,7 +10,7 @@ from blue_nb.heat.logs import price_log, read_access_log
 from blue_nb.heat.model import HeatModel
 from blue_nb.heat.result import HeatReport, skew
 from blue_nb.heat.rates import RateModel
-from blue_nb.heat.throttle import monotonic_findings, table_capacity, throttle_findings
+from blue_nb.heat.throttle import monotonic_findings, table_capacity, throttle_findings, transaction_findings
 from blue_nb.rules import RULES, Finding, Findings
 from blue_nb.sizes import ATTR_SAMPLE, entity_size_stats, size_findings, size_frames
 from blue_nb.spec import Spec
@@ -27,6 +27,7 @@ def _findings(spec: Spec, model: HeatModel, partitions, timeline, hot, drivers, 
               scratch: Scratch) -> tuple[list[Finding], dict]:
     found = throttle_findings(spec, partitions, timeline, hot, drivers, seconds)
     found += monotonic_findings(spec, model.pattern_peaks())
+    found += transaction_findings(spec, model.transaction_items())
     found += size_findings(scratch, spec)
     table, capacity = table_capacity(spec, timeline, seconds)
     return found + capacity, table

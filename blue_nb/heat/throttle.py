@@ -24,12 +24,12 @@ import pandas as pd
 
 from blue_nb.printing import number
 from blue_nb.rules import RULES, Finding
-from blue_nb.rules.heat_rules import EVIDENCE, WARN_FRACTION
+from blue_nb.rules.heat_rules import EVIDENCE, TRANSACTION_ITEM_RATE, WARN_FRACTION
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 from blue_nb.spec import Placeholder, Spec
 
 __all__ = ["BURST_SECONDS", "ERROR_OVERLOAD", "FEW_KEYS", "MONOTONIC_FRACTION",
-           "throttle_findings", "monotonic_findings", "per_key_peaks", "peaks_of", "table_capacity",
+           "throttle_findings", "monotonic_findings", "transaction_findings", "per_key_peaks", "peaks_of", "table_capacity",
            "table_capacity_of", "is_time_like"]
 
 BURST_SECONDS = 300
@@ -308,6 +308,29 @@ def monotonic_findings(spec: Spec, drivers_peak: pd.DataFrame) -> list[Finding]:
                "key's range, so adaptive capacity cannot split the writes over partitions")
         out.append(RULES["MONOTONIC-WRITES"].finding(
             where, msg, hint=_HINTS["monotonic"], evidence=[f"{r.pk}: {number(r.wcu_per_s, None)} WCU/s from {name}"]))
+    return out
+
+
+def transaction_findings(spec: Spec, items: pd.DataFrame) -> list[Finding]:
+    """TRANSACTION-HOT-ITEM: per transaction pattern, the items its calls reach at least
+    :data:`~blue_nb.rules.heat_rules.TRANSACTION_ITEM_RATE` times a second (``items``:
+    :meth:`~blue_nb.heat.model.HeatModel.transaction_items`)."""
+    out = []
+    hot = items[items["calls_per_s"] >= TRANSACTION_ITEM_RATE]
+    for name, rows in hot.groupby("pattern", sort=False):
+        i = next(k for k, p in enumerate(spec.access_patterns) if p.name == name)
+        top = rows.iloc[0]
+        p = spec.access_patterns[i]
+        share = top.calls_per_s / p.rate_per_second if p.rate_per_second else 1.0
+        out.append(RULES["TRANSACTION-HOT-ITEM"].finding(
+            f"access_patterns[{i}].actions",
+            f"{number(top.calls_per_s, trim=True)} of {name}'s {number(p.rate_per_second, trim=True)} transactions a second "
+            f"({share:.0%}) touch item {top['item']!r} ({len(rows)} item(s) at >= {TRANSACTION_ITEM_RATE}/s): "
+            "transactions on one item at once conflict, and DynamoDB cancels them (TransactionConflict)",
+            hint="keep the shared item out of the transaction (update it on its own after the transaction, or "
+                 "count with ADD in a separate call), or spread it over several items (a counter split into "
+                 "shards: COUNTER#{n} with n drawn at random, summed when read)",
+            evidence=[f"{r['item']}: {number(r.calls_per_s, trim=True)} transactions/s" for _, r in rows.head(EVIDENCE).iterrows()]))
     return out
 
 

@@ -20,7 +20,7 @@ from blue_nb.errors import ItemError, QueryError, TemplateError
 from blue_nb.items.values import to_wire, validate_number
 from blue_nb.patterns.projection import index_attributes, needs_fetch, resolve_select
 from blue_nb.printing import short
-from blue_nb.spec import ATTRIBUTE_TYPES, AccessPattern, KeyTemplate, Spec
+from blue_nb.spec import ATTRIBUTE_TYPES, SEGMENT_PARAMETER, AccessPattern, KeyTemplate, Spec
 from blue_nb.spec.expressions import Between, Function, Value, condition_nodes, parse_path, parse_update
 from blue_nb.spec.refusals import refusal
 
@@ -78,6 +78,8 @@ class KeyRequest:
     start_key: Mapping[str, Any] | None = None    # ExclusiveStartKey: read on after this key
     update: tuple = ()               # an update_item's UpdateExpression actions (blue_nb.spec.expressions)
     update_values: Mapping[str, Any] = field(default_factory=dict)
+    segment: int | None = None       # a parallel scan's Segment (0 to total_segments - 1), or None
+    total_segments: int | None = None
 
     @property
     def is_read(self) -> bool:
@@ -170,6 +172,8 @@ def bind(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | N
                 table_keys=(t.partition_key, t.sort_key), table_key_types=(t.partition_key_type, t.sort_key_type),
                 params=dict(params), select=select, paths=paths,
                 fetch=needs_fetch(index.type if index is not None else "table", select, paths, held))
+    if p.total_segments:
+        base.update(segment=_segment(p, params[SEGMENT_PARAMETER]), total_segments=p.total_segments)
     kc = p.key_condition
     if kc is None:
         if p.filter is not None:
@@ -197,6 +201,21 @@ def bind(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | N
         base.update(condition=p.condition.tree, condition_values=_filter_values(p, params, "condition"),
                     return_old_on_failure=p.return_values_on_condition_check_failure == "ALL_OLD")
     return KeyRequest(**base, pk_value=pk_value, sk_op=sk_op, sk_values=sk_values)
+
+
+def _segment(p: AccessPattern, text: Any) -> int:
+    """A parallel scan's Segment from its parameter, refused in DynamoDB's words out of 0 .. TotalSegments - 1."""
+    where = f"access_patterns.{p.name}.total_segments"
+    try:
+        segment = int(str(text))
+    except ValueError:
+        raise QueryError(f"the Segment of {p.name} is a whole number, not {text!r}", where=where,
+                         hint=f"give --param segment=N with N from 0 to {p.total_segments - 1}") from None
+    if not 0 <= segment < p.total_segments:
+        raise QueryError(f"DynamoDB refuses {p.name}: The Segment parameter is zero-based and must be less than "
+                         f"parameter TotalSegments: Segment: {segment} is out of bounds for TotalSegments: "
+                         f"{p.total_segments}", where=where, hint=f"give a segment from 0 to {p.total_segments - 1}")
+    return segment
 
 
 _SET_OF = {"SS": "S", "NS": "N", "BS": "B"}

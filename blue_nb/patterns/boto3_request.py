@@ -125,6 +125,8 @@ def boto3_request(req: KeyRequest, *, item: Mapping[str, Any] | None = None,
         kw["ConsistentRead"] = req.consistent and req.index_type != "global"
         if req.limit:
             kw["Limit"] = req.limit
+        if req.total_segments:
+            kw.update(Segment=req.segment, TotalSegments=req.total_segments)
         if exclusive_start_key:
             kw["ExclusiveStartKey"] = item_to_wire(exclusive_start_key)
         return op, kw

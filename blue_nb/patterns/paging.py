@@ -11,6 +11,7 @@ for every backend.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from operator import itemgetter
@@ -18,6 +19,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 from blue_nb.printing import Fields
 from blue_nb.items.values import item_to_wire
+from blue_nb.layout import stored_key
 from blue_nb.patterns.bind import KeyRequest, projection_of, sk_matches, sort_value
 from blue_nb.patterns.filters import matches
 from blue_nb.patterns.projection import project_paths
@@ -25,7 +27,7 @@ from blue_nb.patterns.plan import Plan
 from blue_nb.sizing import PAGE_BYTES, item_size, query_read_units, read_units
 from blue_nb.spec import Spec
 
-__all__ = ["Page", "ReadResult", "index_entry", "key_order", "pages_of", "paginate", "project", "read_page",
+__all__ = ["Page", "ReadResult", "index_entry", "key_order", "pages_of", "paginate", "project", "read_page", "segment_of",
            "sizing_request", "after_key"]
 
 T = TypeVar("T")
@@ -193,6 +195,15 @@ def pages_of(entries: Iterable[T], size: Callable[[T], int] | None, limit: int |
     yield page, sizes, False
 
 
+def segment_of(pk_value: Any, total_segments: int) -> int:
+    """The segment of a parallel scan that reads the items of partition key value ``pk_value``: blue_nb's split
+    of the hash space into ``total_segments`` equal ranges (the MD5 of the key as stored, its first 8 bytes as a
+    number), so every item of one partition key is in one segment, each item in exactly one, and the segments
+    together are the whole scan. DynamoDB's own hash is not published, so its segments hold other items."""
+    digest = hashlib.md5(stored_key(pk_value).encode("utf-8")).digest()
+    return (int.from_bytes(digest[:8], "big") * total_segments) >> 64
+
+
 def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
              max_pages: int | None = None, *, follow: bool = False) -> ReadResult:
     """(item, table item size) pairs, already in key order and matching the key condition -> pages.
@@ -217,6 +228,9 @@ def paginate(plan: Plan, items: Iterable[tuple[dict[str, Any], int]],
     """
     req = plan.request
     whole = req.index_type == "table" or req.projection == "all" or req.fetch
+    if req.total_segments:                             # a parallel scan reads its segment's items only
+        items = ((item, size) for item, size in items
+                 if segment_of(item.get(req.pk_attr), req.total_segments) == req.segment)
     if req.operation == "get_item":
         found = [(item, size) for item, size in items][:1]
         size = found[0][1] if found else 0

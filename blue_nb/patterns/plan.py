@@ -15,14 +15,14 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
-from blue_nb.errors import QueryError
+from blue_nb.errors import QueryError, TemplateError
 from blue_nb.patterns.bind import KeyRequest, bind
 from blue_nb.patterns.boto3_request import boto3_request
 from blue_nb.layout import TableLayout
 from blue_nb.patterns.sql import Statement, read_sql
-from blue_nb.spec import AccessPattern, Spec
+from blue_nb.spec import AccessPattern, KeyTemplate, Spec
 
-__all__ = ["BACKENDS", "Plan", "plan", "show_boto3"]
+__all__ = ["ACTION_KINDS", "ActionsPlan", "BACKENDS", "Plan", "plan", "plan_actions", "show_boto3"]
 
 BACKENDS = ("sqlite", "duckdb")
 
@@ -85,7 +85,7 @@ class Plan:
         write, or a read whose order is made after the SQL: a number or binary key, :func:`key_order`).
         The pages are :func:`~blue_nb.patterns.paginate`'s: one per call with a Limit, ``max_pages`` caps."""
         req = self.request
-        if req.operation not in ("query", "scan") or req.limit is None or req.start_key:
+        if req.operation not in ("query", "scan") or req.limit is None or req.start_key or req.total_segments:
             return None
         if not req.ordered_in_sql:
             return None
@@ -116,8 +116,14 @@ class Plan:
 def plan(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | None = None, *,
          start: Mapping[str, Any] | None = None) -> Plan:
     """Bind ``pattern`` to ``params`` and plan it for every store and for DynamoDB; ``start``: a query's or
-    scan's ExclusiveStartKey (a page's ``last_evaluated_key``), to read on from there."""
+    scan's ExclusiveStartKey (a page's ``last_evaluated_key``), to read on from there. A transaction or a
+    batch is planned by :func:`plan_actions` (an :class:`ActionsPlan`)."""
     p = spec.pattern(pattern) if isinstance(pattern, str) else pattern
+    if p.is_composite:
+        if start:
+            raise QueryError(f"{p.name} is a {p.operation}: only a query or a scan starts from a key",
+                             where=f"access_patterns.{p.name}", hint="leave out the start key")
+        return plan_actions(spec, p, params)  # type: ignore[return-value]
     req = bind(spec, p, params)
     if start:
         if req.operation not in ("query", "scan"):
@@ -131,3 +137,120 @@ def plan(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | N
     layout = TableLayout.of(spec)
     return Plan(spec, req, layout, {b: read_sql(layout, req, b) for b in BACKENDS},
                 boto3_request(req, exclusive_start_key=req.start_key), p)
+
+
+#: each composite operation's name for its actions in the boto3 request (a transaction's items; a batch's requests)
+ACTION_KINDS = {"put_item": "Put", "update_item": "Update", "delete_item": "Delete", "get_item": "Get"}
+#: DynamoDB's words when one request names an item twice
+_DUPLICATE = {"transact_write_items": "Transaction request cannot include multiple operations on one item",
+              "transact_get_items": "Transaction request cannot include multiple operations on one item",
+              "batch_get_item": "Provided list of item keys contains duplicates",
+              "batch_write_item": "Provided list of item keys contains duplicates"}
+
+
+@dataclass(frozen=True, eq=False)
+class ActionsPlan:
+    """One call of a transaction or a batch (TransactWriteItems, TransactGetItems, BatchGetItem,
+    BatchWriteItem): the :class:`Plan` of each action, in order, and the one boto3 request that sends them.
+
+    A store runs every action's statement in one SQL transaction (``BEGIN`` .. ``COMMIT``), so the actions
+    see one state of the table; ``checks[i]``: action ``i`` is a ConditionCheck (its key and condition only).
+    """
+
+    spec: Spec
+    pattern: AccessPattern
+    plans: tuple[Plan, ...]
+    checks: tuple[bool, ...]
+
+    @property
+    def operation(self) -> str:
+        return self.pattern.operation
+
+    @property
+    def is_read(self) -> bool:
+        """A TransactGetItems or a BatchGetItem."""
+        return self.operation in ("transact_get_items", "batch_get_item")
+
+    @property
+    def is_transaction(self) -> bool:
+        return self.operation.startswith("transact_")
+
+    def statements(self, backend: str) -> list[Statement]:
+        """The statement of each action, in order, for a store of kind ``backend``."""
+        return [p.statement(backend) for p in self.plans]
+
+    def show_sql(self, backend: str = "sqlite", max_pages: int | None = None, follow: bool = False) -> str:
+        """Every action's statement, as a reader sees it, inside the one SQL transaction a store runs."""
+        body = "\n".join(f"-- action {i}: {p.request.pattern}" + (" (ConditionCheck)" if c else "") + "\n"
+                         + st.show() for i, (p, c, st) in enumerate(zip(self.plans, self.checks,
+                                                                          self.statements(backend))))
+        return f"BEGIN;\n{body}\nCOMMIT;"
+
+    @property
+    def boto3(self) -> tuple[str, dict[str, Any]]:
+        return self.boto3_for()
+
+    def show_boto3(self, items: list[Mapping[str, Any] | None] | None = None) -> str:
+        """The boto3 request; each put or update shown with its item in ``items`` (the dry run's)."""
+        return show_boto3(*self.boto3_for(items))
+
+    def boto3_for(self, items: list[Mapping[str, Any] | None] | None = None) -> tuple[str, dict[str, Any]]:
+        """The boto3 request that sends every action at once; ``items[i]``: the item action ``i`` puts."""
+        calls = [p.boto3_for(items[i] if items else None)[1] for i, p in enumerate(self.plans)]
+        op, table = self.operation, self.spec.table_name
+        if op == "transact_write_items":
+            out = []
+            for p, check, kw in zip(self.plans, self.checks, calls):
+                if check:
+                    kw = {k: v for k, v in kw.items() if k in ("TableName", "Key", "ConditionExpression",
+                          "ExpressionAttributeNames", "ExpressionAttributeValues", "ReturnValuesOnConditionCheckFailure")}
+                    kw["ExpressionAttributeNames"] = {a: n for a, n in kw.get("ExpressionAttributeNames", {}).items()
+                                                      if a in kw["ConditionExpression"]}
+                    kw["ExpressionAttributeValues"] = {a: v for a, v in kw.get("ExpressionAttributeValues", {}).items()
+                                                       if a in kw["ConditionExpression"]}
+                    out.append({"ConditionCheck": {k: v for k, v in kw.items() if v != {}}})
+                else:
+                    out.append({ACTION_KINDS[p.request.operation]: kw})
+            return op, {"TransactItems": out, "ReturnConsumedCapacity": "INDEXES"}
+        if op == "transact_get_items":
+            return op, {"TransactItems": [{"Get": {k: v for k, v in kw.items() if k != "ConsistentRead"}}
+                                          for kw in calls], "ReturnConsumedCapacity": "INDEXES"}
+        if op == "batch_get_item":
+            first = {k: v for k, v in calls[0].items() if k not in ("TableName", "Key")}
+            return op, {"RequestItems": {table: {"Keys": [kw["Key"] for kw in calls], **first}},
+                        "ReturnConsumedCapacity": "INDEXES"}
+        return op, {"RequestItems": {table: [{"PutRequest": {"Item": kw["Item"]}} if "Item" in kw
+                                             else {"DeleteRequest": {"Key": kw["Key"]}} for kw in calls]},
+                    "ReturnConsumedCapacity": "INDEXES"}
+
+
+def plan_actions(spec: Spec, pattern: AccessPattern | str, params: Mapping[str, Any] | None = None) -> ActionsPlan:
+    """Plan a transaction's or a batch's actions with ``params`` (each action's parameters are key templates
+    over them); an item named twice is refused in DynamoDB's words."""
+    p = spec.pattern(pattern) if isinstance(pattern, str) else pattern
+    where = f"access_patterns.{p.name}"
+    params = {k: v for k, v in (params or {}).items() if v is not None and v != ""}
+    unknown = [n for n in params if n not in p.parameters]
+    missing = [n for n in p.parameters if n not in params]
+    if unknown or missing:
+        raise QueryError(f"pattern {p.name!r} " + (f"has no parameter {', '.join(map(repr, unknown))}" if unknown
+                                                   else f"needs {', '.join(missing)}"), where=where,
+                         hint="its parameters: " + (", ".join(p.parameters) or "none"))
+    plans, seen = [], {}
+    for i, a in enumerate(p.actions):
+        at = f"{where}.actions[{i}].params"
+        try:
+            sub = {n: KeyTemplate(text, where=f"{at}.{n}").render(params, f"{at}.{n}") for n, text in a.params.items()}
+        except TemplateError as e:
+            raise QueryError(e.msg, where=e.where, hint=e.hint, cause=e) from e
+        one = plan(spec, a.pattern, sub)
+        req = one.request
+        key = (req.pk_value, req.sk_values[0] if req.sk_attr and req.sk_values else None)
+        if key in seen:
+            shown = ", ".join(f"{n}={v!r}" for n, v in zip((req.pk_attr, req.sk_attr), key) if n)
+            raise QueryError(f"DynamoDB refuses {p.name}: {_DUPLICATE[p.operation]} (actions {seen[key]} and {i} "
+                             f"both name {shown})", where=f"{where}.actions[{i}]",
+                             hint="give each action its own item: one action per item in a request")
+        seen[key] = i
+        plans.append(one)
+    return ActionsPlan(spec, p, tuple(plans), tuple(a.check for a in p.actions))

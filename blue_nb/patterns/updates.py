@@ -12,9 +12,11 @@ set, DELETE takes elements out of a set (an emptied set is removed). What Dynamo
 from __future__ import annotations
 
 import copy
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from typing import Any, Mapping
 
+from blue_nb.errors import ItemError
+from blue_nb.items.values import validate_number
 from blue_nb.patterns.filters import MISSING, type_tag
 from blue_nb.spec.expressions import Arith, Path, UpdateAction, UpdateFunction, Value
 
@@ -41,6 +43,18 @@ def _get(item: Mapping[str, Any], path: Path) -> Any:
     return node
 
 
+def _number(a: Decimal, b: Decimal) -> Decimal:
+    """``a + b`` exactly (not in Python's 28-digit context, which would round), refused when the sum is no number
+    DynamoDB stores (more than 38 significant digits, or a magnitude out of its range)."""
+    with localcontext() as ctx:
+        ctx.prec = 400                       # 1E+125 + 1E-130 exactly: 256 digits
+        total = a + b
+    try:
+        return validate_number(total)
+    except ItemError as e:
+        raise UpdateRefused(f"the result of the arithmetic is no number DynamoDB stores: {e.msg}") from e
+
+
 def _value(node: Any, old: Mapping[str, Any], values: Mapping[str, Any]) -> Any:
     if isinstance(node, Value):
         return values[node.name]
@@ -53,7 +67,7 @@ def _value(node: Any, old: Mapping[str, Any], values: Mapping[str, Any]) -> Any:
         a, b = _value(node.left, old, values), _value(node.right, old, values)
         if type_tag(a) != "N" or type_tag(b) != "N":
             raise UpdateRefused(WRONG_TYPE)
-        return Decimal(a) + Decimal(b) if node.op == "+" else Decimal(a) - Decimal(b)
+        return _number(Decimal(a), Decimal(b) if node.op == "+" else -Decimal(b))
     assert isinstance(node, UpdateFunction)
     if node.name == "if_not_exists":
         got = _get(old, node.args[0])
@@ -119,7 +133,7 @@ def apply_update(old: Mapping[str, Any] | None, key: Mapping[str, Any], actions:
             tag = type_tag(given)
             if a.clause == "ADD":
                 if tag == "N" and (have is MISSING or type_tag(have) == "N"):
-                    _set(item, a.path, (Decimal(0) if have is MISSING else Decimal(have)) + Decimal(given))
+                    _set(item, a.path, _number(Decimal(0) if have is MISSING else Decimal(have), Decimal(given)))
                 elif tag in ("SS", "NS", "BS") and (have is MISSING or type_tag(have) == tag):
                     _set(item, a.path, set(given) | (set() if have is MISSING else set(have)))
                 else:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from blue_nb.rules.registry import define
 
 __all__ = ["HOT_PARTITION", "HOT_INDEX_PARTITION", "PARTITION_SIZE", "MONOTONIC_WRITES", "ITEM_SIZE_NEAR_LIMIT",
-           "TABLE_CAPACITY", "FILTER_DISCARDS", "HEAT_MODEL", "EVIDENCE", "WARN_FRACTION", "FILTER_KEEP_SHARE", "FILTER_MIN_READ"]
+           "TABLE_CAPACITY", "FILTER_DISCARDS", "TRANSACTION_HOT_ITEM", "UPDATE_NEAR_ITEM_LIMIT", "HEAT_MODEL", "EVIDENCE",
+           "WARN_FRACTION", "FILTER_KEEP_SHARE", "FILTER_MIN_READ", "TRANSACTION_ITEM_RATE"]
 
 #: the share of a limit from which a heat finding warns: a key at >= 80% of a partition's RCU or WCU on average
 #: has no headroom left (HOT-PARTITION, HOT-INDEX-PARTITION), nor an item collection at >= 80% of 10 GB
@@ -21,6 +22,9 @@ WARN_FRACTION = 0.8
 FILTER_KEEP_SHARE = 0.5
 #: ... on a call that reads at least this many items (a filter over a handful of items wastes little)
 FILTER_MIN_READ = 10
+#: TRANSACTION-HOT-ITEM: transactions per second on one item from which they collide (a transaction holds its
+#: items for its two phases, tens of milliseconds: at 10 a second on one item, overlaps are the rule)
+TRANSACTION_ITEM_RATE = 10
 #: the evidence lines a heat finding lists: its largest cases
 EVIDENCE = 5
 
@@ -41,5 +45,12 @@ TABLE_CAPACITY = define("TABLE-CAPACITY", "error", "a provisioned table's total 
 FILTER_DISCARDS = define("FILTER-DISCARDS", "warning", "a hot pattern whose filter drops most of what it reads, "
                          "measured by running it on the data: the share it returns, the dollars a month it pays for "
                          "items it drops, and the key that would read only what it returns", source="heat")
+TRANSACTION_HOT_ITEM = define("TRANSACTION-HOT-ITEM", "warning", "transactions that touch one item 10 or more "
+                              "times a second on average: two transactions on one item at once conflict, and DynamoDB "
+                              "cancels one (TransactionCanceledException, reason TransactionConflict) or refuses a "
+                              "write to it meanwhile", source="heat")
+UPDATE_NEAR_ITEM_LIMIT = define("UPDATE-NEAR-ITEM-LIMIT", "warning", "an update that can grow items (SET, list_append, "
+                                "ADD) of an entity that has items at >= 90% of 409,600 bytes in the data: the update "
+                                "that takes one past the limit is refused", source="heat")
 HEAT_MODEL = define("HEAT-MODEL", "info", "the partition heat model could not run on the data (validate goes on "
                     "without the heat findings)", source="heat")

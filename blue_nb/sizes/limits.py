@@ -13,14 +13,48 @@ from blue_nb.rules.heat_rules import EVIDENCE, WARN_FRACTION
 from blue_nb.sizing import (MAX_ITEM_BYTES, PARTITION_BYTES, PARTITION_RCU, PARTITION_WCU, STORAGE_OVERHEAD,
                             read_units, write_units)
 from blue_nb.spec import Spec
+from blue_nb.spec.expressions import UpdateFunction, parse_update, path_text
 from blue_nb.stores.analytics import Scratch, ident
 
 __all__ = ["size_findings"]
 
 
 def size_findings(scratch: Scratch, spec: Spec) -> list[Finding]:
-    """PARTITION-SIZE and ITEM-SIZE-NEAR-LIMIT from the catalog, in SQL."""
-    return _partition_size(scratch, spec) + _near_limit(scratch, spec)
+    """PARTITION-SIZE, ITEM-SIZE-NEAR-LIMIT and UPDATE-NEAR-ITEM-LIMIT from the catalog, in SQL."""
+    return _partition_size(scratch, spec) + _near_limit(scratch, spec) + _update_growth(scratch, spec)
+
+
+def _update_growth(scratch: Scratch, spec: Spec) -> list[Finding]:
+    """UPDATE-NEAR-ITEM-LIMIT: an update pattern whose expression can grow an item (a SET, an ADD) on an entity
+    with items at >= 90% of the item limit in the data: the headroom left is what one more update may add."""
+    cat = ident(TableLayout.of(spec).catalog)
+    out = []
+    for i, p in enumerate(spec.access_patterns):
+        if p.operation != "update_item" or p.update is None:
+            continue
+        grows = [a for a in parse_update(p.update.expression) if a.clause in ("SET", "ADD")]
+        if not grows:
+            continue
+        appends = any(isinstance(a.value, UpdateFunction) and a.value.name == "list_append" for a in grows)
+        for entity in p.entities:
+            rows = scratch.execute(f"SELECT count(*), max(size), arg_max(pk || ' / ' || sk, size) FROM {cat} "
+                                   f"WHERE entity = ? AND size >= {NEAR_LIMIT_BYTES}", (entity,))
+            n, biggest, key = rows[0]
+            if not n:
+                continue
+            left = max(MAX_ITEM_BYTES - biggest, 0)
+            paths = ", ".join(dict.fromkeys(path_text(a.path, str) for a in grows))
+            out.append(RULES["UPDATE-NEAR-ITEM-LIMIT"].finding(
+                f"access_patterns[{i}].update",
+                f"{p.name} can grow {entity} items ({paths}{': list_append only ever grows a list' if appends else ''}) "
+                f"and {n:,} of them are at >= 90% of {MAX_ITEM_BYTES:,} bytes; the largest ({key}) is {biggest:,} "
+                f"bytes, {left:,} bytes from the limit: the update that takes an item past it is refused (Item size "
+                "to update has exceeded the maximum allowed size), and each write of such an item costs "
+                f"{write_units(min(biggest, MAX_ITEM_BYTES))} WCU",
+                hint="keep what grows out of the item: one item per appended element (a sort key per entry) or a "
+                     "pointer to S3 for large values; or cap the list and move old entries out",
+                evidence=[f"{key}: {biggest:,} bytes ({left:,} left)", f"the update: {p.update.expression}"]))
+    return out
 
 
 def _partition_size(scratch: Scratch, spec: Spec) -> list[Finding]:

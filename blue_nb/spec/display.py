@@ -57,7 +57,9 @@ def key_condition_text(kc, pk: str = "pk", sk: str | None = "sk") -> str:
 
 def pattern_condition_text(spec, p) -> str:
     """:func:`key_condition_text` of pattern ``p`` with the key names of the index it runs on
-    (a scan of an index reads ``(whole index)``)."""
+    (a scan of an index reads ``(whole index)``; a transaction or a batch: its actions, ``put_x + update_y``)."""
+    if p.actions:
+        return " + ".join(("check " if a.check else "") + a.pattern for a in p.actions)
     if p.key_condition is None:
         return "(whole table)" if p.index == "table" else "(whole index)"
     return key_condition_text(p.key_condition, *_pattern_keys(spec, p))

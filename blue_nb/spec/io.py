@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from blue_nb.errors import Problem, SpecError
-from blue_nb.spec.model import (RULE_PROFILES, SK_OPERATORS, AccessPattern, Entity, Filter, Index, Join, KeyCondition,
+from blue_nb.spec.model import (RULE_PROFILES, SK_OPERATORS, AccessPattern, Action, Entity, Filter, Index, Join, KeyCondition,
                                 Spec, Table, line_of)
 from blue_nb.spec.schema import structure_problems
 from blue_nb.spec.validate import semantic_problems
@@ -233,6 +233,9 @@ def _pattern(p: dict[str, Any]) -> AccessPattern:
         scan_forward=p.get("scan_forward", True), hot=p.get("hot", False),
         rate_per_second=p.get("rate_per_second", 0), key_distribution=p.get("key_distribution", "uniform"),
         joins=[Join(pattern=j["pattern"], params=dict(j.get("params") or {})) for j in p.get("joins") or []],
+        actions=[Action(pattern=a["pattern"], params=dict(a.get("params") or {}), check=a.get("check", False))
+                 for a in p.get("actions") or []],
+        total_segments=p.get("total_segments"),
         filter=Filter(expression=p["filter"]["expression"], values=dict(p["filter"].get("values") or {}))
         if p.get("filter") else None,
         select=p.get("select"), projection=list(p.get("projection") or []),

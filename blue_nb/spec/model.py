@@ -17,13 +17,21 @@ from blue_nb.spec.templates import KeyTemplate
 
 __all__ = [
     "READ_OPERATIONS", "WRITE_OPERATIONS", "OPERATIONS", "SK_OPERATORS", "ATTRIBUTE_TYPES", "KEY_TYPES", "RULE_PROFILES",
-    "MAX_CAPACITY_UNITS", "MAX_RATE", "SELECTS", "Index", "Table", "Entity", "KeyCondition", "Filter", "Join",
-    "AccessPattern", "Spec", "line_of",
+    "MAX_CAPACITY_UNITS", "MAX_RATE", "SELECTS", "ACTION_OPERATIONS", "ACTION_LIMITS", "SEGMENT_PARAMETER", "MAX_TOTAL_SEGMENTS", "Index", "Table", "Entity",
+    "KeyCondition", "Filter", "Join", "Action", "AccessPattern", "Spec", "line_of",
 ]
 
 READ_OPERATIONS = ("get_item", "query", "scan")
 WRITE_OPERATIONS = ("put_item", "update_item", "delete_item")
-OPERATIONS = READ_OPERATIONS + WRITE_OPERATIONS
+#: a pattern made of other patterns' calls, sent as one request (DynamoDB's operations, as boto3 names them)
+ACTION_OPERATIONS = ("transact_write_items", "transact_get_items", "batch_get_item", "batch_write_item")
+#: the parameter that gives a parallel scan's Segment (0 to total_segments - 1)
+SEGMENT_PARAMETER = "segment"
+#: DynamoDB's most TotalSegments
+MAX_TOTAL_SEGMENTS = 1_000_000
+#: the most actions one request of each may carry (DynamoDB's limits: 100 per transaction, 100 keys, 25 writes)
+ACTION_LIMITS = {"transact_write_items": 100, "transact_get_items": 100, "batch_get_item": 100, "batch_write_item": 25}
+OPERATIONS = READ_OPERATIONS + WRITE_OPERATIONS + ACTION_OPERATIONS
 SK_OPERATORS = ("sk", "sk_begins_with", "sk_between", "sk_lt", "sk_lte", "sk_gt", "sk_gte")
 ATTRIBUTE_TYPES = ("S", "N", "B", "BOOL", "NULL", "L", "M", "SS", "NS", "BS")
 KEY_TYPES = ("S", "N", "B")
@@ -203,6 +211,31 @@ class Join:
 
 
 @dataclass
+class Action:
+    """One action of a transaction or a batch: another pattern's call, its parameters given as key templates
+    over the enclosing pattern's parameters (``{dialogue_id: "{dialogue_id}"}``); ``check``: a
+    TransactWriteItems ConditionCheck (the pattern's key and condition, nothing written)."""
+
+    pattern: str
+    params: dict[str, str] = field(default_factory=dict)
+    check: bool = False
+
+    @property
+    def placeholders(self) -> list[str]:
+        names: dict[str, None] = {}
+        for n, text in self.params.items():
+            for ph in KeyTemplate(text, where=f"actions.params.{n}").placeholders:
+                names.setdefault(ph)
+        return list(names)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"pattern": self.pattern, "params": dict(self.params)}
+        if self.check:
+            d["check"] = True
+        return d
+
+
+@dataclass
 class AccessPattern:
     """One named read or write the application makes: the operation, the entities it touches, the
     table or index and key condition it uses, its read options, and its expected rate."""
@@ -226,10 +259,17 @@ class AccessPattern:
     update: Filter | None = None              # an update_item's UpdateExpression and its values
     return_values_on_condition_check_failure: str = "NONE"     # ALL_OLD: a failed condition returns the item
     projection: list[str] = field(default_factory=list)     # ProjectionExpression: document paths
+    actions: list[Action] = field(default_factory=list)     # a transaction's or a batch's calls (ACTION_OPERATIONS)
+    total_segments: int | None = None        # a parallel scan's TotalSegments; its Segment is the parameter `segment`
 
     @property
     def is_read(self) -> bool:
         return self.operation in READ_OPERATIONS
+
+    @property
+    def is_composite(self) -> bool:
+        """A transaction or a batch: its calls are its ``actions``."""
+        return self.operation in ACTION_OPERATIONS
 
     @property
     def parameters(self) -> list[str]:
@@ -238,6 +278,10 @@ class AccessPattern:
         names.update(dict.fromkeys(self.filter.placeholders if self.filter else []))
         names.update(dict.fromkeys(self.condition.placeholders if self.condition else []))
         names.update(dict.fromkeys(self.update.placeholders if self.update else []))
+        for a in self.actions:
+            names.update(dict.fromkeys(a.placeholders))
+        if self.total_segments:
+            names.update(dict.fromkeys([SEGMENT_PARAMETER]))
         return list(names)
 
     def to_dict(self) -> dict[str, Any]:
@@ -251,8 +295,9 @@ class AccessPattern:
              "return_values_on_condition_check_failure": self.return_values_on_condition_check_failure,
              "consistent_read": self.consistent_read, "limit": self.limit, "scan_forward": self.scan_forward,
              "hot": self.hot, "rate_per_second": self.rate_per_second, "key_distribution": self.key_distribution,
-             "joins": [j.to_dict() for j in self.joins]}
-        return _drop_defaults(d, {"description": "", "index": "table", "key_condition": None,
+             "joins": [j.to_dict() for j in self.joins], "actions": [a.to_dict() for a in self.actions],
+             "total_segments": self.total_segments}
+        return _drop_defaults(d, {"actions": [], "total_segments": None, "description": "", "index": "table", "key_condition": None,
                                   "consistent_read": False, "limit": None, "scan_forward": True, "hot": False,
                                   "key_distribution": "uniform", "joins": [], "filter": None,
                                   "select": None, "projection": [], "condition": None, "update": None,

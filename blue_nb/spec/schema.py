@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from blue_nb.errors import Problem
-from blue_nb.spec.model import ATTRIBUTE_TYPES, KEY_TYPES, MAX_CAPACITY_UNITS, MAX_RATE, OPERATIONS, RULE_PROFILES, SELECTS
+from blue_nb.spec.model import (ATTRIBUTE_TYPES, KEY_TYPES, MAX_CAPACITY_UNITS, MAX_RATE, MAX_TOTAL_SEGMENTS, OPERATIONS,
+                                RULE_PROFILES, SELECTS)
 
 __all__ = ["SPEC", "json_schema", "structure_problems", "DOMAIN_RE", "NAME_RE", "ATTR_NAME_RE"]
 
@@ -98,6 +99,14 @@ FILTER = OBJ(
                                             _FILTER_TYPED)))),
 )
 JOIN = OBJ("An application-level join", pattern=REQ(S()), params=OPT(T("map", items=S())))
+ACTION = OBJ(
+    "One action of a transaction or a batch: another pattern's call",
+    pattern=REQ(S(d="the access pattern this action calls (a get_item, put_item, update_item or delete_item)")),
+    params=OPT(T("map", items=S(d="key template over the enclosing pattern's parameters"),
+                 description="the called pattern's parameter -> its value (a key template: '{dialogue_id}')")),
+    check=OPT(T("bool", description="true: a ConditionCheck (the pattern's key and condition; nothing written); "
+                                    "transact_write_items only")),
+)
 PATTERN = OBJ(
     "One access pattern",
     name=REQ(S(ENTITY_RE)), description=OPT(S()), operation=REQ(S(enum=OPERATIONS)),
@@ -116,6 +125,11 @@ PATTERN = OBJ(
     consistent_read=OPT(T("bool")), limit=OPT(NULLABLE(T("int", minimum=1))), scan_forward=OPT(T("bool")),
     hot=OPT(T("bool")), rate_per_second=OPT(T("num", minimum=0, maximum=MAX_RATE)),
     key_distribution=OPT(S(DISTRIBUTION_RE)), joins=OPT(T("list", items=JOIN)),
+    actions=OPT(T("list", items=ACTION, min_items=1, max_items=100,
+                  description="a transact_write_items, transact_get_items, batch_get_item or batch_write_item's calls")),
+    total_segments=OPT(NULLABLE(T("int", minimum=1, maximum=MAX_TOTAL_SEGMENTS,
+                                  description="a parallel scan's TotalSegments; each call gives its Segment as the "
+                                              "parameter 'segment' (0 to total_segments - 1)"))),
 )
 STAMP = OBJ(
     "The validation stamp of an exported spec (blue-nb export): not part of the design; a re-saved spec drops it",

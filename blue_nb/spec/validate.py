@@ -10,7 +10,7 @@ from typing import Any
 from blue_nb.errors import Problem, TemplateError
 from blue_nb.spec.expressions import (ConditionSyntaxError, condition_paths, condition_values, parse_condition,
                                      parse_path, parse_update, update_values)
-from blue_nb.spec.model import FILTER_VALUE_TYPES, SK_OPERATORS
+from blue_nb.spec.model import ACTION_LIMITS, ACTION_OPERATIONS, FILTER_VALUE_TYPES, SK_OPERATORS
 from blue_nb.spec.refusals import spec_refusals
 from blue_nb.spec.templates import KeyTemplate
 
@@ -135,6 +135,9 @@ def _pattern_problems(patterns: list, entities: dict, table: dict) -> list[Probl
         if index != "table" and index not in indexes:
             out.append(Problem(f"{where}.index", f"unknown index {index!r}",
                                "use 'table' or one of: " + (", ".join(indexes) or "(no indexes declared)")))
+        if p["operation"] in ACTION_OPERATIONS or p.get("actions"):
+            out += _action_problems(p, where, {q["name"]: q for q in patterns})
+            continue
         out += _key_condition_problems(p, where, table, indexes.get(index))
         if p.get("filter"):
             out += _filter_problems(p, f"{where}.filter", table, indexes.get(index))
@@ -144,9 +147,97 @@ def _pattern_problems(patterns: list, entities: dict, table: dict) -> list[Probl
             out += _select_problems(p, where, indexes.get(index), index)
         if p.get("update"):
             out += _update_problems(p, f"{where}.update", table)
+        if p.get("total_segments") and p["operation"] != "scan":
+            out.append(Problem(f"{where}.total_segments", f"a parallel scan's TotalSegments; {p['operation']} takes "
+                               "none", "use operation: scan, or remove total_segments"))
+        elif p.get("total_segments") and "segment" in _dict_parameters(p):
+            out.append(Problem(f"{where}.total_segments", "the parameter 'segment' gives a parallel scan's Segment; "
+                               "the filter uses that name already", "rename the filter's {segment} placeholder"))
         for j, join in enumerate(p.get("joins") or []):
             if join["pattern"] not in names:
                 out.append(Problem(f"{where}.joins[{j}].pattern", f"unknown access pattern {join['pattern']!r}"))
+    return out
+
+
+#: the operations each composite's actions may call
+_ACTION_CALLS = {"transact_write_items": ("put_item", "update_item", "delete_item"),
+                 "transact_get_items": ("get_item",), "batch_get_item": ("get_item",),
+                 "batch_write_item": ("put_item", "delete_item")}
+
+
+def _placeholders(value: Any) -> list[str]:
+    """The parameter names in a spec value: a key template, or the strings inside lists and DynamoDB JSON."""
+    if isinstance(value, str):
+        try:
+            return KeyTemplate(value).placeholders
+        except TemplateError:
+            return []
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in _placeholders(v)]
+    if isinstance(value, list):
+        return [n for v in value for n in _placeholders(v)]
+    return []
+
+
+def _dict_parameters(p: dict) -> list[str]:
+    """The parameters of a pattern mapping (as :attr:`AccessPattern.parameters` names them)."""
+    found = _placeholders(p.get("key_condition") or {})
+    for field in ("filter", "condition", "update"):
+        found += _placeholders((p.get(field) or {}).get("values") or {})
+    return list(dict.fromkeys(found))
+
+
+def _action_problems(p: dict, where: str, by_name: dict[str, dict]) -> list[Problem]:
+    """A transaction's or a batch's actions: what they call, DynamoDB's limits, and each call's parameters."""
+    op, actions = p["operation"], p.get("actions") or []
+    if op not in ACTION_OPERATIONS:
+        return [Problem(f"{where}.actions", f"actions are a transaction's or a batch's; {op} takes none",
+                        "use operation: " + ", ".join(ACTION_OPERATIONS))]
+    out = [Problem(f"{where}.{f}", f"{op} takes no {f} (each action's pattern carries its own)",
+                   f"remove {f}; put it on the pattern an action calls")
+           for f in ("key_condition", "filter", "condition", "update", "select", "projection", "limit")
+           if p.get(f) not in (None, [], False)]
+    if not actions:
+        return out + [Problem(f"{where}.actions", f"{op} needs at least one action",
+                              "add actions: [{pattern: NAME, params: {...}}]")]
+    if len(actions) > ACTION_LIMITS[op]:
+        out.append(Problem(f"{where}.actions", f"{op} takes at most {ACTION_LIMITS[op]} actions, got {len(actions)}",
+                           "split the calls over several requests"))
+    for j, a in enumerate(actions):
+        at = f"{where}.actions[{j}]"
+        called = by_name.get(a["pattern"])
+        if called is None:
+            out.append(Problem(f"{at}.pattern", f"unknown access pattern {a['pattern']!r}",
+                               "known: " + ", ".join(by_name)))
+            continue
+        allowed = ("put_item", "update_item", "delete_item") if a.get("check") else _ACTION_CALLS[op]
+        if called["operation"] not in allowed:
+            out.append(Problem(f"{at}.pattern", f"{op} cannot call {a['pattern']!r}, a {called['operation']}",
+                               "call one of: " + ", ".join(allowed)))
+            continue
+        if a.get("check") and (op != "transact_write_items" or not called.get("condition")):
+            out.append(Problem(f"{at}.check", "a ConditionCheck is a transact_write_items action on a pattern "
+                               "with a condition", "call a write pattern that has a condition, or drop check"))
+        if op == "batch_write_item" and (called.get("condition") or called.get("update")):
+            out.append(Problem(f"{at}.pattern", f"BatchWriteItem takes no conditions and no updates; "
+                               f"{a['pattern']!r} has a condition", "use transact_write_items"))
+        first = by_name.get(actions[0]["pattern"]) or called
+        if op == "batch_get_item" and (called.get("consistent_read", False), called.get("projection") or []) != (
+                first.get("consistent_read", False), first.get("projection") or []):
+            out.append(Problem(f"{at}.pattern", f"BatchGetItem reads a table's keys with one ConsistentRead and one "
+                               f"ProjectionExpression; {a['pattern']!r} differs from {actions[0]['pattern']!r}",
+                               "call get patterns with the same consistent_read and projection"))
+        given, needed = a.get("params") or {}, _dict_parameters(called)
+        missing = [n for n in needed if n not in given]
+        if missing:
+            out.append(Problem(f"{at}.params", f"{a['pattern']} needs {', '.join(missing)}",
+                               "add " + ", ".join(f'{n}: "{{{n}}}"' for n in missing)))
+        for n in given:
+            if n not in needed:
+                out.append(Problem(f"{at}.params.{n}", f"{a['pattern']} has no parameter {n!r}",
+                                   "its parameters: " + (", ".join(needed) or "none")))
+            else:
+                out += _template_problem(given[n], f"{at}.params.{n}")
     return out
 
 

@@ -13,7 +13,8 @@ from typing import Any, Iterator
 from blue_nb.errors import StoreError
 from blue_nb.items.item_json import stored_item
 from blue_nb.items.values import loads_wire
-from blue_nb.patterns import Plan, ReadResult, WriteResult, data_bytes, key_order, paginate, write_cost
+from blue_nb.patterns import (ActionsPlan, ActionsResult, Plan, ReadResult, WriteResult, actions_cost, data_bytes,
+                              key_order, paginate, write_cost)
 from blue_nb.layout import MAIN_COLUMNS, TableLayout, catalog_name, index_column, quote_ident
 from blue_nb.rules.key_rows import KeyRows
 
@@ -200,6 +201,17 @@ class Store:
         """Stream the rows of a query without fetching them all (a pattern may stop after one page)."""
         raise NotImplementedError
 
+    def run_actions(self, plan: ActionsPlan) -> ActionsResult:
+        """Execute a transaction's or a batch's plan: every action's statement in one SQL transaction (one
+        ``BEGIN`` .. ``COMMIT``, so the actions see one state of the table), each read or priced as its own
+        pattern, then DynamoDB's rules over them (:func:`~blue_nb.patterns.actions_cost`)."""
+        self.execute("BEGIN")
+        try:
+            results = [self.run_plan(p) for p in plan.plans]
+        finally:
+            self.execute("COMMIT")
+        return actions_cost(plan, results)
+
     def run_plan(self, plan: Plan, *, max_pages: int | None = None, new_item: dict[str, Any] | None = None,
                  follow: bool = False) -> ReadResult | WriteResult:
         """Execute a :class:`~blue_nb.patterns.Plan`: its statement for this store, nothing else.
@@ -211,6 +223,8 @@ class Store:
         item at the key, which ``new_item`` (or, without one, that item or the median-size item of
         the pattern's entity, re-keyed) replaces.
         """
+        if isinstance(plan, ActionsPlan):
+            return self.run_actions(plan)  # type: ignore[return-value]
         sql, args = plan.paged_statement(self.kind, max_pages, follow)
         req = plan.request
         if not req.is_read:

@@ -17,10 +17,11 @@ from typing import Any
 
 import ipywidgets as W
 
+from blue_nb.app.display import compact
 from blue_nb.app.frames import items_to_frame
 from blue_nb.errors import BlueNbError
 from blue_nb.items import item_to_wire
-from blue_nb.patterns import Plan, WriteResult, plan
+from blue_nb.patterns import ActionsResult, Plan, ReadResult, WriteResult, plan
 from blue_nb.printing import short
 from blue_nb.sizing import PAGE_BYTES
 
@@ -76,6 +77,9 @@ class PatternExplorer:
                                       layout=W.Layout(width="170px"), style={"description_width": "initial"})
         self.limit = W.BoundedIntText(value=0, min=0, max=10000, description="page size (0: the pattern's)",
                                       layout=W.Layout(width="250px"), style={"description_width": "initial"})
+        self.next_page = W.Button(description="next page", disabled=True, tooltip="read on from the last page's "
+                                  "LastEvaluatedKey (passed as ExclusiveStartKey)", layout=W.Layout(width="120px"))
+        self.start: dict[str, Any] | None = None     # the ExclusiveStartKey of the answer shown (None: the first page)
         self.page_table = W.HTML()
         self.params = W.VBox()
         self.sql = W.HTML()
@@ -88,15 +92,17 @@ class PatternExplorer:
         self.sql_title = W.HTML()
         plans = W.HBox([W.VBox([self.sql_title, self.sql], layout=W.Layout(width="50%")),
                         W.VBox([W.HTML("<b>boto3 request</b>"), self.request], layout=W.Layout(width="50%"))])
-        self.widget = W.VBox([W.HBox([self.pattern, self.backend]), W.HBox([self.limit, self.pages]), self.params,
+        self.widget = W.VBox([W.HBox([self.pattern, self.backend]), W.HBox([self.limit, self.pages, self.next_page]),
+                              self.params,
                               plans, self.cost, self.page_table, self.items, W.HTML("<b>Findings</b>"), self.findings])
         for w, name in ((self.pattern, "pattern"), (self.sql, "sql"), (self.request, "request"), (self.items, "items"),
-                        (self.widget, "explorer")):
+                        (self.next_page, "next-page"), (self.widget, "explorer")):
             w.add_class(f"blue-nb-{name}")           # stable names for a browser test (and user CSS)
         for w in (self.pattern,):
             w.observe(lambda _: self._pattern_changed(), names="value")
         for w in (self.backend, self.pages, self.limit):
-            w.observe(lambda _: self.update(), names="value")
+            w.observe(lambda _: self._from_first_page(), names="value")
+        self.next_page.on_click(lambda _: self.read_next_page())
         session.on_change(lambda _: self.refresh())
         self._quiet = True
         self.refresh()
@@ -128,10 +134,10 @@ class PatternExplorer:
         for name, options in values.items():
             w = W.Combobox(options=options, value=old.get(name) or (options[0] if options else ""),
                            description=name, ensure_option=False, layout=W.Layout(width="360px"))
-            w.observe(lambda _: self.update(), names="value")
+            w.observe(lambda _: self._from_first_page(), names="value")
             self._param_widgets[name] = w
         self.params.children = list(self._param_widgets.values())
-        self.update()
+        self._from_first_page()
 
     def set_params(self, **params: str) -> None:
         """Set several parameters and run once (the tests and notebooks use it)."""
@@ -139,7 +145,25 @@ class PatternExplorer:
         for name, value in params.items():
             self._param_widgets[name].value = str(value)
         self._quiet = False
+        self._from_first_page()
+
+    def _from_first_page(self) -> None:
+        """A change of pattern, parameters, store or paging: read from the first page again."""
+        self.start = None
         self.update()
+
+    def read_next_page(self) -> None:
+        """The "next page" button: run the pattern again from the last page's LastEvaluatedKey (its
+        ExclusiveStartKey), as a caller reading on does; nothing when the last answer has no next page."""
+        key = self._last_evaluated_key()
+        if key is None:
+            return
+        self.start = key
+        self.update()
+
+    def _last_evaluated_key(self) -> dict[str, Any] | None:
+        r = self.result
+        return r.pages[-1].last_evaluated_key if isinstance(r, ReadResult) and r.pages else None
 
     @property
     def param_values(self) -> dict[str, str]:
@@ -161,7 +185,7 @@ class PatternExplorer:
                                  f"fill in the {boxes} box{'es' if len(missing) > 1 else ''}: pick a value from "
                                  "its list (values of the sample) or type one")
                 return
-            self.plan = plan(self.session.spec, self._pattern(), self.param_values)
+            self.plan = plan(self.session.spec, self._pattern(), self.param_values, start=self.start)
             self.result = self.session.run_pattern(self.plan, backend=self.backend.value, max_pages=self.pages.value)
         except BlueNbError as e:
             self.plan = None
@@ -169,7 +193,9 @@ class PatternExplorer:
             return
         finally:
             self.elapsed_ms = (time.perf_counter() - start) * 1000
-        what = "the read of the item this dry-run write replaces" if not self.plan.is_read else "what the store runs"
+            self.next_page.disabled = self._last_evaluated_key() is None
+        what = ("every action's statement, in one SQL transaction" if not isinstance(self.plan, Plan) else
+                "the read of the item this dry-run write replaces" if not self.plan.is_read else "what the store runs")
         self.sql_title.value = f"<b>SQL on {self.backend.value}</b> ({what})"
         self.sql.value = _pre(self.plan.show_sql(self.backend.value, self.pages.value))
         self.request.value = _pre(self.plan.show_boto3())
@@ -191,6 +217,18 @@ class PatternExplorer:
     def _show_result(self) -> None:
         r = self.result
         s = r.summary()
+        if isinstance(r, ActionsResult):            # a transaction or a batch: one call, its units per action
+            self.request.value = _pre(self.plan.show_boto3(r.item_list()))
+            unit = "RCU" if r.is_read else "WCU"
+            outcome = (" · <b>cancelled</b> (TransactionCanceledException: " + html.escape(", ".join(
+                c["Code"] for c in r.cancellation_reasons or [])) + ")") if r.cancelled else ""
+            self.cost.value = (f"<b>{s['operation']}</b> of {s['actions']} actions: <b>{s[unit.lower()]:g} {unit}</b>"
+                               f" (per action {', '.join(f'{u:g}' for u in r.units)}){outcome} · "
+                               f"{self.elapsed_ms:.0f} ms")
+            self.page_table.value = ""
+            self.items.value = items_to_frame(r.items[: self.max_rows]).to_html(index=False, escape=True) \
+                if r.items else ""
+            return
         if isinstance(r, WriteResult):
             self.request.value = _pre(self.plan.show_boto3(r.item))
             self.cost.value = (f"<b>{s['operation']}</b> (dry run): <b>{s['wcu']} WCU</b> = table {s['table_wcu']} WCU"
@@ -198,8 +236,9 @@ class PatternExplorer:
                                f"{s['new_size'] or 0:,} bytes · {self.elapsed_ms:.0f} ms")
             self.items.value = self.page_table.value = ""
             return
+        after = (f" · read on after <code>{html.escape(compact(self.start, 80))}</code>" if self.start else "")
         self.cost.value = (f"<b>{s['count']}</b> items · {s['pages']} page(s) · {s['bytes_read']:,} bytes read · "
-                           f"<b>{s['rcu']:g} RCU</b> ({r.request.read_mode}) · {self.elapsed_ms:.0f} ms")
+                           f"<b>{s['rcu']:g} RCU</b> ({r.request.read_mode}) · {self.elapsed_ms:.0f} ms{after}")
         self.page_table.value = _pages_html(r, self.pages.value, r.request.limit)
         frame = items_to_frame(r.items[: self.max_rows]).map(
             lambda v: short(v, CELL_WIDTH) if isinstance(v, str) else v)
