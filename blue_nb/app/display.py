@@ -3,7 +3,8 @@
 The frame keeps the real values (Decimals, bytes, maps); only its HTML is shaped for reading:
 text and key columns left-aligned, numbers right-aligned with thousands separators, floats
 rounded, maps and lists on one truncated line (``{title: "x", n: 3}``), binary as
-``<binary 1,234 B>``. Anything computed from a DisplayTable (a slice, a sum) is a plain DataFrame.
+its kind and size (``<jpeg 12.3 KB>``, ``<binary 13 B>``). Anything computed from a DisplayTable (a slice,
+a sum) is a plain DataFrame.
 Numbers and cut cells print with :mod:`blue_nb.printing`'s helpers, as in every other table and figure.
 """
 
@@ -15,7 +16,7 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from blue_nb.printing import number, short
+from blue_nb.printing import binary_label, number, short
 from blue_nb.spec.display import html_table
 
 __all__ = ["DisplayTable", "StoreComparison", "compact"]
@@ -35,7 +36,7 @@ def _compact(v: Any) -> str:
     if isinstance(v, float) and math.isnan(v):
         return ""
     if isinstance(v, (bytes, bytearray)):
-        return f"<binary {len(v):,} B>"
+        return binary_label(v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, Decimal):

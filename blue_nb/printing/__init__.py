@@ -12,6 +12,7 @@ standard library only), so that a table, a figure and a report show the same val
   rounds to ``n`` significant digits (``1.25``, ``0.0625``, ``12.5``), whole from ``10**(n-1)``.
 * :func:`short` - a label cut to a width in terminal columns (a CJK character takes two, a
   combining mark none) with an ellipsis; :func:`display_width` - the columns a text takes.
+* :func:`binary_label` - binary as what it is and its size, never its bytes: ``<jpeg 12.3 KB>``, ``<binary 13 B>``.
 * :class:`Fields` - a dict of a few facts (a ``summary()``) that a notebook shows as a two-column table
   (:func:`fields_html`), its repr still the dict's; :func:`value_text` - one fact as a person reads it.
 """
@@ -23,7 +24,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from html import escape
 from typing import Any, Mapping
 
-__all__ = ["BYTE_UNITS", "ELLIPSIS", "NO_VALUE", "Fields", "cents", "display_width", "fields_html", "human_bytes",
+__all__ = ["BYTE_UNITS", "ELLIPSIS", "NO_VALUE", "Fields", "binary_label", "cents", "display_width", "fields_html", "human_bytes",
            "number", "short", "usd", "value_text"]
 
 NO_VALUE = "-"                 # what usd and number print for None
@@ -64,6 +65,19 @@ def human_bytes(n: float) -> str:
         n, i = n / 1024, i + 1
     text = f"{n:.0f}" if abs(n) >= 100 or n == round(n) else f"{n:.3g}"
     return f"{text} {BYTE_UNITS[i]}"
+
+
+#: the first bytes of a few file kinds a binary attribute often holds -> the kind's name
+_MAGIC = ((b"\xff\xd8\xff", "jpeg"), (b"\x89PNG\r\n\x1a\n", "png"), (b"GIF8", "gif"), (b"%PDF", "pdf"),
+          (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip"))
+
+
+def binary_label(b: bytes | bytearray | memoryview) -> str:
+    """Binary as a label, never its bytes: the kind its first bytes name (jpeg, png, gif, pdf, gzip, zip; else
+    ``binary``) and its size by :func:`human_bytes` (``<jpeg 12.3 KB>``, ``<binary 13 B>``)."""
+    head = bytes(b[:8])
+    kind = next((name for magic, name in _MAGIC if head.startswith(magic)), "binary")
+    return f"<{kind} {human_bytes(len(b))}>"
 
 
 # -- numbers ------------------------------------------------------------------------------------
@@ -132,7 +146,7 @@ def short(text: Any, width: int) -> str:
 # -- a few facts --------------------------------------------------------------------------------
 def value_text(v: Any) -> str:
     """One fact as a person reads it: numbers with separators (floats trimmed), yes/no, a map as
-    ``key: value`` pairs and a list joined by commas on one line, a path or anything else as its text."""
+    ``key: value`` pairs and a list joined by commas on one line, binary as :func:`binary_label`, a path or anything else as its text."""
     if isinstance(v, bool):
         return "yes" if v else "no"
     if isinstance(v, (int, float, Decimal)):
@@ -141,6 +155,8 @@ def value_text(v: Any) -> str:
         return "; ".join(f"{k}: {value_text(x)}" for k, x in v.items())
     if isinstance(v, (list, tuple, set, frozenset)):
         return ", ".join(value_text(x) for x in v)
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return binary_label(v)
     return NO_VALUE if v is None else str(v)
 
 
