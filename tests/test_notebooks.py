@@ -533,11 +533,11 @@ def test_access_patterns(jupyter_env, dialogue_dir):
         assert first.split("\n", 1)[1] == repr(session.findings()).split("\n", 1)[1]     # all but the path
         key = result(nb, "session.set_key(")["text/plain"]
         assert len(key.splitlines()) == 5 and "Spec(" not in key
-        assert "+ new error PATTERN-KEY-MISMATCH at access_patterns[3].key_condition.sk_begins_with: list_round" in key
-        assert "+ new error PATTERN-KEY-MISMATCH at access_patterns[7].key_condition.sk: add_perspective" in key
+        assert "+ new error PATTERN-KEY-MISMATCH at access_patterns[3] (list_round).key_condition.sk_begins_with: list_round" in key
+        assert "+ new error PATTERN-KEY-MISMATCH at access_patterns[7] (add_perspective).key_condition.sk: add_perspective" in key
         assert "- gone error KEY-SORT-ORDER at entities.Perspective.key.sk" in key
-        assert "- gone error PATTERN-KEY-MISMATCH at access_patterns[3]" in result(nb, 'set_pattern("list_round"')["text/plain"]
-        assert "- gone error PATTERN-KEY-MISMATCH at access_patterns[7]" in result(nb, 'set_pattern("add_perspective"')["text/plain"]
+        assert "- gone error PATTERN-KEY-MISMATCH at access_patterns[3] (list_round)" in result(nb, 'set_pattern("list_round"')["text/plain"]
+        assert "- gone error PATTERN-KEY-MISMATCH at access_patterns[7] (add_perspective)" in result(nb, 'set_pattern("add_perspective"')["text/plain"]
         # the changed design: the same items in number order; its review names no file and has neither error
         same = html_records(result(nb, "like=order)")["text/html"])
         assert sorted(int(r["seq"]) for r in same) == sorted(seqs) and [int(r["seq"]) for r in same] == sorted(seqs)
