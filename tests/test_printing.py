@@ -7,7 +7,8 @@ from decimal import Decimal as D
 
 import pytest
 
-from blue_nb.printing import Fields, cents, display_width, fields_html, human_bytes, number, short, usd, value_text
+from blue_nb.printing import (Fields, binary_label, cents, display_width, fields_html, human_bytes, number, per_second, short,
+                              usd, value_text)
 
 
 # -- money --------------------------------------------------------------------------------------
@@ -114,3 +115,15 @@ def test_a_few_facts_show_as_a_table_and_stay_a_dict():
     html = facts._repr_html_()
     assert "<th" in html and "5,000" in html and "&lt;b&gt;" in html and "&lt;i&gt;" in html and "<i>" not in html
     assert "PosixPath" not in html and "Decimal" not in html and "<caption" in fields_html(facts, "a title")
+
+
+@pytest.mark.parametrize("v, text", [(5.5, "5.5"), (5.54, "5.5"), (6.0, "6"), (4184.0, "4,184"), (3732.64, "3,732.6"),
+                                     (0.04, "0"), (0.05, "0.1")])
+def test_per_second_is_one_rounding_for_a_rate(v, text):
+    assert per_second(v) == text
+
+
+@pytest.mark.parametrize("b, text", [(b"\xff\xd8\xff\xe0" + bytes(9), "<jpeg 13 B>"), (b"\x89PNG\r\n\x1a\n" + bytes(12_592), "<png 12.3 KB>"),
+                                     (b"\x00\x01\x02", "<binary 3 B>"), (b"", "<binary 0 B>"), (b"%PDF-1.7", "<pdf 8 B>")])
+def test_binary_is_its_kind_and_size_never_its_bytes(b, text):
+    assert binary_label(b) == text and value_text(b) == text

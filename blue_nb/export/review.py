@@ -33,7 +33,7 @@ from blue_nb.export.review_render import (
     to_markdown,
 )
 from blue_nb.patterns import plan
-from blue_nb.printing import human_bytes, number, usd
+from blue_nb.printing import human_bytes, number, per_second, usd
 from blue_nb.rules import SEVERITIES, SEVERITY_TITLES
 from blue_nb.sizing import MAX_ITEM_BYTES, PARTITION_RCU, PARTITION_WCU
 from blue_nb.spec import Spec
@@ -122,8 +122,8 @@ def _glance(spec: Spec, ctx: ExportContext, data: ReviewData) -> list:
     if data.items is not None:
         rows.append(["items", f"{data.items:,} in {len(spec.entities)} entities", ""])
     for index, peak in data.peaks.items():
-        rows.append([f"busiest key, {index}", f"{number(peak['peak_key_rcu'], 1)} RCU/s, "
-                     f"{number(peak['peak_key_wcu'], 1)} WCU/s (busiest second)",
+        rows.append([f"busiest key, {index}", f"{per_second(peak['peak_key_rcu'])} RCU/s, "
+                     f"{per_second(peak['peak_key_wcu'])} WCU/s (busiest second)",
                      f"{_pct(peak['peak_key_rcu'], PARTITION_RCU)} of {PARTITION_RCU:,} RCU, "
                      f"{_pct(peak['peak_key_wcu'], PARTITION_WCU)} of {PARTITION_WCU:,} WCU per partition"])
         rows.append([f"headroom, {index}", _headroom(peak), "before the busiest key reaches a partition's limit"])

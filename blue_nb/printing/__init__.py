@@ -10,6 +10,8 @@ standard library only), so that a table, a figure and a report show the same val
   print whole; ``signed`` shows ``+``; ``trim`` drops trailing zeros (``860.31``, ``2``); ``digits=None``
   gives as many decimals as the size needs (``1,234``, ``12.3``, ``0.12``); ``significant=n``
   rounds to ``n`` significant digits (``1.25``, ``0.0625``, ``12.5``), whole from ``10**(n-1)``.
+* :func:`per_second` - capacity units per second, one rounding wherever a rate is shown (the heat map's peaks,
+  the review's busiest key): one decimal, a trailing zero dropped (``5.5``, ``4,184``, ``3,732.6``).
 * :func:`short` - a label cut to a width in terminal columns (a CJK character takes two, a
   combining mark none) with an ellipsis; :func:`display_width` - the columns a text takes.
 * :func:`binary_label` - binary as what it is and its size, never its bytes: ``<jpeg 12.3 KB>``, ``<binary 13 B>``.
@@ -25,7 +27,7 @@ from html import escape
 from typing import Any, Mapping
 
 __all__ = ["BYTE_UNITS", "ELLIPSIS", "NO_VALUE", "Fields", "binary_label", "cents", "display_width", "fields_html", "human_bytes",
-           "number", "short", "usd", "value_text"]
+           "number", "per_second", "short", "usd", "value_text"]
 
 NO_VALUE = "-"                 # what usd and number print for None
 ELLIPSIS = "…"                 # the end of a cut label: one column
@@ -114,6 +116,11 @@ def number(v: Any, digits: int | None = 2, *, signed: bool = False, trim: bool =
         text = text.rstrip("0").rstrip(".")
         return "0" if text in ("-0", "+0") else text
     return text
+
+
+def per_second(v: float | int) -> str:
+    """Units per second as every picture and report shows them: one decimal, no trailing zero (``5.5``, ``4,184``)."""
+    return number(float(v), 1, trim=True)
 
 
 # -- short labels -------------------------------------------------------------------------------
