@@ -1,9 +1,10 @@
 """How a value prints, said once: one helper each for money, bytes, numbers and short labels (layer 0,
 standard library only), so that a table, a figure and a report show the same value the same way.
 
-* :func:`usd` - dollars: ``$1,234.57`` to the cent, rounded half up as a bill shows it (:func:`cents`);
-  an amount under half a cent to four places (``$0.0003``: the storage of a sample is tiny);
-  ``-$2.50``, ``+$2.50`` when ``signed``; ``-`` for no amount.
+* :func:`usd` - dollars, one rule wherever money is shown: ``$1,234.57`` to the cent, rounded half up as a
+  bill shows it (:func:`cents`); a non-zero amount under half a cent to two significant digits (``$0.0023``,
+  ``$0.000041``: the storage of a sample is tiny, and never shows as ``$0.0000``); ``-$2.50``, ``+$2.50`` when
+  ``signed``, and ``—`` for a change of exactly nothing; ``-`` for no amount.
 * :func:`human_bytes` - sizes in binary units (1 KB = 1024 bytes) with three significant digits:
   ``512 B``, ``1 KB``, ``1.5 KB``, ``1.18 MB``, ``400 KB``, ``10 GB``.
 * :func:`number` - thousands separators and a fixed number of decimals (``1,234.50``); whole numbers
@@ -26,14 +27,14 @@ from decimal import ROUND_HALF_UP, Decimal
 from html import escape
 from typing import Any, Mapping
 
-__all__ = ["BYTE_UNITS", "ELLIPSIS", "NO_VALUE", "Fields", "binary_label", "cents", "display_width", "fields_html", "human_bytes",
+__all__ = ["BYTE_UNITS", "ELLIPSIS", "NO_CHANGE", "NO_VALUE", "Fields", "binary_label", "cents", "display_width", "fields_html", "human_bytes",
            "number", "per_second", "short", "usd", "value_text"]
 
 NO_VALUE = "-"                 # what usd and number print for None
+NO_CHANGE = "—"                # what usd prints for a signed change of exactly zero
 ELLIPSIS = "…"                 # the end of a cut label: one column
 BYTE_UNITS = ("B", "KB", "MB", "GB", "TB", "PB")
 _CENT = Decimal("0.01")
-_SUB_CENT = Decimal("0.0001")
 
 
 # -- money --------------------------------------------------------------------------------------
@@ -43,18 +44,22 @@ def cents(d: Decimal) -> Decimal:
 
 
 def usd(amount: Decimal | float | int | None, signed: bool = False) -> str:
-    """Dollars to the cent, rounded half up (``$1,234.57``); a non-zero amount under half a cent to four
-    places (``$0.0003``); negative as ``-$2.50``, and ``+$2.50`` when ``signed``; ``-`` for None.
+    """Dollars to the cent, rounded half up (``$1,234.57``); a non-zero amount under half a cent to two
+    significant digits (``$0.0023``); negative as ``-$2.50``, and ``+$2.50`` when ``signed`` (a change: ``—``
+    when it is exactly zero); ``-`` for None.
 
     A float is taken as the decimal it prints as (``0.125`` is 0.125, not the binary number just below),
     so a float and the Decimal it came from print alike."""
     if amount is None:
         return NO_VALUE
     d = amount if isinstance(amount, Decimal) else Decimal(repr(amount) if isinstance(amount, float) else amount)
+    if signed and d == 0:
+        return NO_CHANGE
     sign = "-" if d < 0 else "+" if signed and d > 0 else ""
     d = abs(d)
     if d and d < _CENT / 2:
-        return f"{sign}${d.quantize(_SUB_CENT, rounding=ROUND_HALF_UP):f}"
+        places = Decimal(1).scaleb(d.adjusted() - 1)                  # two significant digits
+        return f"{sign}${d.quantize(places, rounding=ROUND_HALF_UP):f}"
     return f"{sign}${cents(d):,}"
 
 
