@@ -128,3 +128,12 @@ def test_the_spec_table_shows_the_writer_and_keys_before_the_long_attributes():
     frame = spec_frame(spec)
     assert list(frame.columns) == ["entity", "writer", "source", "pk", "sk", "index keys", "attributes"]
     assert frame["writer"].tolist() == [e.writer for e in spec.entities.values()]
+
+
+def test_a_wide_table_wraps_its_long_text_and_never_its_keys():
+    """Every column of a wide table stays in view: a long text cell wraps (keys and numbers stay on one line)."""
+    t = DisplayTable([{"pk": "BRANCH#central-" + "x" * 20, "n": 3, "title": "Cien años de soledad " * 3, "tag": "short"}],
+                     left=["pk"])
+    html = t._repr_html_()
+    assert "white-space:normal;overflow-wrap:anywhere" in html and html.count("white-space:normal") == 1   # title only
+    assert "text-align:left;white-space:nowrap'>BRANCH#central-" in html and "text-align:right;white-space:nowrap'>3<" in html

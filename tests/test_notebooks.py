@@ -21,7 +21,7 @@ import nbformat
 import numpy as np
 import pytest
 
-from tests.browser import Lab, chromium_path
+from tests.browser import Lab, chromium_path, missing_glyphs
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -153,7 +153,8 @@ def raw_reprs(nb) -> list[str]:
 
 def check_page(name: str, nb, page) -> None:
     """After Run All in the browser: every code cell ran, no error output, every widget view drawn
-    (none "Error displaying widget"), every picture the notebook holds loaded in the page."""
+    (none "Error displaying widget"), every picture the notebook holds loaded in the page, no text cut off by its
+    box, no output wider than the notebook without a scrollbar, and a font for every character shown."""
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     views = sum(1 for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {}))
     pngs = sum(1 for o in outputs if "image/png" in o.get("data", {}))
@@ -162,6 +163,9 @@ def check_page(name: str, nb, page) -> None:
     assert page.widget_errors == 0, f"{name}: a widget was not displayed"
     assert page.widgets >= views, f"{name}: {views} widget views in the notebook, {page.widgets} drawn"
     assert page.broken_images == 0 and page.images >= pngs, f"{name}: {pngs} pictures, {page}"
+    assert page.cut == [], f"{name}: text cut off by its box: {page.cut}"
+    assert page.wide == [], f"{name}: outputs wider than the notebook, without a scrollbar: {page.wide}"
+    assert missing_glyphs(page.chars) == [], f"{name}: characters no installed font draws (empty boxes)"
     assert page.screenshots, name
 
 

@@ -23,6 +23,7 @@ __all__ = ["DisplayTable", "StoreComparison", "compact"]
 
 WIDTH = 48          # columns a text, map or list cell shows before it is cut with "…"
 MAX_ROWS = 60       # rows a table shows (then a note says how many were left out)
+WRAP_FROM = 16      # a text column with a cell longer than this wraps (keys never do), so wide tables fit
 
 
 def compact(v: Any, width: int = WIDTH) -> str:
@@ -95,7 +96,10 @@ class DisplayTable(pd.DataFrame):
         index = [compact(i) for i in shown.index]
         more = len(self) - len(shown)
         note = f"<p><small>{more:,} more rows not shown</small></p>" if more > 0 else ""
-        return html_table([str(c) for c in columns], rows, right=right, index=index, caption=self.caption) + note
+        wrap = [i for i, c in enumerate(columns) if i not in right and c not in self.left    # long text: it wraps
+                and any(len(r[i]) > WRAP_FROM for r in rows)]
+        return html_table([str(c) for c in columns], rows, right=right, index=index, caption=self.caption,
+                          wrap=wrap) + note
 
     def _cell(self, column: str, v: Any) -> str:
         if _is_number(v):
