@@ -803,7 +803,7 @@ def test_export_spec(jupyter_env, dialogue_dir, tmp_path):
     assert "Access-pattern review: dialogue" in report["text/html"]
     assert report["text/plain"].startswith(f"ExportResult(wrote report-html to {files['report-html']} (")
     html = files["report-html"].read_text(encoding="utf-8")
-    assert html.count('<img alt="') == 10 and "Since the previous version" in html
+    assert html.count('<img alt="') == 9 and "Capacity paid for but not used" in html and "Since the previous version" in html      # 9 pictures: capacity waste is a table per call
     assert ">Migration</h3>" in html and "2 backfill" in html
 
     migration = plan_migration(v1, spec, data_dir=dialogue_dir)
