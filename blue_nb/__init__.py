@@ -47,7 +47,7 @@ _EXPORTS = {
     "compare_stores": "app.workflows", "entity_summary": "app.workflows", "largest_items": "app.workflows",
     "largest_partitions": "app.workflows", "load_data": "app.workflows", "run_pattern": "app.workflows",
     "sample_items": "app.workflows", "source_files": "app.workflows", "validate": "app.workflows",
-    "spec_frame": "app.frames", "size_stats_frame": "app.frames", "short_names": "app.whatif", "size_whatif": "app.whatif",
+    "spec_frame": "app.frames", "size_stats_frame": "app.frames", "value_frame": "app.frames", "short_names": "app.whatif", "size_whatif": "app.whatif",
     "heat_report": "app.reports",
     "design_cost": "app.costs", "cost_whatif": "app.costs", "read_waste": "pricing",
     "plan_migration": "app.migrate", "execute_migration": "app.migrate_run",

@@ -62,6 +62,9 @@ class PageReport:
     widgets: int = 0                                         # widget views rendered
     images: int = 0
     broken_images: int = 0
+    cut: list[str] = field(default_factory=list)             # text clipped by its box (overflow hidden)
+    wide: list[str] = field(default_factory=list)            # outputs wider than the notebook with no scrollbar
+    chars: str = ""                                          # every character the outputs show (for the fonts)
     screenshots: list[Path] = field(default_factory=list)
 
 
@@ -174,7 +177,7 @@ class Lab:
         page.wait_for_timeout(1500)                          # widgets and images finish rendering
         state = page.evaluate(_STATE)
         return PageReport(state["codeCells"], state["executed"], state["errors"], state["widgetErrors"],
-                          state["widgets"], state["images"], state["broken"])
+                          state["widgets"], state["images"], state["broken"], state["cut"], state["wide"], state["chars"])
 
     def _screenshots(self, page, name: str, report: PageReport, stage: str) -> None:
         """The notebook from top to bottom, one picture per screen."""
@@ -212,5 +215,35 @@ _STATE = """() => {
     widgets: document.querySelectorAll('.jp-OutputArea-output .jupyter-widgets').length,
     images: imgs.length,
     broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).length,
+    // text its box cuts off: an element of an output whose content is wider than the element, which hides the rest
+    cut: Array.from(document.querySelectorAll('.jp-OutputArea-output *')).filter(e => {
+      const s = getComputedStyle(e);
+      return e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1 && ['hidden', 'clip'].includes(s.overflowX)
+        && e.textContent.trim() && !e.closest('.jupyter-widgets-output-area');
+    }).map(e => e.textContent.trim().slice(0, 80)),
+    // an output wider than the notebook that cannot be scrolled to its end
+    wide: Array.from(document.querySelectorAll('.jp-OutputArea-output')).filter(e =>
+      e.scrollWidth > e.clientWidth + 1 && !['auto', 'scroll'].includes(getComputedStyle(e).overflowX))
+      .map(e => e.textContent.trim().slice(0, 80)),
+    chars: Array.from(new Set(Array.from(document.querySelectorAll('.jp-OutputArea-output'))
+      .map(e => e.innerText).join(''))).join(''),
   };
 }"""
+
+
+def missing_glyphs(chars: str) -> list[str]:
+    """The characters no installed font has a glyph for (fontconfig, whose fonts Chromium draws with): each
+    would show as an empty box. ASCII, spaces and controls are left out; None when fontconfig is missing."""
+    import unicodedata
+
+    if not shutil.which("fc-list"):
+        return []
+    missing = []
+    for ch in sorted(set(chars)):
+        if ord(ch) < 128 or ch.isspace() or unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs", "Mn"):
+            continue
+        found = subprocess.run(["fc-list", f":charset={ord(ch):x}", "family"], capture_output=True, text=True,
+                               timeout=30).stdout.strip()
+        if not found:
+            missing.append(f"{ch} U+{ord(ch):04X}")
+    return missing

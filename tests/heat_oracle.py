@@ -300,11 +300,12 @@ def sql_pattern_costs(model: HeatModel) -> pd.DataFrame:
     pats = model._pats()
     sql = (f"SELECT p.name, count(*), sum(p.rate * c.w), sum(p.rate * c.w * k.rcu) / sum(p.rate * c.w), "
            f"sum(p.rate * c.w * k.wcu) / sum(p.rate * c.w), sum(p.rate * c.w * k.items) / sum(p.rate * c.w), "
+           f"sum(p.rate * c.w * k.bytes) / sum(p.rate * c.w), "
            f"max(k.pages), sum(p.rate * c.w * k.rcu), sum(p.rate * c.w * k.wcu) "
            f"FROM {model.costs.calls} k JOIN {model.allc} c ON c.pid = k.pid AND c.cid = k.cid "
            f"JOIN {pats} p ON p.pid = k.pid GROUP BY p.name ORDER BY min(p.pid % 1000), p.name")
     return frame(model.store, sql, ["pattern", "candidates", "calls_per_s", "rcu_per_call", "wcu_per_call",
-                                    "items_per_call", "max_pages", "rcu_per_s", "wcu_per_s"])
+                                    "items_per_call", "bytes_per_call", "max_pages", "rcu_per_s", "wcu_per_s"])
 
 
 def numpy_draw_calls(rates, weights, seconds: int, seed: int):

@@ -122,10 +122,10 @@ def test_the_worked_case_by_hand(worked):
     assert t["total_on_demand_usd"] == D("98.55002977438271045684814453125")          # 98.55 + storage
     assert t["total_provisioned_usd"] == D("48.20922977438271045684814453125")        # 48.2092 + storage
     assert (cents(t["total_on_demand_usd"]), cents(t["total_provisioned_usd"])) == (D("98.55"), D("48.21"))
-    # the text: dollars to the cent, half up; the storage, under half a cent, to four places
+    # the text: dollars to the cent, half up; the storage, under half a cent, to two significant digits (never $0.0000)
     text = str(r)
-    assert "total on demand:   requests $98.55 + storage $0.0000 = $98.55/month" in text
-    assert "total provisioned: capacity $48.21 + storage $0.0000 = $48.21/month" in text
+    assert "total on demand:   requests $98.55 + storage $0.000030 = $98.55/month" in text
+    assert "total provisioned: capacity $48.21 + storage $0.000030 = $48.21/month" in text
     assert "  table        100.00 RCU/s, 20.00 WCU/s -> 167 RCU, 34 WCU: $31.98/month" in text
     assert repr(r) == "Bill(worked: on demand $98.55/month, provisioned $48.21/month, us-east-1 2024-11)"
 

@@ -49,7 +49,8 @@ def test_a_spec_shows_its_keys_entities_and_patterns_in_a_few_lines():
 def test_numbers_are_rounded_and_values_compact():
     assert [number(860.308153, trim=True), number(3255674, trim=True), number(2.0, trim=True),
             number(-3.0, signed=True, trim=True), number(0, signed=True, trim=True)] == ["860.31", "3,255,674", "2", "-3", "0"]
-    assert compact(b"\x89PNG" * 400) == "<binary 1,600 B>"
+    assert compact(b"\x89PNG\r\n\x1a\n" * 200) == "<png 1.56 KB>" and compact(b"\xff\xd8\xff" + bytes(12)) == "<jpeg 15 B>"
+    assert compact(b"\x89PNG" * 400) == "<binary 1.56 KB>"                          # a kind by its whole signature only
     assert compact({"title": "x", "n": Decimal(3), "tags": {"b", "a"}, "raw": b"\x00", "none": None}, 80) == \
         '{title: "x", n: 3, tags: {"a", "b"}, raw: <binary 1 B>, none: null}'
     assert compact(["x" * 100]) == '["' + "x" * 45 + "…"
@@ -73,7 +74,7 @@ def test_item_tables_put_the_keys_then_the_costs_first():
     t = item_table(items, ["pk", "sk", "gsi1pk", "gsi1sk"])
     assert list(t.columns) == ["pk", "sk", "gsi1sk", "_size", "_rcu", "_wcu", "title", "blob"]
     assert t.loc[0, "_size"] == 2 + 3 + 2 + 5 + 6 + 1 + 5 + 1 + 4 + 1500 and t.loc[0, "_wcu"] == 2
-    assert "&lt;binary 1,500 B&gt;" in t._repr_html_()
+    assert "&lt;binary 1.46 KB&gt;" in t._repr_html_()
 
 
 def test_the_library_books_show_keys_first_and_binary_as_its_size():
@@ -84,7 +85,8 @@ def test_the_library_books_show_keys_first_and_binary_as_its_size():
     assert list(books.columns[:5]) == ["pk", "sk", "_size", "_rcu", "_wcu"]
     assert books.loc[0, "cover"].startswith(b"\xff\xd8")                          # the frame holds the bytes
     html = books._repr_html_()
-    assert "&lt;binary 13 B&gt;" in html and "\\x" not in html and "{pages: 417, language: &quot;es&quot;" in html
+    assert "&lt;jpeg 13 B&gt;" in html and "&lt;png 13 B&gt;" in html and "\\x" not in html
+    assert "{&lt;binary 3 B&gt;, &lt;binary 3 B&gt;}" in html                            # a binary set: each member's size and "{pages: 417, language: &quot;es&quot;" in html
     proof = compare_stores(stores, spec)
     assert isinstance(proof, StoreComparison) and proof["identical"] is True
     assert eval(repr(proof)) == proof                                               # still a plain dict's repr
@@ -126,3 +128,12 @@ def test_the_spec_table_shows_the_writer_and_keys_before_the_long_attributes():
     frame = spec_frame(spec)
     assert list(frame.columns) == ["entity", "writer", "source", "pk", "sk", "index keys", "attributes"]
     assert frame["writer"].tolist() == [e.writer for e in spec.entities.values()]
+
+
+def test_a_wide_table_wraps_its_long_text_and_never_its_keys():
+    """Every column of a wide table stays in view: a long text cell wraps (keys and numbers stay on one line)."""
+    t = DisplayTable([{"pk": "BRANCH#central-" + "x" * 20, "n": 3, "title": "Cien años de soledad " * 3, "tag": "short"}],
+                     left=["pk"])
+    html = t._repr_html_()
+    assert "white-space:normal;overflow-wrap:anywhere" in html and html.count("white-space:normal") == 1   # title only
+    assert "text-align:left;white-space:nowrap'>BRANCH#central-" in html and "text-align:right;white-space:nowrap'>3<" in html

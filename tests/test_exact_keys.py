@@ -115,7 +115,7 @@ def test_a_key_condition_dynamodb_refuses_is_refused_when_the_spec_is_read(condi
     text = NUMBER_KEYS.replace('{pk: "{a}", sk_between: ["{lo}", "{hi}"]}', condition)
     with pytest.raises(SpecError) as e:
         loads_spec(text)
-    assert "access_patterns[8].key_condition.sk_" in str(e.value) and words in str(e.value)
+    assert "access_patterns[8] (between).key_condition.sk_" in str(e.value) and words in str(e.value)
     assert "DynamoDB refuses this key condition" in str(e.value)
 
 

@@ -134,7 +134,7 @@ def test_a_condition_that_does_not_parse_says_where(text, where):
 def test_a_wrong_filter_is_refused_naming_its_spec_path(filter_, operation, path, words):
     with pytest.raises(SpecError) as e:
         spec_from_dict(spec_dict(filter_, operation))
-    assert f"access_patterns[0].{path}" in str(e.value) and words in str(e.value)
+    assert f"access_patterns[0] (open_tensions).{path}" in str(e.value) and words in str(e.value)
 
 
 def test_a_filter_on_a_write_is_refused():
@@ -142,7 +142,7 @@ def test_a_filter_on_a_write_is_refused():
     d["access_patterns"][0].update(operation="delete_item", key_condition={"pk": "D#{d}", "sk": "T#{t}"},
                                    filter={"expression": "status = :s", "values": {"s": "a"}})
     del d["access_patterns"][0]["limit"]
-    with pytest.raises(SpecError, match=r"access_patterns\[0\].filter: a filter is a Query's or a Scan's"):
+    with pytest.raises(SpecError, match=r"access_patterns\[0\] \(open_tensions\).filter: a filter is a Query's or a Scan's"):
         spec_from_dict(d)
 
 
@@ -193,7 +193,7 @@ def test_a_hot_filter_that_drops_most_of_what_it_reads_is_a_finding_with_its_dol
     assert filter_findings(spec_from_dict(d), store) == []
     d["access_patterns"][0]["filter"]["values"]["s"] = "open"                    # a literal: 4 of 10 kept
     (found,) = filter_findings(spec_from_dict(d), store)
-    assert found.rule == "FILTER-DISCARDS" and found.where == "access_patterns[0].filter"
+    assert found.rule == "FILTER-DISCARDS" and found.where == "access_patterns[0] (open_tensions).filter"
     assert "open_tensions returns 4 of the 10 items a call reads (40%; d=1)" in found.message
     assert "at 50 calls/s" in found.message and "buys items the filter drops" in found.message
     assert "put status into the key it queries" in found.hint
@@ -240,9 +240,9 @@ def test_a_failed_condition_writes_nothing_and_still_pays_the_item_it_met(store,
 def test_a_condition_on_a_read_is_refused_and_a_filter_on_a_write_too():
     d = spec_dict(None)
     d["access_patterns"][0]["condition"] = {"expression": "attribute_exists(a)"}
-    with pytest.raises(SpecError, match=r"access_patterns\[0\].condition: a ConditionExpression is a write's"):
+    with pytest.raises(SpecError, match=r"access_patterns\[0\] \(open_tensions\).condition: a ConditionExpression is a write's"):
         spec_from_dict(d)
-    with pytest.raises(SpecError, match=r"access_patterns\[0\].condition.values.x: Value provided in "
+    with pytest.raises(SpecError, match=r"access_patterns\[0\] \(open_tensions\).condition.values.x: Value provided in "
                                         r"ExpressionAttributeValues unused"):
         spec_from_dict(write_spec({"expression": "attribute_exists(a)", "values": {"x": "1"}}))
 

@@ -101,7 +101,7 @@ def test_one_key_at_90_percent_of_10000_strong_reads_is_a_hot_partition(products
     assert top["consumed_throughput_units"] == pytest.approx(18_000, rel=1e-6)
     assert report.partitions["rcu_per_s"].sum() == pytest.approx(20_000, rel=1e-9)
     hot = report.findings.by_rule("HOT-PARTITION")
-    assert [(f.severity, f.where) for f in hot] == [("error", "access_patterns[0]")]
+    assert [(f.severity, f.where) for f in hot] == [("error", "access_patterns[0] (get_product)")]
     assert "'PRODUCT#p00'" in hot[0].message and "18,000 RCU/s" in hot[0].message
     assert "one item" in hot[0].message.lower() and "no split can help" in hot[0].message
     # every simulated second of the hot key is over 3,000 RCU
@@ -136,7 +136,7 @@ def test_validate_with_data_adds_the_heat_findings(products, tmp_path):
     path = tmp_path / "shop.yaml"
     path.write_text(PRODUCTS.format(dist=f"zipf:{s:.12f}", billing="PAY_PER_REQUEST", capacity=""))
     f = validate(path, products)
-    assert [x.where for x in f.by_rule("HOT-PARTITION")] == ["access_patterns[0]"] and f.has_errors
+    assert [x.where for x in f.by_rule("HOT-PARTITION")] == ["access_patterns[0] (get_product)"] and f.has_errors
     assert not validate(path).by_rule("HOT-PARTITION")                  # without data: no heat
 
 

@@ -102,7 +102,7 @@ def test_every_item_is_built_once_per_spec_whatever_checks_it(monkeypatch, tmp_p
     found, measured = review.review_data(ROOT / "data/specs/dialogue_v2.yaml", data, against=spec, figures=False)
     # v2, then v1 for the costs; the migration plan takes v1's items from that same pass
     assert len(built) == 2 * items and measured.items == items and measured.changes.costs
-    assert measured.changes.migration["summary"].startswith("4,232 of 5,000 items move to new keys")
+    assert measured.changes.migration["summary"].startswith("4,711 of 5,261 items move to new keys")
     from blue_nb.app.migrate import plan_migration
     assert measured.changes.migration == plan_migration(spec, ROOT / "data/specs/dialogue_v2.yaml",
                                                         data_dir=data).report_data()

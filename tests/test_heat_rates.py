@@ -13,6 +13,7 @@ from bench.sliders import bench_heat_sliders
 from blue_nb.errors import BlueNbError, QueryError
 from blue_nb.heat import RateModel, partition_heat, parse_distribution, rate_model
 from blue_nb.spec import load_spec, loads_spec, with_pattern
+from blue_nb.printing import number
 from blue_nb.stores import open_store
 from blue_nb.widgets import HeatExplorer
 from blue_nb.app.workflows import load_data
@@ -168,7 +169,7 @@ def test_a_hotter_list_perspectives_makes_nvidia_dec_a_hot_partition(dialogue, m
     assert (top["index"], top["pk"]) == ("table", "nvidia-dec")
     assert top["rcu_per_s"] == pytest.approx(3_600, rel=1e-9)
     hot = fast.findings.by_rule("HOT-PARTITION")
-    assert len(hot) == 1 and "'nvidia-dec'" in hot[0].message and hot[0].where == "access_patterns[2]"
+    assert len(hot) == 1 and "'nvidia-dec'" in hot[0].message and hot[0].where == "access_patterns[2] (list_perspectives)"
     assert "3,600 RCU/s" in hot[0].message and "list_perspectives" in hot[0].message
     assert not model.evaluate().findings.by_rule("HOT-PARTITION")
     # the full model with that rate flags the same key, by the same rule, at the same severity
@@ -264,7 +265,7 @@ def test_moving_a_rate_slider_redraws_heat_and_findings(explorer):
     owners = np.frombuffer(explorer.heatmap.owners, np.int32).reshape(cells.shape)
     row, col = np.unravel_index(cells.argmax(), cells.shape)
     assert explorer.heatmap.names[owners[row, col]] == "nvidia-dec"
-    assert explorer.heatmap.labels[0][1:] == ["nvidia-dec", "#d62728", f"◀ {cells.max():,.0f}/s"]
+    assert explorer.heatmap.labels[0][1:] == ["nvidia-dec", "#d62728", f"◀ {number(cells.max(), 1, trim=True)}/s"]
     assert explorer.heatmap.scale_top == "limit 3,000" and explorer.heatmap.state.endswith("table/rcu")
 
 

@@ -136,7 +136,7 @@ def test_the_lab_command_names_its_port_token_notebook_and_switches_the_news_off
     for arg in ("--ServerApp.ip=127.0.0.1", "--ServerApp.port=8890", "--ServerApp.port_retries=0",
                 "--IdentityProvider.token=t0k", "--ServerApp.root_dir=/proj", f"--LabApp.default_url=/lab/tree/{NOTEBOOK}",
                 "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-                "--ServerApp.log_level=WARN", "--no-browser"):
+                "--ServerApp.log_level=ERROR", "--LabApp.log_level=ERROR", "--no-browser"):
         assert arg in argv
     assert "--no-browser" not in lab_argv(8890, "t0k", NOTEBOOK, "/proj", browser=True)
     assert lab_url(8890, NOTEBOOK, "t0k") == f"http://127.0.0.1:8890/lab/tree/{NOTEBOOK}?token=t0k"
@@ -218,6 +218,10 @@ def test_blue_nb_lab_serves_the_quickstart(lab_env, tmp_path):
         ready = [line for line in log.splitlines() if line.startswith("JupyterLab is ready: ")]
         assert ready == [f"JupyterLab is ready: http://127.0.0.1:{port}/lab/tree/{NOTEBOOK}?token={token}"], log
         assert f":{asked}/" not in log, "a URL names the port another server holds"
+        # the terminal shows the URL and errors, not Jupyter's routine start-up lines ([I ...] / [W ...] info logs)
+        routine = [line for line in log.splitlines() if re.match(r"\[[ID] ", line) or "extension was successfully" in line
+                   or line.lstrip().startswith(("To access the server", "Or copy and paste", "http://127.0.0.1:"))]
+        assert routine == [], log
     finally:
         other.close()
         if proc.poll() is None:

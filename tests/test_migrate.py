@@ -479,13 +479,13 @@ def test_a_key_schema_change_refuses_a_table_that_is_not_its_copy(tmp_path, smal
     assert r.returncode == 2 and "this change keeps the table's keys and migrates its items in place" in r.stderr
 
 
-@pytest.mark.parametrize("phase", ["migrate-scan-1", "migrate-write-16", "migrate-scan-2", "migrate-scan-3"])
+@pytest.mark.parametrize("phase", ["migrate-scan-1", "migrate-write-30", "migrate-scan-2", "migrate-scan-3"])
 def test_a_key_schema_copy_killed_at_any_point_resumes_to_the_same_table(tmp_path, small_dialogue, dynamo_endpoint,
                                                                          phase):
     path = key_schema_spec(tmp_path)
     plan = plan_migration(NEW, path, data_dir=small_dialogue)
     seed = -(-len(plan.changes) // 25)
-    assert seed < 16 < 2 * seed                          # write-16 is in the copy's puts
+    assert seed < 30 < 2 * seed                          # write-30 is in the copy's puts
     p = f"q{uuid.uuid4().hex[:8]}-"
     args = ["migrate", str(NEW), str(path), "--data", str(small_dialogue), "--execute", "--endpoint-url",
             dynamo_endpoint.url, "--table-prefix", p, "--new-table", "dialogue_keyed"]

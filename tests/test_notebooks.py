@@ -21,7 +21,7 @@ import nbformat
 import numpy as np
 import pytest
 
-from tests.browser import Lab, chromium_path
+from tests.browser import Lab, chromium_path, missing_glyphs
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -111,17 +111,50 @@ def run_notebook(name: str, overrides: dict[str, Any], interact: Callable[[Any],
     if lab is not None:
         executed, page = lab.run(nb, name, interact)
         check_page(name, executed, page)
-        return executed
-    from nbclient import NotebookClient
+    else:
+        from nbclient import NotebookClient
 
-    NotebookClient(nb, kernel_name="python3", timeout=CELL_TIMEOUT,
-                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
-    return nb
+        NotebookClient(nb, kernel_name="python3", timeout=CELL_TIMEOUT,
+                       resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+        executed = nb
+    assert raw_reprs(executed) == [], f"{name}: outputs shown as a Python repr"
+    return executed
+
+
+#: the mime types JupyterLab prefers, best first: an output shows the first one it has
+SHOWN_FIRST = ("application/vnd.jupyter.widget-view+json", "text/html", "text/markdown", "image/svg+xml", "image/png",
+               "text/plain")
+#: a Python repr in what a person reads: a path, a Decimal, bytes, a ClassName(...) dump
+RAW_TEXT = re.compile(r"\b(?:Posix|Windows)?Path\(|\bDecimal\(|\bb(?:'|&#x27;|&#39;)\\x|^\s*[A-Z]\w*\(\w+=", re.M)
+
+
+def shown_output(data: dict) -> tuple[str, str]:
+    """The mime type and text of what JupyterLab shows of one output's bundle."""
+    mime = next(m for m in SHOWN_FIRST if m in data) if any(m in data for m in SHOWN_FIRST) else next(iter(data))
+    value = data[mime]
+    return mime, "".join(value) if isinstance(value, list) else value if isinstance(value, str) else ""
+
+
+def raw_reprs(nb) -> list[str]:
+    """Outputs a person would read as a Python repr: a text-only result that is a bare dict, list, tuple or
+    quoted string, or any shown text holding ``PosixPath(``, ``Decimal(``, ``b'\\x..`` or a ``Class(field=``
+    dump. What a cell prints (a stream) is the author's text and is not checked."""
+    found = []
+    for n, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            if out.output_type not in ("execute_result", "display_data"):
+                continue
+            mime, text = shown_output(out.data)
+            bare = mime == "text/plain" and text.lstrip()[:1] in ("{", "[", "(", "'", '"')
+            if bare or (mime in ("text/plain", "text/html", "text/markdown") and RAW_TEXT.search(text)):
+                found.append(f"cell {n} ({cell.source.splitlines()[-1][:60]!r}) shows {mime}: {text[:120]!r}")
+    return found
 
 
 def check_page(name: str, nb, page) -> None:
     """After Run All in the browser: every code cell ran, no error output, every widget view drawn
-    (none "Error displaying widget"), every picture the notebook holds loaded in the page."""
+    (none "Error displaying widget"), every picture the notebook holds loaded in the page, no text cut off by its
+    box, no output wider than the notebook without a scrollbar, and a font for every character shown."""
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     views = sum(1 for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {}))
     pngs = sum(1 for o in outputs if "image/png" in o.get("data", {}))
@@ -130,6 +163,9 @@ def check_page(name: str, nb, page) -> None:
     assert page.widget_errors == 0, f"{name}: a widget was not displayed"
     assert page.widgets >= views, f"{name}: {views} widget views in the notebook, {page.widgets} drawn"
     assert page.broken_images == 0 and page.images >= pngs, f"{name}: {pngs} pictures, {page}"
+    assert page.cut == [], f"{name}: text cut off by its box: {page.cut}"
+    assert page.wide == [], f"{name}: outputs wider than the notebook, without a scrollbar: {page.wide}"
+    assert missing_glyphs(page.chars) == [], f"{name}: characters no installed font draws (empty boxes)"
     assert page.screenshots, name
 
 
@@ -408,6 +444,8 @@ def test_load_data(jupyter_env, tmp_path):
     try:
         files = result(nb, "source_files(")["text/plain"]
         assert all(name in files for name in ("branches.csv", "books.jsonl", "loans.parquet"))
+        shown_files = result(nb, "source_files(")["text/html"]                          # entity -> its file, a table
+        assert ">Book</th>" in shown_files and "books.jsonl</td>" in shown_files
 
         loads = results(nb, "load_data(")
         assert len(loads) == 2
@@ -430,15 +468,18 @@ def test_load_data(jupyter_env, tmp_path):
 
         books = result(nb, 'sample_items(stores[1], spec, "Book")')["text/html"]
         for text in ("516.37500000000000000000000000000000001", "源氏物語 🌸", "Преступление и наказание",
-                     "Gabriel García Márquez", "magic-realism", "&lt;binary 13 B&gt;", "{pages: 417, language: &quot;es&quot;"):
+                     "Gabriel García Márquez", "magic-realism", "&lt;jpeg 13 B&gt;", "&lt;png 13 B&gt;", "{pages: 417, language: &quot;es&quot;"):
             assert text in books, f"{text!r} missing from the Book items"
         assert "\\x" not in books and "b&#x27;" not in books                   # binary is never a bytes repr
         book_rows = html_records(books)
         assert len(book_rows) == 5 and {"authors", "details", "tags", "ratings", "cover", "thumbnails",
                                         "available", "_size"} <= set(book_rows[0])
         assert list(book_rows[0])[:5] == ["pk", "sk", "_size", "_rcu", "_wcu"]
-        real = result(nb, 'books.loc[0, "details"]')["text/plain"]
-        assert "'pages': Decimal('417')" in real and "b'\\xff\\xd8\\xff\\xe0'" in real
+        real = {r["attribute"]: r for r in html_records(result(nb, "value_frame(books.loc[0")["text/html"])}
+        assert (real["details.pages"]["value"], real["details.pages"]["DynamoDB type"],
+                real["details.pages"]["Python type"]) == ("417", "N", "Decimal")      # the real values, typed
+        assert real["details.editions"]["value"] == "[1967, 2007]" and real["details.translated"]["value"] == "false"
+        assert re.fullmatch(r"<jpeg [\d.]+ (B|KB)>", real["cover"]["value"]) and real["cover"]["Python type"] == "bytes"
         branches = result(nb, '"Branch"')["text/html"]
         assert "Zürich" in branches and "京都分館" in branches and "Zähringerplatz 6" in branches
         loans = result(nb, '"Loan"')["text/html"]
@@ -498,11 +539,11 @@ def test_access_patterns(jupyter_env, dialogue_dir):
         assert first.split("\n", 1)[1] == repr(session.findings()).split("\n", 1)[1]     # all but the path
         key = result(nb, "session.set_key(")["text/plain"]
         assert len(key.splitlines()) == 5 and "Spec(" not in key
-        assert "+ new error PATTERN-KEY-MISMATCH at access_patterns[3].key_condition.sk_begins_with: list_round" in key
-        assert "+ new error PATTERN-KEY-MISMATCH at access_patterns[7].key_condition.sk: add_perspective" in key
+        assert "+ new error PATTERN-KEY-MISMATCH at access_patterns[3] (list_round).key_condition.sk_begins_with: list_round" in key
+        assert "+ new error PATTERN-KEY-MISMATCH at access_patterns[7] (add_perspective).key_condition.sk: add_perspective" in key
         assert "- gone error KEY-SORT-ORDER at entities.Perspective.key.sk" in key
-        assert "- gone error PATTERN-KEY-MISMATCH at access_patterns[3]" in result(nb, 'set_pattern("list_round"')["text/plain"]
-        assert "- gone error PATTERN-KEY-MISMATCH at access_patterns[7]" in result(nb, 'set_pattern("add_perspective"')["text/plain"]
+        assert "- gone error PATTERN-KEY-MISMATCH at access_patterns[3] (list_round)" in result(nb, 'set_pattern("list_round"')["text/plain"]
+        assert "- gone error PATTERN-KEY-MISMATCH at access_patterns[7] (add_perspective)" in result(nb, 'set_pattern("add_perspective"')["text/plain"]
         # the changed design: the same items in number order; its review names no file and has neither error
         same = html_records(result(nb, "like=order)")["text/html"])
         assert sorted(int(r["seq"]) for r in same) == sorted(seqs) and [int(r["seq"]) for r in same] == sorted(seqs)
@@ -557,8 +598,9 @@ def test_item_sizes(jupyter_env):
     assert "too big to store" in over["meaning"]
     # one median: the per-entity table, the what-if table and the proof cell agree
     assert by["p50_bytes"]["now"] == sizes["Document"]["p50_bytes"] and by["p95_bytes"]["now"] == sizes["Document"]["p95_bytes"]
-    (p50, p50_whatif), (p95, p95_whatif) = ast.literal_eval(result(nb, 'whatif.loc["p50_bytes"')["text/plain"])
-    assert p50 == p50_whatif == number(sizes["Document"]["p50_bytes"]) and p95 == p95_whatif
+    proof = html_records(result(nb, "heat_report=")["text/html"])
+    assert [(number(r["now"]), number(r["heat_report"])) for r in proof] == \
+        [(number(sizes["Document"]["p50_bytes"]),) * 2, (number(sizes["Document"]["p95_bytes"]),) * 2]
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     assert all(f"`{m}`" in text for m in ("p50_bytes", "p95_bytes", "items_over_400KB", "change"))
     names = ast.literal_eval(result(nb, "names = short_names(")["text/plain"])
@@ -695,8 +737,9 @@ def test_dynamodb_roundtrip(jupyter_env, dialogue_dir, monkeypatch):
         big = cases[pattern][0]
         pages = store.run_plan(plan(spec, pattern, big.params), follow=True).page_sizes
 
-    label = ast.literal_eval(result(nb, "endpoint = open_endpoint(")["text/plain"])
-    assert label.startswith("embedded moto_server at http://127.0.0.1:")
+    label = result(nb, "endpoint = open_endpoint(")
+    assert label["text/plain"].startswith("<Endpoint embedded moto_server at http://127.0.0.1:")
+    assert "embedded moto_server at http://127.0.0.1:" in label["text/html"] and "credentials" not in label["text/html"]
     summary = ast.literal_eval(result(nb, "result.summary()")["text/plain"])
     runs = sum(len(c) for c in cases.values())
     assert summary["ok"] is True and summary["items built"] == summary["items stored"] == built
@@ -762,7 +805,7 @@ def test_export_spec(jupyter_env, dialogue_dir, tmp_path):
     assert "Access-pattern review: dialogue" in report["text/html"]
     assert report["text/plain"].startswith(f"ExportResult(wrote report-html to {files['report-html']} (")
     html = files["report-html"].read_text(encoding="utf-8")
-    assert html.count('<img alt="') == 10 and "Since the previous version" in html
+    assert html.count('<img alt="') == 9 and "Capacity paid for but not used" in html and "Since the previous version" in html      # 9 pictures: capacity waste is a table per call
     assert ">Migration</h3>" in html and "2 backfill" in html
 
     migration = plan_migration(v1, spec, data_dir=dialogue_dir)
@@ -808,7 +851,8 @@ def test_new_domain(jupyter_env, tmp_path):
     for call in ("key_heatmap(report.timeline)", "item_size_distribution(", "key_heatmap(hot_report.timeline)",
                  "top_keys_chart("):
         assert result(nb, call)["image/png"], f"{call} drew no picture"
-    assert result(nb, "hot_spec = loads_spec(")["text/plain"] == repr({"uniform": [1, 6], "first": hot_orders})
+    generated = {r["attribute"]: r["value"] for r in html_records(result(nb, "hot_spec = loads_spec(")["text/html"])}
+    assert generated["per_parent.uniform"] == "[1, 6]" and generated["per_parent.first"] == str(hot_orders)
     hot = loads_spec(text.replace("per_parent: {uniform: [1, 6]}", f"per_parent: {{uniform: [1, 6], first: {hot_orders}}}"))
     sample_spec(hot, scale=scale, seed=7, out_dir=tmp_path / "hot")
     with open_store("duckdb") as store:

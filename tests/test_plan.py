@@ -37,7 +37,8 @@ def session(request, root):
 
 
 def pre(text: str) -> str:
-    return f"<pre style='white-space:pre-wrap;margin:0'>{html.escape(text)}</pre>"
+    return (f"<pre style='white-space:pre-wrap;overflow-wrap:normal;word-break:normal;overflow-x:auto;margin:0'>"   # never mid-word
+            f"{html.escape(text)}</pre>")
 
 
 def test_the_explorer_shows_what_the_store_ran_for_every_pattern_and_store(session):

@@ -21,7 +21,7 @@ from PIL import Image
 from blue_nb import plots
 from blue_nb.errors import BlueNbError
 from blue_nb.heat import top_keys
-from blue_nb.printing import human_bytes
+from blue_nb.printing import human_bytes, number
 
 OUT = Path("/tmp/blue_nb_plots")
 GB10 = 10_737_418_240
@@ -227,7 +227,8 @@ def test_key_heatmap(timeline, peak, metric, limit, unit):
     peaks = [t for c in ax.child_axes for t in c.get_yticklabels()]      # the hottest rows' peaks, on the right
     left = {t.get_position()[1]: t for t in ax.get_yticklabels()}        # ... named on the left, at the same row
     assert left[peaks[0].get_position()[1]].get_text() == hot
-    assert peaks[0].get_text() == f"◀ {peak[metric]:,.0f}/s" and peaks[0].get_color() == plots.base.WARN
+    # one rounding for one number: the peak as the review report prints it (one decimal, 5.5 and never 6)
+    assert peaks[0].get_text() == f"◀ {number(peak[metric], 1, trim=True)}/s" and peaks[0].get_color() == plots.base.WARN
     assert all(left[t.get_position()[1]].get_color() == t.get_color() == plots.base.WARN for t in peaks
                if float(t.get_text()[2:-2].replace(",", "")) > limit)
     assert "100,000 keys" in ax.get_ylabel() and "per-second peak" in fig.get_suptitle()

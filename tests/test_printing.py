@@ -7,7 +7,8 @@ from decimal import Decimal as D
 
 import pytest
 
-from blue_nb.printing import Fields, cents, display_width, fields_html, human_bytes, number, short, usd, value_text
+from blue_nb.printing import (Fields, binary_label, cents, display_width, fields_html, human_bytes, number, per_second, short,
+                              usd, value_text)
 
 
 # -- money --------------------------------------------------------------------------------------
@@ -16,9 +17,9 @@ from blue_nb.printing import Fields, cents, display_width, fields_html, human_by
     (D("98.55"), "$98.55"), (D("1234567.891"), "$1,234,567.89"), (D("484.63"), "$484.63"),
     (D("0.125"), "$0.13"), (D("2.675"), "$2.68"), (D("0.135"), "$0.14"),     # half up, as a bill rounds
     (0.125, "$0.13"), (2.675, "$2.68"),                  # a float as the decimal it prints as (2.675, not 2.67499...)
-    (D("0.005"), "$0.01"), (D("0.00499"), "$0.0050"),    # half a cent is a cent; under it, four places
-    (D("0.0049999"), "$0.0050"), (D("0.00005"), "$0.0001"), (D("0.00004"), "$0.0000"),
-    (D("0.00002977438271045684814453125"), "$0.0000"), (0.0003725, "$0.0004"),
+    (D("0.005"), "$0.01"), (D("0.00499"), "$0.0050"),    # half a cent is a cent; under it, two significant digits
+    (D("0.0049999"), "$0.0050"), (D("0.00005"), "$0.000050"), (D("0.00004"), "$0.000040"),   # never $0.0000
+    (D("0.00002977438271045684814453125"), "$0.000030"), (0.0003725, "$0.00037"), (D("0.0023"), "$0.0023"),
     (D("-2.5"), "-$2.50"), (D("-0.004"), "-$0.0040"), (D("-0.005"), "-$0.01"),
     (None, "-"),
 ])
@@ -26,8 +27,8 @@ def test_usd(amount, text):
     assert usd(amount) == text
 
 
-@pytest.mark.parametrize("amount, text", [(D("4.305"), "+$4.31"), (D("-4.305"), "-$4.31"), (D("0"), "$0.00"),
-                                          (D("0.00001"), "+$0.0000"), (D("-0.00001"), "-$0.0000"), (None, "-")])
+@pytest.mark.parametrize("amount, text", [(D("4.305"), "+$4.31"), (D("-4.305"), "-$4.31"), (D("0"), "—"),
+                                          (D("0.00001"), "+$0.000010"), (D("-0.00001"), "-$0.000010"), (None, "-")])
 def test_usd_signed(amount, text):
     assert usd(amount, signed=True) == text
 
@@ -114,3 +115,15 @@ def test_a_few_facts_show_as_a_table_and_stay_a_dict():
     html = facts._repr_html_()
     assert "<th" in html and "5,000" in html and "&lt;b&gt;" in html and "&lt;i&gt;" in html and "<i>" not in html
     assert "PosixPath" not in html and "Decimal" not in html and "<caption" in fields_html(facts, "a title")
+
+
+@pytest.mark.parametrize("v, text", [(5.5, "5.5"), (5.54, "5.5"), (6.0, "6"), (4184.0, "4,184"), (3732.64, "3,732.6"),
+                                     (0.04, "0"), (0.05, "0.1")])
+def test_per_second_is_one_rounding_for_a_rate(v, text):
+    assert per_second(v) == text
+
+
+@pytest.mark.parametrize("b, text", [(b"\xff\xd8\xff\xe0" + bytes(9), "<jpeg 13 B>"), (b"\x89PNG\r\n\x1a\n" + bytes(12_592), "<png 12.3 KB>"),
+                                     (b"\x00\x01\x02", "<binary 3 B>"), (b"", "<binary 0 B>"), (b"%PDF-1.7", "<pdf 8 B>")])
+def test_binary_is_its_kind_and_size_never_its_bytes(b, text):
+    assert binary_label(b) == text and value_text(b) == text

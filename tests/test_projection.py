@@ -97,7 +97,7 @@ def test_a_global_index_cannot_fetch_all_attributes():
 def test_a_wrong_select_or_projection_names_its_spec_path(pattern, path, words):
     with pytest.raises(SpecError) as e:
         spec_from_dict(spec_dict(pattern))
-    assert f"access_patterns[0].{path}" in str(e.value) and words in str(e.value)
+    assert f"access_patterns[0] (r).{path}" in str(e.value) and words in str(e.value)
 
 
 def test_the_boto3_request_carries_select_and_the_projection():

@@ -33,7 +33,7 @@ V1, V2 = ROOT / "data/specs/dialogue.yaml", ROOT / "data/specs/dialogue_v2.yaml"
 NOW = "2026-01-31T12:00:00Z"
 SECTIONS = ["glance", "changes", "table", "entities", "patterns", "findings", "heat", "cost", "reproduce"]
 FIGURES = ["heat_table_rcu", "heat_table_wcu", "heat_gsi1_rcu", "heat_gsi1_wcu", "top_keys", "partition_sizes",
-           "item_sizes", "capacity_waste", "attribute_sizes", "index_entry_sizes"]
+           "item_sizes", "attribute_sizes", "index_entry_sizes"]      # capacity waste: a table per request
 
 
 class Tags(HTMLParser):
@@ -146,8 +146,9 @@ def test_each_pattern_row_carries_the_cost_models_numbers(reports, dialogue_data
     totals = md_table(md.text, "\n## Cost per month")
     t = cost.totals
     assert totals[0] == {"billing": "on demand", "requests / capacity": f"${cents(t['on_demand_usd']):,}",
-                         "storage": f"${t['storage_usd']:.4f}", "total": f"${cents(t['total_on_demand_usd']):,}"}
+                         "storage": totals[0]["storage"], "total": f"${cents(t['total_on_demand_usd']):,}"}
     assert totals[1]["total"] == f"${cents(t['total_provisioned_usd']):,}"
+    assert float(totals[0]["storage"].lstrip("$")) == pytest.approx(float(t["storage_usd"]), rel=0.05)   # tiny: 2 digits
 
 
 @pytest.mark.slow
@@ -215,6 +216,48 @@ def test_against_the_previous_spec_lists_keys_patterns_findings_and_costs(report
     assert costs["total on demand"]["before"] == f"${cents(old):,}"
     assert costs["total on demand"]["after"] == f"${cents(new):,}"
     assert costs["total on demand"]["change"] == f"+${cents(new - old):,}"
+    # each pattern's change says why, from what changed: its units per call and the key template behind them
+    diff = whatif.diff.set_index(["kind", "name"])
+    moved = [n for (k, n), r in diff.iterrows() if k == "pattern" and r["usd_diff"] != 0]
+    assert moved and all(costs[n]["why"] for n in moved)
+    assert all(costs[n]["why"] == "" and costs[n]["change"] == "—" for (k, n), r in diff.iterrows()
+               if k == "pattern" and r["usd_diff"] == 0)                             # no change: a dash, no reason
+    why = costs["list_perspectives"]["why"]
+    assert re.match(r"[\d.]+ -> [\d.]+ RCU per call: Perspective sk key longer: ", why), why
+    assert "'PERSP#{round:03d}#{expert}#{seq:03d}'" in why
+
+
+def test_capacity_not_used_is_measured_per_call_and_agrees_with_the_cost(reports, measured):
+    """Waste per request with the items a call really reads (never one item per request), priced from the same
+    read dollars as the patterns' cost."""
+    from blue_nb.sizing import READ_UNIT_BYTES
+
+    spec, (_, data) = load_spec(V2), measured
+    md = reports[1].text
+    rows = {r["pattern"]: r for r in md_table(md, "### Capacity paid for but not used")}
+    costs = {r["pattern"]: r for r in data.cost["patterns"]}
+    reads = [p for p in spec.access_patterns if p.is_read]
+    assert set(rows) == {p.name for p in reads}
+    for p in reads:
+        per_call = data.reads[p.name]
+        paid = costs[p.name]["rcu_per_call"] * READ_UNIT_BYTES * (1 if p.consistent_read else 2)
+        assert per_call["bytes_per_call"] <= paid + 1e-6                          # never more read than paid for
+        unused = 1 - per_call["bytes_per_call"] / paid
+        assert rows[p.name]["not used"] == f"{unused:.0%}"
+        dollars = float(rows[p.name]["$/month not used"].lstrip("$").replace(",", ""))
+        assert dollars == pytest.approx(unused * costs[p.name]["on_demand_read_usd"], rel=0.01, abs=0.01)
+    many = max(reads, key=lambda p: data.reads[p.name]["items_per_call"])
+    assert data.reads[many.name]["items_per_call"] > 10 and int(rows[many.name]["not used"].rstrip("%")) < 50
+
+
+def test_one_money_format_in_the_report(reports):
+    """Every amount by printing.usd: cents from half a cent, two significant digits under it, never $0.0000."""
+    md = reports[1].text
+    amounts = re.findall(r"[+-]?\$[\d,]+\.\d+", md)
+    assert amounts and not re.search(r"\$0\.0+(?![\d])", md.replace("$0.00 ", ""))    # nothing non-zero shown as zero
+    for a in amounts:
+        whole, decimals = a.lstrip("+-$").replace(",", "").split(".")
+        assert len(decimals) == 2 or (whole == "0" and len(decimals.lstrip("0")) == 2), a
 
 
 def test_the_same_spec_against_itself_changed_nothing():

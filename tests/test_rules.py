@@ -117,11 +117,11 @@ def _drop_pattern(name):
 SPEC_CASES = [
     # hot scan: not scoped to one partition key value
     ("ADR2-PARTITION-SCOPED", _pattern(name="all_orders", operation="scan", entities=["Order"], hot=True),
-     "error", "access_patterns[4].operation"),
+     "error", "access_patterns[4] (all_orders).operation"),
     # a hot query joins a GSI pattern: another partition per item
     ("ADR3-NO-CROSS-PARTITION-JOIN", _add(("access_patterns", 1, "joins"),
                                           [{"pattern": "orders_of_day", "params": {"order_day": "order_day"}}]),
-     "error", "access_patterns[1].joins[0]"),
+     "error", "access_patterns[1] (list_orders).joins[0]"),
     # two writers under {customer_id}
     ("ADR4-SINGLE-WRITER", _add(("entities", "Order", "writer"), "billing"), "error", "entities.Order.writer"),
     # a lower-case constant sort key
@@ -134,7 +134,7 @@ SPEC_CASES = [
         _pattern(name="list_lines", operation="query", entities=["OrderLine"],
                  key_condition={"pk": "{customer_id}", "sk_begins_with": "ORDERLINE#"}),
         _add(("access_patterns", 1, "key_condition", "sk_begins_with"), "ORDER")),
-     "error", "access_patterns[1].key_condition.sk_begins_with"),
+     "error", "access_patterns[1] (list_orders).key_condition.sk_begins_with"),
     # {order_no:d}: a number without a width
     ("KEY-SORT-ORDER", _several(_add(("entities", "Order", "key", "sk"), "ORDER#{order_no:d}"),
                                 _add(("access_patterns", 3, "key_condition", "sk"), "ORDER#{order_no:d}")),
@@ -165,7 +165,7 @@ SPEC_CASES = [
     ("UNSERVED-ENTITY", _drop_pattern("get_customer"), "warning", "entities.Customer"),
     # get_customer looks up a key Customer items do not have
     ("PATTERN-KEY-MISMATCH", _add(("access_patterns", 0, "key_condition", "pk"), "CUSTOMER#{customer_id}"),
-     "error", "access_patterns[0].key_condition.pk"),
+     "error", "access_patterns[0] (get_customer).key_condition.pk"),
     # an N index sort key with a TYPE# literal
     ("KEY-TYPE", _several(_add(("table", "indexes", "gsi1", "sort_key_type"), "N"),
                           _add(("entities", "Order", "key", "gsi1sk"), "AT#{placed_at}")),
@@ -188,10 +188,10 @@ def test_a_local_index_read_that_asks_for_what_the_index_does_not_hold_fetches_f
     read = dict(name="orders_by_time", operation="query", entities=["Order"], index="lsi1",
                 key_condition={"pk": "{customer_id}"}, hot=True)
     found = check_spec(spec_of(_several(lsi, _pattern(**read, projection=["amount", "placed_at"])))).by_rule("INDEX-FETCH")
-    assert [(f.severity, f.where) for f in found] == [("warning", "access_patterns[4].projection")]
+    assert [(f.severity, f.where) for f in found] == [("warning", "access_patterns[4] (orders_by_time).projection")]
     assert "does not hold amount:" in found[0].message and found[0].hint.startswith("project them into lsi1")
     cold = check_spec(spec_of(_several(lsi, _pattern(**{**read, "hot": False}, select="ALL_ATTRIBUTES"))))
-    assert [(f.severity, f.where) for f in cold.by_rule("INDEX-FETCH")] == [("info", "access_patterns[4].select")]
+    assert [(f.severity, f.where) for f in cold.by_rule("INDEX-FETCH")] == [("info", "access_patterns[4] (orders_by_time).select")]
     held = check_spec(spec_of(_several(lsi, _pattern(**read, projection=["placed_at", "sk"]))))
     assert held.by_rule("INDEX-FETCH") == []
 
@@ -209,7 +209,7 @@ def test_a_cold_scan_is_only_a_note():
 
 def test_a_pattern_must_render_numbers_like_the_keys():
     findings = check_spec(spec_of(_add(("access_patterns", 3, "key_condition", "sk"), "ORDER#{order_no}")))
-    assert where_of(findings, "PATTERN-KEY-MISMATCH") == {("error", "access_patterns[3].key_condition.sk")}
+    assert where_of(findings, "PATTERN-KEY-MISMATCH") == {("error", "access_patterns[3] (place_order).key_condition.sk")}
 
 
 def test_open_ended_begins_with_is_a_warning_without_data():
@@ -220,7 +220,7 @@ def test_open_ended_begins_with_is_a_warning_without_data():
     d["access_patterns"][3]["key_condition"]["sk"] = "ORDER#{order_ref}"
     change(d)
     findings = check_spec(spec_from_dict(d))
-    expected = {("warning", "access_patterns[4].key_condition.sk_begins_with")}
+    expected = {("warning", "access_patterns[4] (orders_from).key_condition.sk_begins_with")}
     assert where_of(findings, "KEY-PREFIX-COLLISION") == expected
     assert findings.rule_ids == {"KEY-PREFIX-COLLISION"}
     # with data that really collides (A1 / A10 under one customer) it is an error with the keys
@@ -331,7 +331,7 @@ def test_dialogue_findings_on_the_sample(dialogue_findings):
     assert f.rule_ids == {"ADR4-SINGLE-WRITER", "KEY-PREFIX-COLLISION", "KEY-SORT-ORDER", "RESERVED-WORD"}
     assert {(e.rule, e.where) for e in f.errors} == {
         ("ADR4-SINGLE-WRITER", "entities.TensionEvent.writer"),
-        ("KEY-PREFIX-COLLISION", "access_patterns[5].key_condition.sk_begins_with"),
+        ("KEY-PREFIX-COLLISION", "access_patterns[5] (tension_history).key_condition.sk_begins_with"),
         ("KEY-SORT-ORDER", "entities.Perspective.key.sk"),
     }
     assert f.counts == {"error": 3, "warning": 0, "info": 4}
@@ -380,7 +380,7 @@ def test_dialogue_v2_fixes_every_error_and_warning():
 
 def test_dialogue_without_data_shows_what_the_templates_alone_say():
     f = check_spec(load_spec(SPECS / "dialogue.yaml"))
-    assert where_of(f, "KEY-PREFIX-COLLISION") == {("warning", "access_patterns[5].key_condition.sk_begins_with")}
+    assert where_of(f, "KEY-PREFIX-COLLISION") == {("warning", "access_patterns[5] (tension_history).key_condition.sk_begins_with")}
     assert ("info", "entities.Perspective.key.sk") in where_of(f, "KEY-SORT-ORDER")
     assert [e.rule for e in f.errors] == ["ADR4-SINGLE-WRITER"]
 

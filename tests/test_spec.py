@@ -8,7 +8,8 @@ import pytest
 import yaml
 
 from blue_nb.errors import SpecError
-from blue_nb.spec import (dump_spec, dumps_spec, json_schema, load_spec, loads_spec, schema_path, spec_from_dict)
+from blue_nb.spec import (dump_spec, dumps_spec, json_schema, load_spec, loads_spec, named_pattern_path, pattern_path,
+                           schema_path, spec_from_dict)
 
 EXAMPLES = ["dialogue", "document"]
 
@@ -92,8 +93,8 @@ def test_every_problem_is_collected(raw):
     raw["access_patterns"][1]["rate_per_second"] = -1
     with pytest.raises(SpecError) as e:
         spec_from_dict(raw, source="s.yaml")
-    paths = sorted(p.where.split(" ", 1)[1] for p in e.value.problems)
-    assert paths == ["access_patterns[0].operation", "access_patterns[1].rate_per_second", "domain",
+    paths = sorted(p.where.split(" ", 1)[1] for p in e.value.problems)        # a pattern named as well as numbered
+    assert paths == ["access_patterns[0] (get_dialogue).operation", "access_patterns[1] (list_experts).rate_per_second", "domain",
                      "entities.Expert.attributes.score", "table.billing_mode"]
 
 
@@ -126,7 +127,9 @@ def test_semantic_problems(raw, mutate, where, message):
     mutate(raw)
     with pytest.raises(SpecError) as e:
         spec_from_dict(raw)
-    found = [p for p in e.value.problems if p.where.split(" ", 1)[-1] == where]
+    named = named_pattern_path(where, [p["name"] for p in raw["access_patterns"]])   # access_patterns[1] (list_experts)
+    assert named == where or named.startswith(where.split(".")[0] + " (")
+    found = [p for p in e.value.problems if p.where.split(" ", 1)[-1] == named]
     assert found and message in found[0].message, [str(p) for p in e.value.problems]
 
 
@@ -238,4 +241,15 @@ def test_non_finite_numbers_and_trailing_newlines_are_refused(raw):
     raw["domain"] = "dialogue\n"
     with pytest.raises(SpecError) as e:
         spec_from_dict(raw)
-    assert sorted(p.where for p in e.value.problems) == ["<spec> access_patterns[0].rate_per_second", "<spec> domain"]
+    assert sorted(p.where for p in e.value.problems) == ["<spec> access_patterns[0] (get_dialogue).rate_per_second", "<spec> domain"]
+
+
+def test_a_pattern_is_named_wherever_a_path_numbers_it():
+    assert pattern_path(5, "list_round") == "access_patterns[5] (list_round)"
+    names = ["get_dialogue", None, "list_round"]
+    assert named_pattern_path("access_patterns[2].key_condition.sk", names) == "access_patterns[2] (list_round).key_condition.sk"
+    assert named_pattern_path("access_patterns[1].name", names) == "access_patterns[1].name"        # no name to give
+    assert named_pattern_path("access_patterns[9]", names) == "access_patterns[9]"                  # no such pattern
+    assert named_pattern_path("entities.Expert.key.sk", names) == "entities.Expert.key.sk"
+    named = "access_patterns[2] (list_round).filter"
+    assert named_pattern_path(named, names) == named                                                  # named once

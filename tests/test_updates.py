@@ -96,7 +96,7 @@ def test_an_update_past_400_kb_is_refused_in_dynamodbs_words(store):
 def test_a_wrong_update_names_its_spec_path(update, path, words):
     with pytest.raises(SpecError) as e:
         spec_from_dict(spec_dict(update))
-    assert f"access_patterns[0].{path}" in str(e.value) and words in str(e.value)
+    assert f"access_patterns[0] (u).{path}" in str(e.value) and words in str(e.value)
 
 
 def test_arithmetic_is_exact_and_a_sum_past_38_digits_is_refused():

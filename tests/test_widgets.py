@@ -128,12 +128,12 @@ def test_a_change_answers_in_a_few_lines_with_the_findings_it_moved(root):
     text = repr(change)
     assert text.splitlines()[0] == ("entities.Perspective.key.sk: 'PERSP#{round}#{expert}#{seq}' -> "
                                     "'PERSP#{round:03d}#{expert}#{seq:03d}'; 5,261 items rebuilt")
-    assert [(f.rule, f.where) for f in change.new] == [("PATTERN-KEY-MISMATCH", "access_patterns[3].key_condition.sk_begins_with"),
-                                                       ("PATTERN-KEY-MISMATCH", "access_patterns[7].key_condition.sk")]
+    assert [(f.rule, f.where) for f in change.new] == [("PATTERN-KEY-MISMATCH", "access_patterns[3] (list_round).key_condition.sk_begins_with"),
+                                                       ("PATTERN-KEY-MISMATCH", "access_patterns[7] (add_perspective).key_condition.sk")]
     assert [(f.rule, f.where) for f in change.gone] == [("KEY-SORT-ORDER", "entities.Perspective.key.sk")]
     assert len(text.splitlines()) == 5 and "Spec(" not in text and "+ new error PATTERN-KEY-MISMATCH" in change._repr_html_()
     fixed = s.set_pattern("add_perspective", key_condition={"pk": "{dialogue_id}", "sk": "PERSP#{round:03d}#{expert}#{seq:03d}"})
-    assert [f.where for f in fixed.gone] == ["access_patterns[7].key_condition.sk"] and not fixed.new
+    assert [f.where for f in fixed.gone] == ["access_patterns[7] (add_perspective).key_condition.sk"] and not fixed.new
     assert repr(fixed).startswith("access pattern add_perspective.key_condition: {'pk': '{dialogue_id}', 'sk': 'PERSP#{round}#")
     label = s.findings().to_text().splitlines()[0]
     assert label == "Review of dialogue as changed in this session (2 changes, not saved): 5,261 items checked"

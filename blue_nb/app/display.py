@@ -3,7 +3,8 @@
 The frame keeps the real values (Decimals, bytes, maps); only its HTML is shaped for reading:
 text and key columns left-aligned, numbers right-aligned with thousands separators, floats
 rounded, maps and lists on one truncated line (``{title: "x", n: 3}``), binary as
-``<binary 1,234 B>``. Anything computed from a DisplayTable (a slice, a sum) is a plain DataFrame.
+its kind and size (``<jpeg 12.3 KB>``, ``<binary 13 B>``). Anything computed from a DisplayTable (a slice,
+a sum) is a plain DataFrame.
 Numbers and cut cells print with :mod:`blue_nb.printing`'s helpers, as in every other table and figure.
 """
 
@@ -20,6 +21,7 @@ from blue_nb.spec.display import html_table
 __all__ = ["DisplayTable", "StoreComparison"]
 
 MAX_ROWS = 60       # rows a table shows (then a note says how many were left out)
+WRAP_FROM = 16      # a text column with a cell longer than this wraps (keys never do), so wide tables fit
 
 
 def _is_number(v: Any) -> bool:
@@ -60,7 +62,10 @@ class DisplayTable(pd.DataFrame):
         index = [compact(i) for i in shown.index]
         more = len(self) - len(shown)
         note = f"<p><small>{more:,} more rows not shown</small></p>" if more > 0 else ""
-        return html_table([str(c) for c in columns], rows, right=right, index=index, caption=self.caption) + note
+        wrap = [i for i, c in enumerate(columns) if i not in right and c not in self.left    # long text: it wraps
+                and any(len(r[i]) > WRAP_FROM for r in rows)]
+        return html_table([str(c) for c in columns], rows, right=right, index=index, caption=self.caption,
+                          wrap=wrap) + note
 
     def _cell(self, column: str, v: Any) -> str:
         if _is_number(v):

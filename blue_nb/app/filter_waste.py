@@ -18,7 +18,7 @@ from blue_nb.pricing import Prices, read_waste
 from blue_nb.printing import number, usd
 from blue_nb.rules import Finding
 from blue_nb.rules.heat_rules import FILTER_DISCARDS, FILTER_KEEP_SHARE, FILTER_MIN_READ
-from blue_nb.spec import Spec
+from blue_nb.spec import Spec, pattern_path
 from blue_nb.spec.expressions import condition_paths
 from blue_nb.stores import Store
 
@@ -43,7 +43,7 @@ def filter_findings(spec: Spec, store: Store, prices: Prices | str | Path | None
         names = list(dict.fromkeys(path.name for path in condition_paths(p.filter.tree)))
         shown = ", ".join(f"{k}={v}" for k, v in case.params.items()) or "no parameters"
         out.append(FILTER_DISCARDS.finding(
-            f"access_patterns[{i}].filter",
+            pattern_path(i, p.name) + ".filter",
             f"{p.name} returns {number(waste.count)} of the {number(waste.scanned_count)} items a call reads "
             f"({waste.kept_share:.0%}; {shown}) and pays for all of them: at {number(waste.rate_per_second)} calls/s, "
             f"{usd(waste.dropped_usd_per_month)} of its {usd(waste.usd_per_month)} a month on demand buys items "

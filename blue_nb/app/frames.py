@@ -13,10 +13,11 @@ import pandas as pd
 
 from blue_nb.app.display import DisplayTable
 from blue_nb.sizing import item_costs, item_sizes
-from blue_nb.items.values import item_from_wire, item_to_wire
+from blue_nb.errors import BlueNbError
+from blue_nb.items.values import item_from_wire, item_to_wire, to_wire
 
 __all__ = ["entity_frame", "frame_to_items", "item_table", "items_to_frame", "largest_items_frame", "partitions_frame",
-           "size_stats_frame", "spec_frame"]
+           "size_stats_frame", "spec_frame", "value_frame"]
 
 _COSTS = ("_size", "_rcu", "_wcu")
 
@@ -111,3 +112,26 @@ def spec_frame(spec) -> DisplayTable:
                      "attributes": ", ".join(f"{k}:{v}" for k, v in e.attributes.items())})
     df = pd.DataFrame(rows)
     return DisplayTable(df, left=list(df.columns))
+
+
+def value_frame(values: Mapping[str, Any] | pd.Series) -> DisplayTable:
+    """What values really are, one row per attribute (a map's members on rows of their own, ``details.pages``):
+    the value as a table shows it, its DynamoDB type and the Python type the frame holds (``Decimal`` for a
+    number, ``bytes`` for binary) - the real values of an item row, shown without a Python repr."""
+    rows: list[dict[str, Any]] = []
+
+    def add(path: str, v: Any) -> None:
+        if isinstance(v, Mapping) and v:
+            for k, x in v.items():
+                add(f"{path}.{k}", x)
+            return
+        try:
+            kind = next(iter(to_wire(v)))
+        except BlueNbError:
+            kind = ""
+        rows.append({"attribute": path, "value": v, "DynamoDB type": kind, "Python type": type(v).__name__})
+
+    for name, v in values.items():
+        add(str(name), v)
+    return DisplayTable(pd.DataFrame(rows, columns=["attribute", "value", "DynamoDB type", "Python type"]),
+                        left=["attribute", "value"])

@@ -23,6 +23,7 @@ from blue_nb.export import (
     Changes,
     Image,
     ReviewData,
+    cost_reason,
     example_request,
     findings_changes,
     spec_changes,
@@ -53,8 +54,6 @@ FIGURE_CAPTIONS = {
                                                  "may hold when the table has a local index."),
     "item_sizes": ("Item sizes", "Item sizes per entity against the 1 KB write unit, the 4 KB read unit and the "
                                  "400 KB item limit."),
-    "capacity_waste": ("Capacity paid for but not used", "Bytes read and written per entity against the bytes the "
-                                                          "rounded-up capacity units pay for."),
     "attribute_sizes": ("Where the bytes are", "The attributes (names included) that make up each entity's items."),
     "index_entry_sizes": ("Index entry sizes", "Sizes of the table's items and of each index's entries, which "
                                                "every write to the index pays for."),
@@ -71,9 +70,15 @@ def _caption(name: str) -> tuple[str, str]:
     return name.replace("_", " "), ""
 
 
+#: figures the report shows as a table instead: capacity waste per request (the real items a call reads),
+#: where the figure assumes one item per request
+AS_TABLES = ("capacity_waste",)
+
+
 def figures_of(report: HeatReport) -> list[Image]:
-    """Every heat and size picture of ``report`` as PNG bytes with its title and caption."""
-    return [Image(name, *_caption(name), draw().png(DPI)) for name, draw in heat_figures(report).items()]
+    """Every heat and size picture of ``report`` as PNG bytes with its title and caption (but :data:`AS_TABLES`)."""
+    return [Image(name, *_caption(name), draw().png(DPI)) for name, draw in heat_figures(report).items()
+            if name not in AS_TABLES]
 
 
 HOT_SCAN = 50_000      # items of an entity looked through for one on a pattern's busiest key
@@ -152,6 +157,8 @@ def _measured(spec: Spec, data_dir: str | Path | None, store: Store, prices: Any
         return with_heat_findings(findings, [heat_failed(report)]), data, None
     findings = with_heat_findings(findings, [*report.findings, *filter_findings(spec, store, prices)])
     data.entity_stats = dict(report.size_stats)
+    data.reads = {r["pattern"]: {"items_per_call": float(r["items_per_call"]), "bytes_per_call": float(r["bytes_per_call"])}
+                  for r in report.patterns.to_dict("records") if r["rcu_per_call"] > 0}
     data.busiest = _busiest(report)
     data.examples, data.requests = _examples(store, spec, data.busiest)   # requests on each pattern's hot key
     summary = report.summary(top=10)
@@ -204,6 +211,11 @@ def _changes(old_spec: Spec, findings: Findings, bill: Bill | None, data_dir: st
         ch.costs_note = note
         return ch
     ch.costs = dollar_changes(old_bill, bill)
+    lines = ({x.pattern: x for x in old_bill.patterns}, {x.pattern: x for x in bill.patterns})
+    for row in ch.costs:                   # why each pattern's dollars moved (totals: the sum of the patterns')
+        if row["what"] in lines[0] or row["what"] in lines[1]:
+            row["reason"] = cost_reason(row["what"], lines[0].get(row["what"]), lines[1].get(row["what"]),
+                                        old_spec, spec, ch.spec)
     return ch
 
 

@@ -14,6 +14,7 @@ import math
 import pandas as pd
 
 from blue_nb.errors import SpecError
+from blue_nb.printing import Fields
 from blue_nb.sizing import MAX_ITEM_BYTES, STORAGE_OVERHEAD, item_sizes, read_units, write_units
 from blue_nb.spec import Spec
 from blue_nb.stores import Store
@@ -24,8 +25,9 @@ __all__ = ["MEASURES", "nearest_rank", "short_names", "size_whatif"]
 
 
 def short_names(names: Sequence[str], keep: Sequence[str] = ()) -> dict[str, str]:
-    """Short, unique names for attributes (``content`` -> ``c``, ``created_at`` -> ``ca``); ``keep`` stays."""
-    out: dict[str, str] = {}
+    """Short, unique names for attributes (``content`` -> ``c``, ``created_at`` -> ``ca``); ``keep`` stays.
+    A dict (old name -> new name) a notebook shows as a table."""
+    out: dict[str, str] = Fields()
     taken = set(keep)
     for name in names:
         if name in keep:

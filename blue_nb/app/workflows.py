@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from blue_nb.errors import BlueNbError, SourceError
+from blue_nb.printing import Fields
 from blue_nb.items import ItemBuilder, dumps_wire
 from blue_nb.patterns import ReadResult, WriteResult, plan, row_values
 from blue_nb.rules import RULES, Findings, ItemChecks, check_spec, findings_of
@@ -37,7 +38,8 @@ def as_spec(spec: Spec | str | Path) -> Spec:
 
 
 def source_files(spec: Spec, data_dir: str | Path) -> dict[str, Path]:
-    """Entity name -> the file holding its source rows; every missing file is reported at once."""
+    """Entity name -> the file holding its source rows (a dict a notebook shows as a table); every missing
+    file is reported at once."""
     if not Path(data_dir).is_dir():
         raise SourceError(f"data directory {str(data_dir)!r} does not exist", where=str(data_dir),
                           hint="pass --data with a folder holding one file per entity source")
@@ -50,7 +52,7 @@ def source_files(spec: Spec, data_dir: str | Path) -> dict[str, Path]:
     if missing:
         raise SourceError("source files missing:\n  " + "\n  ".join(missing), where=str(data_dir),
                           hint="each entity reads data/<dir>/<source>.csv|.parquet|.jsonl; set entities.<E>.source")
-    return found
+    return Fields(found)
 
 
 def spec_items(spec: Spec, data_dir: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:

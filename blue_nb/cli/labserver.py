@@ -89,7 +89,9 @@ def lab_argv(port: int, token: str, notebook: str, root: str, browser: bool, pyt
             f"--LabApp.default_url=/lab/tree/{notebook}",
             "--LabApp.news_url=None",                     # never fetch the Jupyter news feed
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-            "--ServerApp.log_level=WARN"]                # the terminal: the URL and errors, not routine logs
+            # the terminal: the URL and errors, not routine logs (the server's and JupyterLab's own start-up lines,
+            # "Notebook ... is not trusted" for every notebook opened)
+            "--ServerApp.log_level=ERROR", "--LabApp.log_level=ERROR"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         args.append("--ServerApp.allow_root=True")        # containers and CI run as root
     if not browser:

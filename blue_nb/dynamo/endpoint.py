@@ -21,6 +21,7 @@ from typing import Any, Iterator, Mapping
 from blue_nb.dynamo.client import DynamoClient
 from blue_nb.dynamo.local import DUMMY_CREDENTIALS, KNOWN_GAPS, REGION, LocalDynamo
 from blue_nb.errors import DynamoError
+from blue_nb.printing import fields_html
 
 __all__ = ["ENDPOINT_ENV", "Endpoint", "probe_emulator", "resolve_endpoint"]
 
@@ -29,9 +30,10 @@ PROBE_PATH = "/moto-api/"
 PROBE_TIMEOUT = 2.0
 
 
-@dataclass
+@dataclass(repr=False)
 class Endpoint:
-    """Where blue_nb talks to DynamoDB: ``kind`` is "embedded", "url" or "aws"."""
+    """Where blue_nb talks to DynamoDB: ``kind`` is "embedded", "url" or "aws". Its repr is its label; a
+    notebook shows it as a short table (never the credentials)."""
 
     kind: str
     url: str | None
@@ -47,6 +49,13 @@ class Endpoint:
         """The endpoint of a started :class:`LocalDynamo` (dummy credentials, emulator "moto")."""
         return cls("embedded", local.url, region or REGION, f"embedded moto_server at {local.url}", "moto",
                    credentials=dict(DUMMY_CREDENTIALS), local=local)
+
+    def __repr__(self) -> str:
+        return f"<Endpoint {self.label}>"
+
+    def _repr_html_(self) -> str:
+        return fields_html({"endpoint": self.label, "kind": self.kind, "url": self.url or "(the SDK's default)",
+                            "region": self.region or "(the SDK's default)", "emulator": self.emulator or "none"})
 
     @property
     def known_gaps(self) -> dict[str, str]:

@@ -32,7 +32,7 @@ from blue_nb.export import aws, review, spec_doc, workbench
 from blue_nb.export.aws import cloudformation_template, throughputs
 from blue_nb.export.base import ExportContext, ExportFormat, ExportRefused, content_hash, export_time, gated
 from blue_nb.export.review import ReviewData, example_request
-from blue_nb.export.review_diff import Change, Changes, findings_changes, spec_changes
+from blue_nb.export.review_diff import Change, Changes, cost_reason, findings_changes, spec_changes
 from blue_nb.export.review_render import Image
 from blue_nb.export.spec_doc import verify_stamp
 from blue_nb.export.workbench import BLUE_NB_KEY, SAMPLE_ITEMS, table_model, workbench_model
@@ -40,7 +40,7 @@ from blue_nb.rules import Findings
 from blue_nb.spec import Spec
 
 __all__ = ["BLUE_NB_KEY", "FORMATS", "REPORTS", "SAMPLE_ITEMS", "Change", "Changes", "ExportContext", "ExportFormat",
-           "ExportRefused", "Image", "ReviewData", "cloudformation_template", "example_request", "findings_changes",
+           "ExportRefused", "Image", "ReviewData", "cloudformation_template", "cost_reason", "example_request", "findings_changes",
            "spec_changes", "content_hash", "export", "export_time", "gated", "register", "table_model",
            "throughputs", "verify_stamp", "workbench_model"]
 

@@ -14,6 +14,7 @@ without it the report is the spec's alone and says which sections need ``--data`
 from __future__ import annotations
 
 import shlex
+from decimal import Decimal
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,9 +34,9 @@ from blue_nb.export.review_render import (
     to_markdown,
 )
 from blue_nb.patterns import plan
-from blue_nb.printing import human_bytes, number, usd
+from blue_nb.printing import human_bytes, number, per_second, usd
 from blue_nb.rules import SEVERITIES, SEVERITY_TITLES
-from blue_nb.sizing import MAX_ITEM_BYTES, PARTITION_RCU, PARTITION_WCU
+from blue_nb.sizing import MAX_ITEM_BYTES, PARTITION_RCU, PARTITION_WCU, READ_UNIT_BYTES
 from blue_nb.spec import Spec
 from blue_nb.spec.display import pattern_condition_text
 
@@ -52,6 +53,7 @@ class ReviewData:
     examples: dict[str, list[dict[str, str]]] = field(default_factory=dict)  # entity -> key attribute -> value
     requests: dict[str, str] = field(default_factory=dict)   # pattern -> its boto3 request with example values
     busiest: dict[str, dict[str, Any]] = field(default_factory=dict)   # pattern -> index, pk, rcu_per_s, wcu_per_s
+    reads: dict[str, dict[str, float]] = field(default_factory=dict)   # read pattern -> items_per_call, bytes_per_call
     cost: dict[str, Any] | None = None                 # Bill.summary() (blue_nb.pricing)
     load: dict[str, Any] = field(default_factory=dict)  # the heat report's table: billing, mean and peak units/s
     top_keys: list[dict[str, Any]] = field(default_factory=list)
@@ -122,8 +124,8 @@ def _glance(spec: Spec, ctx: ExportContext, data: ReviewData) -> list:
     if data.items is not None:
         rows.append(["items", f"{data.items:,} in {len(spec.entities)} entities", ""])
     for index, peak in data.peaks.items():
-        rows.append([f"busiest key, {index}", f"{number(peak['peak_key_rcu'], 1)} RCU/s, "
-                     f"{number(peak['peak_key_wcu'], 1)} WCU/s (busiest second)",
+        rows.append([f"busiest key, {index}", f"{per_second(peak['peak_key_rcu'])} RCU/s, "
+                     f"{per_second(peak['peak_key_wcu'])} WCU/s (busiest second)",
                      f"{_pct(peak['peak_key_rcu'], PARTITION_RCU)} of {PARTITION_RCU:,} RCU, "
                      f"{_pct(peak['peak_key_wcu'], PARTITION_WCU)} of {PARTITION_WCU:,} WCU per partition"])
         rows.append([f"headroom, {index}", _headroom(peak), "before the busiest key reaches a partition's limit"])
@@ -161,9 +163,11 @@ def _changes(data: ReviewData) -> list:
         out += [Heading(3, "Findings"), TableBlock(["severity", "rule", "where", ""], rows)]
     if ch.costs:
         rows = [[r["what"], usd(r["old_usd"]), usd(r["new_usd"]),
-                 usd(None if r["old_usd"] is None or r["new_usd"] is None else r["new_usd"] - r["old_usd"], True)]
-                for r in ch.costs]
-        out += [Heading(3, "Cost per month"), TableBlock(["", "before", "after", "change"], rows, (1, 2, 3))]
+                 usd(None if r["old_usd"] is None or r["new_usd"] is None else r["new_usd"] - r["old_usd"], True),
+                 r.get("reason", "")] for r in ch.costs]
+        out += [Heading(3, "Cost per month"), TableBlock(["", "before", "after", "change", "why"], rows, (1, 2, 3),
+                                                         caption="On demand, per pattern, then the totals (the sum "
+                                                                 "of the patterns' changes and the storage).")]
     elif ch.costs_note:
         out.append(Para(ch.costs_note, "muted"))
     return out + _migration(ch)
@@ -300,6 +304,31 @@ def _heat(data: ReviewData) -> list:
     return [*out, *data.figures]
 
 
+def _waste(spec: Spec, data: ReviewData) -> list:
+    """Capacity paid for but not used, per read pattern and per call: the bytes a call really reads (its items,
+    as many as it reads) against the bytes its read units pay for (4 KB a unit, 8 KB eventually consistent),
+    and the share of the pattern's read dollars of the cost section that buys nothing."""
+    costs = {r["pattern"]: r for r in (data.cost or {}).get("patterns", [])}
+    rows = []
+    for p in spec.access_patterns:
+        r, c = data.reads.get(p.name), costs.get(p.name)
+        if not r or not c or not c["rcu_per_call"]:
+            continue
+        paid = float(c["rcu_per_call"]) * READ_UNIT_BYTES * (1 if p.consistent_read else 2)
+        unused = max(0.0, 1 - r["bytes_per_call"] / paid) if paid else 0.0
+        rows.append([p.name, number(r["items_per_call"], None), human_bytes(r["bytes_per_call"]),
+                     number(float(c["rcu_per_call"]), None), human_bytes(paid), f"{unused:.0%}",
+                     usd(Decimal(str(unused)) * Decimal(str(c["on_demand_read_usd"])))])
+    if not rows:
+        return []
+    return [Heading(3, "Capacity paid for but not used"),
+            TableBlock(["pattern", "items per call", "bytes read per call", "RCU per call", "bytes paid for",
+                        "not used", "$/month not used"], rows, (1, 2, 3, 4, 5, 6),
+                       caption="Per call, with the items a call really reads: a read unit pays for 4 KB (8 KB "
+                               "eventually consistent), each page rounded up; the dollars are the pattern's on-demand "
+                               "read dollars (the patterns section) times the share not used.")]
+
+
 def _cost(data: ReviewData) -> list:
     out: list = [Heading(2, "Cost per month", "cost")]
     c = data.cost
@@ -333,7 +362,7 @@ def report_blocks(spec: Spec, ctx: ExportContext, fmt: str = "report-html") -> l
         blocks.append(Para(spec.description))
     blocks += _verdict(spec, ctx, data)
     for part in (_glance(spec, ctx, data), _changes(data), _tables(spec, data), _entities(spec, data),
-                 _patterns(spec, data), _findings(ctx), _heat(data), _cost(data)):
+                 _patterns(spec, data), _findings(ctx), _heat(data), _cost(data) + _waste(spec, data)):
         blocks += part
     return [*blocks, Heading(2, "Reproduce", "reproduce"),
             Para("From the project folder (the one that holds `pyproject.toml`):", "muted"),

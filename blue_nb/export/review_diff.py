@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from blue_nb.printing import number
 from blue_nb.rules import Finding, Findings
 from blue_nb.spec import AccessPattern, Spec
 from blue_nb.spec.display import pattern_condition_text
 
-__all__ = ["Change", "Changes", "findings_changes", "spec_changes"]
+__all__ = ["Change", "Changes", "cost_reason", "findings_changes", "spec_changes"]
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class Changes:
     spec: list[Change] = field(default_factory=list)
     new_findings: list[Finding] = field(default_factory=list)
     resolved_findings: list[Finding] = field(default_factory=list)
-    costs: list[dict[str, Any]] = field(default_factory=list)   # {"what", "old_usd", "new_usd"}: Decimals or None
+    costs: list[dict[str, Any]] = field(default_factory=list)   # {"what", "old_usd", "new_usd", "reason"}: Decimals or None
     costs_note: str = ""                                         # why there are no cost rows, if there are none
     migration: dict[str, Any] | None = None    # the items' migration as text cells (app.migrate's report_data)
     migration_note: str = ""                   # why there is no migration plan, if there is none
@@ -120,3 +121,48 @@ def findings_changes(old: Findings, new: Findings) -> tuple[list[Finding], list[
     before = {(f.rule, f.where) for f in old}
     after = {(f.rule, f.where) for f in new}
     return ([f for f in new if (f.rule, f.where) not in before], [f for f in old if (f.rule, f.where) not in after])
+
+
+def _per_call(old: Any, new: Any, unit: str) -> str:
+    """``16.02 -> 16.24 RCU per call``: the fewest significant digits (four at least) that tell them apart."""
+    digits = next((n for n in range(4, 9) if number(float(old), significant=n) != number(float(new), significant=n)), 9)
+    return f"{number(float(old), significant=digits)} -> {number(float(new), significant=digits)} {unit} per call"
+
+
+def cost_reason(pattern: str, old_line: Any, new_line: Any, old: Spec, new: Spec, changes: list[Change]) -> str:
+    """Why one pattern's monthly dollars changed, derived from what changed: its rate, its read and write units
+    per call (and the indexes a write pays for), and the spec changes behind them (its entities' key templates
+    and attributes, the index it reads, its own definition). ``old_line``/``new_line``: the pattern's bill lines
+    (``rate``, ``rcu_per_call``, ``wcu_per_call``, ``writes``), None where the version has no such pattern."""
+    if old_line is None or new_line is None:
+        return "a new pattern" if old_line is None else "the pattern was removed"
+    parts = []
+    if old_line.rate != new_line.rate:
+        parts.append(f"rate {float(old_line.rate):g}/s -> {float(new_line.rate):g}/s")
+    if old_line.rcu_per_call != new_line.rcu_per_call:
+        parts.append(_per_call(old_line.rcu_per_call, new_line.rcu_per_call, "RCU"))
+    if old_line.wcu_per_call != new_line.wcu_per_call:
+        parts.append(_per_call(old_line.wcu_per_call, new_line.wcu_per_call, "WCU"))
+    added = [ix for ix in new_line.writes if ix not in old_line.writes]
+    gone = [ix for ix in old_line.writes if ix not in new_line.writes]
+    parts += [f"now writes {ix} entries" for ix in added] + [f"no longer writes {ix} entries" for ix in gone]
+    if not parts:
+        return ""
+    p = next((x for x in new.access_patterns if x.name == pattern), None)
+    entities = set(p.entities) if p else set()
+    indexes = {p.index} if p else set()
+    causes = []
+    for c in changes:
+        subject = c.name.split(" ", 1)
+        if c.area == "key" and subject[0] in entities:
+            longer = len(c.after) > len(c.before)
+            causes.append(f"{c.name} key {'longer' if longer else 'changed'}: '{c.before}' -> '{c.after}'")
+        elif c.area == "entity" and subject[0] in entities and subject[-1] == "attributes":
+            causes.append(f"{subject[0]}'s attributes changed")
+        elif c.area == "index" and (c.name in indexes or c.name in added or c.name in gone):
+            causes.append(f"index {c.name} {c.change}" + (f" ({c.after})" if c.after else ""))
+        elif c.area == "pattern" and subject[0] == pattern and not subject[-1] == "rate":
+            causes.append(f"its {subject[-1]} changed" if len(subject) > 1 else "the pattern changed")
+    if not causes and any(x in parts[-1] for x in ("RCU", "WCU")):
+        causes.append("the items it reads or writes changed size")
+    return "; ".join(parts) + (": " + "; ".join(causes) if causes else "")

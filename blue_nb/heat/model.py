@@ -254,16 +254,16 @@ class HeatModel:
 
     def _pattern_costs(self) -> pd.DataFrame:
         pats = self._pats()
-        pid, calls, rcu, wcu, items, pages = self._columns(
-            f"SELECT k.pid, p.rate * c.w AS calls, k.rcu, k.wcu, k.items, k.pages FROM {self.costs.calls} k "
+        pid, calls, rcu, wcu, items, nbytes, pages = self._columns(
+            f"SELECT k.pid, p.rate * c.w AS calls, k.rcu, k.wcu, k.items, k.bytes, k.pages FROM {self.costs.calls} k "
             f"JOIN {self.allc} c ON c.pid = k.pid AND c.cid = k.cid JOIN {pats} p ON p.pid = k.pid",
-            ["pid", "calls", "rcu", "wcu", "items", "pages"])
+            ["pid", "calls", "rcu", "wcu", "items", "bytes", "pages"])
         names, lut = self._pattern_codes()
         pid = pid.astype(np.int64)
         code, k = lut[pid], len(names)
         own = ~np.isin(pid, list(self.secondary))       # a transaction's or batch's calls: its first action's
         count, per_s = np.bincount(code, own, k).astype(np.int64), np.bincount(code, calls * own, k)
-        rcu_s, wcu_s, items_s = (load_per(code, calls, u, k) for u in (rcu, wcu, items))
+        rcu_s, wcu_s, items_s, bytes_s = (load_per(code, calls, u, k) for u in (rcu, wcu, items, nbytes))
         first, most = np.full(k, np.iinfo(np.int64).max), np.zeros(k, dtype=pages.dtype)
         np.minimum.at(first, code, np.where(pid >= ACTION_PID, (pid - ACTION_PID) // 128, pid % 1000))
         np.maximum.at(most, code, pages)
@@ -271,7 +271,8 @@ class HeatModel:
         with np.errstate(divide="ignore", invalid="ignore"):
             return pd.DataFrame({"pattern": [names[j] for j in o], "candidates": count[o], "calls_per_s": per_s[o],
                                  "rcu_per_call": rcu_s[o] / per_s[o], "wcu_per_call": wcu_s[o] / per_s[o],
-                                 "items_per_call": items_s[o] / per_s[o], "max_pages": most[o],
+                                 "items_per_call": items_s[o] / per_s[o], "bytes_per_call": bytes_s[o] / per_s[o],
+                                 "max_pages": most[o],
                                  "rcu_per_s": rcu_s[o], "wcu_per_s": wcu_s[o]})
 
     def index_writes(self) -> dict[int, dict[str, float]]:

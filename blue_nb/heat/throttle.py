@@ -26,7 +26,7 @@ from blue_nb.printing import number
 from blue_nb.rules import RULES, Finding
 from blue_nb.rules.heat_rules import EVIDENCE, TRANSACTION_ITEM_RATE, WARN_FRACTION
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
-from blue_nb.spec import Placeholder, Spec
+from blue_nb.spec import Placeholder, Spec, pattern_path
 
 __all__ = ["BURST_SECONDS", "ERROR_OVERLOAD", "FEW_KEYS", "MONOTONIC_FRACTION",
            "throttle_findings", "monotonic_findings", "transaction_findings", "per_key_peaks", "peaks_of", "table_capacity",
@@ -49,7 +49,7 @@ def is_time_like(name: str) -> bool:
 def _pattern_where(spec: Spec, name: str) -> str:
     for i, p in enumerate(spec.access_patterns):
         if p.name == name:
-            return f"access_patterns[{i}]"
+            return pattern_path(i, name)
     return "access_patterns"
 
 

@@ -18,7 +18,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 from blue_nb.errors import BlueNbError
 from blue_nb.plots.base import (BASE, DPI, MAX_KEY_LABEL, OVER, WARN, PlotFigure, check_columns, count_tick,
                                 limit_marks, new_figure, no_data_figure, set_fonts)
-from blue_nb.printing import number, short
+from blue_nb.printing import number, per_second, short
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 
 __all__ = ["METRICS", "HeatAxes", "HeatCells", "empty_heatmap", "heat_cells", "heatmap_title", "key_heatmap",
@@ -249,7 +249,7 @@ def _key_axis_label(n_keys: int, n_rows: int, keys_with_traffic: int | None, eve
 def _peaks_of_hot_rows(right, hot, limit: float) -> None:
     """On the right edge, at the rows of the hottest keys (named on the left), their peak (red when over the
     limit)."""
-    right.set_yticks([r + 0.5 for r, _, _ in hot], [f"◀ {number(p, 0)}/s" for _, _, p in hot], fontsize=8)
+    right.set_yticks([r + 0.5 for r, _, _ in hot], [f"◀ {per_second(p)}/s" for _, _, p in hot], fontsize=8)
     for label, (_, _, peak) in zip(right.get_yticklabels(), hot):
         label.set_color(WARN if peak > limit else "0.3")
 

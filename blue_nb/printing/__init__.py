@@ -1,19 +1,23 @@
 """How a value prints, said once: one helper each for money, bytes, numbers and short labels (layer 0,
 standard library only), so that a table, a figure and a report show the same value the same way.
 
-* :func:`usd` - dollars: ``$1,234.57`` to the cent, rounded half up as a bill shows it (:func:`cents`);
-  an amount under half a cent to four places (``$0.0003``: the storage of a sample is tiny);
-  ``-$2.50``, ``+$2.50`` when ``signed``; ``-`` for no amount.
+* :func:`usd` - dollars, one rule wherever money is shown: ``$1,234.57`` to the cent, rounded half up as a
+  bill shows it (:func:`cents`); a non-zero amount under half a cent to two significant digits (``$0.0023``,
+  ``$0.000041``: the storage of a sample is tiny, and never shows as ``$0.0000``); ``-$2.50``, ``+$2.50`` when
+  ``signed``, and ``—`` for a change of exactly nothing; ``-`` for no amount.
 * :func:`human_bytes` - sizes in binary units (1 KB = 1024 bytes) with three significant digits:
   ``512 B``, ``1 KB``, ``1.5 KB``, ``1.18 MB``, ``400 KB``, ``10 GB``.
 * :func:`number` - thousands separators and a fixed number of decimals (``1,234.50``); whole numbers
   print whole; ``signed`` shows ``+``; ``trim`` drops trailing zeros (``860.31``, ``2``); ``digits=None``
   gives as many decimals as the size needs (``1,234``, ``12.3``, ``0.12``); ``significant=n``
   rounds to ``n`` significant digits (``1.25``, ``0.0625``, ``12.5``), whole from ``10**(n-1)``.
+* :func:`per_second` - capacity units per second, one rounding wherever a rate is shown (the heat map's peaks,
+  the review's busiest key): one decimal, a trailing zero dropped (``5.5``, ``4,184``, ``3,732.6``).
 * :func:`short` - a label cut to a width in terminal columns (a CJK character takes two, a
   combining mark none) with an ellipsis; :func:`display_width` - the columns a text takes.
 * :func:`compact` - any item value on one short line, as a table cell or a query's output shows it
   (``{title: "x", n: 3}``, ``<binary 1,234 B>``), cut to :data:`COMPACT_WIDTH` columns.
+* :func:`binary_label` - binary as what it is and its size, never its bytes: ``<jpeg 12.3 KB>``, ``<binary 13 B>``.
 * :class:`Fields` - a dict of a few facts (a ``summary()``) that a notebook shows as a two-column table
   (:func:`fields_html`), its repr still the dict's; :func:`value_text` - one fact as a person reads it.
 """
@@ -26,15 +30,15 @@ from decimal import ROUND_HALF_UP, Decimal
 from html import escape
 from typing import Any, Mapping
 
-__all__ = ["BYTE_UNITS", "COMPACT_WIDTH", "ELLIPSIS", "NO_VALUE", "Fields", "cents", "compact", "display_width",
-           "fields_html", "human_bytes", "number", "short", "usd", "value_text"]
+__all__ = ["BYTE_UNITS", "COMPACT_WIDTH", "ELLIPSIS", "NO_CHANGE", "NO_VALUE", "Fields", "binary_label", "cents", "compact",
+           "display_width", "fields_html", "human_bytes", "number", "per_second", "short", "usd", "value_text"]
 
 NO_VALUE = "-"                 # what usd and number print for None
+NO_CHANGE = "—"                # what usd prints for a signed change of exactly zero
 ELLIPSIS = "…"                 # the end of a cut label: one column
 BYTE_UNITS = ("B", "KB", "MB", "GB", "TB", "PB")
 COMPACT_WIDTH = 48             # columns a text, map or list cell shows before it is cut with "…"
 _CENT = Decimal("0.01")
-_SUB_CENT = Decimal("0.0001")
 
 
 # -- money --------------------------------------------------------------------------------------
@@ -44,18 +48,22 @@ def cents(d: Decimal) -> Decimal:
 
 
 def usd(amount: Decimal | float | int | None, signed: bool = False) -> str:
-    """Dollars to the cent, rounded half up (``$1,234.57``); a non-zero amount under half a cent to four
-    places (``$0.0003``); negative as ``-$2.50``, and ``+$2.50`` when ``signed``; ``-`` for None.
+    """Dollars to the cent, rounded half up (``$1,234.57``); a non-zero amount under half a cent to two
+    significant digits (``$0.0023``); negative as ``-$2.50``, and ``+$2.50`` when ``signed`` (a change: ``—``
+    when it is exactly zero); ``-`` for None.
 
     A float is taken as the decimal it prints as (``0.125`` is 0.125, not the binary number just below),
     so a float and the Decimal it came from print alike."""
     if amount is None:
         return NO_VALUE
     d = amount if isinstance(amount, Decimal) else Decimal(repr(amount) if isinstance(amount, float) else amount)
+    if signed and d == 0:
+        return NO_CHANGE
     sign = "-" if d < 0 else "+" if signed and d > 0 else ""
     d = abs(d)
     if d and d < _CENT / 2:
-        return f"{sign}${d.quantize(_SUB_CENT, rounding=ROUND_HALF_UP):f}"
+        places = Decimal(1).scaleb(d.adjusted() - 1)                  # two significant digits
+        return f"{sign}${d.quantize(places, rounding=ROUND_HALF_UP):f}"
     return f"{sign}${cents(d):,}"
 
 
@@ -68,6 +76,19 @@ def human_bytes(n: float) -> str:
         n, i = n / 1024, i + 1
     text = f"{n:.0f}" if abs(n) >= 100 or n == round(n) else f"{n:.3g}"
     return f"{text} {BYTE_UNITS[i]}"
+
+
+#: the first bytes of a few file kinds a binary attribute often holds -> the kind's name
+_MAGIC = ((b"\xff\xd8\xff", "jpeg"), (b"\x89PNG\r\n\x1a\n", "png"), (b"GIF8", "gif"), (b"%PDF", "pdf"),
+          (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip"))
+
+
+def binary_label(b: bytes | bytearray | memoryview) -> str:
+    """Binary as a label, never its bytes: the kind its first bytes name (jpeg, png, gif, pdf, gzip, zip; else
+    ``binary``) and its size by :func:`human_bytes` (``<jpeg 12.3 KB>``, ``<binary 13 B>``)."""
+    head = bytes(b[:8])
+    kind = next((name for magic, name in _MAGIC if head.startswith(magic)), "binary")
+    return f"<{kind} {human_bytes(len(b))}>"
 
 
 # -- numbers ------------------------------------------------------------------------------------
@@ -104,6 +125,11 @@ def number(v: Any, digits: int | None = 2, *, signed: bool = False, trim: bool =
         text = text.rstrip("0").rstrip(".")
         return "0" if text in ("-0", "+0") else text
     return text
+
+
+def per_second(v: float | int) -> str:
+    """Units per second as every picture and report shows them: one decimal, no trailing zero (``5.5``, ``4,184``)."""
+    return number(float(v), 1, trim=True)
 
 
 # -- short labels -------------------------------------------------------------------------------
@@ -145,7 +171,7 @@ def _compact(v: Any) -> str:
     if isinstance(v, float) and math.isnan(v):
         return ""
     if isinstance(v, (bytes, bytearray)):
-        return f"<binary {len(v):,} B>"
+        return binary_label(v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, Decimal):
@@ -170,7 +196,7 @@ def _inner(v: Any) -> str:
 
 def value_text(v: Any) -> str:
     """One fact as a person reads it: numbers with separators (floats trimmed), yes/no, a map as
-    ``key: value`` pairs and a list joined by commas on one line, a path or anything else as its text."""
+    ``key: value`` pairs and a list joined by commas on one line, binary as :func:`binary_label`, a path or anything else as its text."""
     if isinstance(v, bool):
         return "yes" if v else "no"
     if isinstance(v, (int, float, Decimal)):
@@ -179,6 +205,8 @@ def value_text(v: Any) -> str:
         return "; ".join(f"{k}: {value_text(x)}" for k, x in v.items())
     if isinstance(v, (list, tuple, set, frozenset)):
         return ", ".join(value_text(x) for x in v)
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return binary_label(v)
     return NO_VALUE if v is None else str(v)
 
 

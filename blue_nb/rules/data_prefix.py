@@ -13,7 +13,7 @@ from blue_nb.rules.key_rows import KeyRows
 from blue_nb.rules.key_rules import PREFIX, begins_with_tail, open_prefix_hint, probe_finding
 from blue_nb.rules.keyspace import key_string, placeholders_of, render_parts
 from blue_nb.rules.registry import DataCheck, data_check
-from blue_nb.spec import KeyTemplate
+from blue_nb.spec import KeyTemplate, pattern_path
 
 __all__ = ["MAX_DISTINCT", "PrefixProbeCheck", "PrefixValueCheck"]
 
@@ -67,7 +67,7 @@ class _Tracker:
     """Per (partition, earlier values): the distinct last values of one begins_with, with counts."""
 
     def __init__(self, i, pattern, entity, t: KeyTemplate, entity_sk: KeyTemplate, space, hint: str):
-        self.where, self.hint = f"access_patterns[{i}].key_condition.sk_begins_with", hint
+        self.where, self.hint = pattern_path(i, pattern) + ".key_condition.sk_begins_with", hint
         self.pattern, self.entity, self.t, self.entity_sk, self.space = pattern, entity, t, entity_sk, space
         mine, theirs = [p.name for p in placeholders_of(t)], [p.name for p in placeholders_of(entity_sk)]
         self.names = list(zip(mine, theirs)) if len(mine) <= len(theirs) else []

@@ -103,8 +103,10 @@ class Findings(Sequence):
         """The review as a table, for notebooks."""
         colors = {"error": "#b00020", "warning": "#a15c00", "info": "#555"}
         rows = "".join(
-            f"<tr><td style='color:{colors[f.severity]}'>{f.severity}</td><td>{escape(f.rule)}</td>"
-            f"<td><code>{escape(f.where)}</code></td><td style='text-align:left'>{escape(f.message)}"
+            f"<tr><td style='color:{colors[f.severity]};vertical-align:top'>{f.severity}</td>"
+            f"<td style='white-space:nowrap;text-align:left;vertical-align:top'>{escape(f.rule)}</td>"   # never ADR4-/SINGLE-
+            f"<td style='text-align:left;vertical-align:top'><code>{escape(f.where)}</code></td>"
+            f"<td style='text-align:left'>{escape(f.message)}"
             + "".join(f"<br><small><code>{escape(e)}</code></small>" for e in f.evidence)
             + (f"<br><i>fix: {escape(f.hint)}</i>" if f.hint else "") + "</td></tr>"
             for f in self._items)

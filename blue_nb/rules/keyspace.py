@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from blue_nb.spec import SEPARATOR, AccessPattern, Entity, KeyTemplate, Placeholder, Spec
+from blue_nb.spec import SEPARATOR, AccessPattern, Entity, KeyTemplate, Placeholder, Spec, pattern_path
 
 __all__ = ["KeySpace", "Layout", "Probe", "can_start_with", "key_string", "pattern_where", "placeholders_of",
            "prefix_regex", "render_parts", "shape"]
@@ -74,7 +74,9 @@ def key_string(value: Any) -> str | None:
 
 
 def pattern_where(i: int, p: AccessPattern, op: str | None = None) -> str:
-    base = f"access_patterns[{i}]"
+    """The spec path of pattern ``p`` (number ``i``), named (:func:`blue_nb.spec.pattern_path`); with ``op``, its key
+    condition's sort-key operator."""
+    base = pattern_path(i, p.name)
     return f"{base}.key_condition.{op}" if op else base
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from blue_nb.errors import SourceError, SpecError
+from blue_nb.printing import Fields
 from blue_nb.samples.draws import (Distribution, FieldDraw, TextSource, compile_distribution, compile_field,
                                    looks_like_time)
 from blue_nb.samples.writers import SourceFiles, row_ticks
@@ -324,7 +325,7 @@ def check_scale_and_seed(scale: Any, seed: Any) -> None:
 def sample_spec(spec: Spec | str | Path, *, scale: int, seed: int, out_dir: str | Path, progress: bool = False,
                 desc: str | None = None) -> dict[str, int]:
     """Write sample source files for ``spec`` (a Spec, or a spec file's path) into ``out_dir``; return
-    the rows written per source."""
+    the rows written per source (a dict a notebook shows as a table)."""
     if not isinstance(spec, Spec):
         spec = load_spec(spec)
     check_scale_and_seed(scale, seed)
@@ -338,4 +339,4 @@ def sample_spec(spec: Spec | str | Path, *, scale: int, seed: int, out_dir: str 
         for p in plan.roots:
             writer.rows(p, plan.counts[p.name], None)
         writer.flush()
-    return files.counts
+    return Fields(files.counts)

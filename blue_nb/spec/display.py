@@ -14,17 +14,23 @@ __all__ = ["html_table", "key_condition_text", "pattern_condition_text", "spec_h
 
 _TABLE_STYLE = "border-collapse:collapse;font-size:12px;margin:2px 0 8px 0"
 _CELL = "text-align:{};white-space:nowrap"
+# a long text cell: wrapped between words (and within a word only where one word is wider than the column)
+_WRAP = "text-align:left;white-space:normal;overflow-wrap:anywhere;min-width:5em"
 
 
 def html_table(header: Sequence[str], rows: Sequence[Sequence[Any]], *, right: Sequence[int] = (),
-               index: Sequence[Any] | None = None, caption: str = "") -> str:
-    """``rows`` as an HTML table; columns numbered in ``right`` are right-aligned, the rest left.
+               index: Sequence[Any] | None = None, caption: str = "", wrap: Sequence[int] = ()) -> str:
+    """``rows`` as an HTML table; columns numbered in ``right`` are right-aligned, the rest left. Cells stay on
+    one line, but those of the columns numbered in ``wrap`` (long text): they wrap between words, so a wide
+    table fits the notebook and every column stays in view.
 
     With ``index`` (one label per row) the first column is a row header (``<th>``), as in a
     pandas table, so tools that read pandas tables read this one the same way.
     """
     def cell(tag: str, value: Any, col: int) -> str:
         align = "right" if col in right else "left"
+        if tag == "td" and col in wrap:
+            return f"<td style='{_WRAP}'>{escape(str(value))}</td>"
         return f"<{tag} style='{_CELL.format(align)}'>{escape(str(value))}</{tag}>"
 
     head = "".join(cell("th", h, i) for i, h in enumerate(header))

@@ -10,7 +10,7 @@ import yaml
 
 from blue_nb.errors import Problem, SpecError
 from blue_nb.spec.model import (RULE_PROFILES, SK_OPERATORS, AccessPattern, Action, Entity, Filter, Index, Join, KeyCondition,
-                                Spec, Table, line_of)
+                                Spec, Table, line_of, named_pattern_path)
 from blue_nb.spec.schema import structure_problems
 from blue_nb.spec.validate import semantic_problems
 
@@ -170,11 +170,14 @@ def _walk(node: Any, path: str = "", out: dict[str, int] | None = None,
     return out, problems
 
 
-def _locate(problems: list[Problem], source: str, lines: dict[str, int]) -> list[Problem]:
+def _locate(problems: list[Problem], source: str, lines: dict[str, int], data: Any = None) -> list[Problem]:
+    """Each problem at its file:line, an access pattern named as well as numbered (``access_patterns[5] (list_round)``)."""
+    patterns = data.get("access_patterns") if isinstance(data, dict) else None
+    names = [p.get("name") if isinstance(p, dict) else None for p in patterns] if isinstance(patterns, list) else []
     located = []
     for p in problems:
         line = line_of(p.where, lines)
-        where = " ".join(w for w in (f"{source}:{line}" if line else source, p.where) if w)
+        where = " ".join(w for w in (f"{source}:{line}" if line else source, named_pattern_path(p.where, names)) if w)
         located.append(Problem(where, p.message, p.hint))
     return located
 
@@ -191,7 +194,7 @@ def spec_from_dict(data: Any, source: str = "<spec>", lines: dict[str, int] | No
     if problems:
         n = len(problems)
         raise SpecError(f"{source}: {n} problem{'s' if n > 1 else ''} in the spec",
-                        problems=_locate(problems, source, lines or {}),
+                        problems=_locate(problems, source, lines or {}, data),
                         hint="see spec-format.md; the JSON Schema blue_nb/spec/spec.schema.json checks files in editors")
     spec = _build(data)
     spec.source_path = source

@@ -6,6 +6,7 @@ into the file's mapping by :meth:`Spec.to_dict`. The names follow ``spec-format.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -18,7 +19,7 @@ from blue_nb.spec.templates import KeyTemplate
 __all__ = [
     "READ_OPERATIONS", "WRITE_OPERATIONS", "OPERATIONS", "SK_OPERATORS", "ATTRIBUTE_TYPES", "KEY_TYPES", "RULE_PROFILES",
     "MAX_CAPACITY_UNITS", "MAX_RATE", "SELECTS", "ACTION_OPERATIONS", "ACTION_LIMITS", "SEGMENT_PARAMETER", "MAX_TOTAL_SEGMENTS", "Index", "Table", "Entity",
-    "KeyCondition", "Filter", "Join", "Action", "AccessPattern", "Spec", "line_of",
+    "KeyCondition", "Filter", "Join", "Action", "AccessPattern", "Spec", "line_of", "named_pattern_path", "pattern_path",
 ]
 
 READ_OPERATIONS = ("get_item", "query", "scan")
@@ -39,6 +40,26 @@ KEY_TYPES = ("S", "N", "B")
 MAX_RATE = 1_000_000_000
 #: the most provisioned read or write capacity units a spec may give a table or an index
 MAX_CAPACITY_UNITS = 1_000_000_000
+_PATTERN_PATH = re.compile(r"^access_patterns\[(\d+)\](?! \()")
+
+
+def pattern_path(i: int, name: str) -> str:
+    """The spec path of access pattern ``i``, named as a person knows it: ``access_patterns[5] (list_round)``;
+    a finding or an error adds the rest of its path (``.key_condition.sk_begins_with``) after it."""
+    return f"access_patterns[{i}] ({name})"
+
+
+def named_pattern_path(path: str, names: list[Any]) -> str:
+    """``path`` with a leading ``access_patterns[i]`` named by :func:`pattern_path` (``names``: the patterns' names
+    in file order; a path already named, or one whose pattern has no name, stays as it is)."""
+    def named(m: re.Match) -> str:
+        i = int(m.group(1))
+        name = names[i] if i < len(names) else None
+        return pattern_path(i, name) if isinstance(name, str) and name else m.group(0)
+
+    return _PATTERN_PATH.sub(named, path)
+
+
 # which rules a spec answers to: Blue's own (ADR 0018 and DynamoDB's), or DynamoDB's alone (a design made elsewhere)
 RULE_PROFILES = ("adr-0018", "dynamodb")
 

@@ -17,21 +17,22 @@ from typing import Any
 
 import ipywidgets as W
 
-from blue_nb.app.display import compact
-from blue_nb.app.frames import items_to_frame
+from blue_nb.app.frames import item_table
 from blue_nb.errors import BlueNbError
 from blue_nb.items import item_to_wire
 from blue_nb.patterns import ActionsResult, Plan, ReadResult, WriteResult, plan
-from blue_nb.printing import short
+from blue_nb.printing import compact
 from blue_nb.sizing import PAGE_BYTES
+from blue_nb.spec.display import html_table
 
 __all__ = ["PatternExplorer"]
 
-CELL_WIDTH = 60     # columns a text cell of the items table shows (then cut with "…": blue_nb.printing.short)
 
 
 def _pre(text: str) -> str:
-    return f"<pre style='white-space:pre-wrap;margin:0'>{html.escape(text)}</pre>"
+    """Code as written: lines wrap between words only (never mid-word), a token wider than the pane scrolls."""
+    return (f"<pre style='white-space:pre-wrap;overflow-wrap:normal;word-break:normal;overflow-x:auto;margin:0'>"
+            f"{html.escape(text)}</pre>")
 
 
 def _index_writes(index_wcu: dict[str, int]) -> str:
@@ -42,9 +43,8 @@ def _index_writes(index_wcu: dict[str, int]) -> str:
 def _pages_html(result, max_pages: int, limit: int | None) -> str:
     """One row per call: the items, bytes and read units of its page, and why the next call was (not) made."""
     filtered = result.request.filter is not None          # Count (returned) beside ScannedCount (read, paid)
-    rows = "".join(f"<tr><td>{i}</td>{f'<td>{p.items:,}</td>' if filtered else ''}<td>{p.count:,}</td>"
-                   f"<td>{p.bytes_read:,}</td><td>{p.rcu:g}</td>"
-                   f"<td>{'yes' if p.has_more else 'no'}</td></tr>" for i, p in enumerate(result.pages, 1))
+    rows = [[f"{i}", *([f"{p.items:,}"] if filtered else []), f"{p.count:,}", f"{p.bytes_read:,}", f"{p.rcu:g}",
+             "yes" if p.has_more else "no"] for i, p in enumerate(result.pages, 1)]
     last = result.pages[-1] if result.pages else None
     n = len(result.pages)
     calls = f"{n} call{'s' if n != 1 else ''}"
@@ -53,9 +53,10 @@ def _pages_html(result, max_pages: int, limit: int | None) -> str:
     else:
         ends = f"Limit {limit} items or " if limit else ""
         why = f"{calls}: the read ended (no LastEvaluatedKey); a page ends at {ends}{PAGE_BYTES // 2**20} MB read"
-    head = "<th>Count (returned)</th><th>ScannedCount (read)</th>" if filtered else "<th>items</th>"
-    return (f"<small>{html.escape(why)}</small><table><tr><th>call</th>{head}<th>bytes read</th>"
-            f"<th>RCU</th><th>LastEvaluatedKey</th></tr>{rows}</table>")
+    head = ["call", *(["Count (returned)", "ScannedCount (read)"] if filtered else ["items"]), "bytes read", "RCU",
+            "LastEvaluatedKey"]
+    numbers = tuple(range(len(head) - 1))               # header and cells aligned alike: numbers right
+    return f"<small>{html.escape(why)}</small>" + html_table(head, rows, right=numbers)
 
 
 class PatternExplorer:
@@ -72,7 +73,8 @@ class PatternExplorer:
         self.error: str = ""
         self.elapsed_ms = 0.0
         self.pattern = W.Dropdown(description="pattern", layout=W.Layout(width="360px"))
-        self.backend = W.ToggleButtons(options=list(session.stores), description="backend")
+        self.backend = W.ToggleButtons(options=list(session.stores), description="backend",
+                                       style={"description_width": "initial", "button_width": "auto"})
         self.pages = W.BoundedIntText(value=1, min=1, max=1000, description="max pages",
                                       layout=W.Layout(width="170px"), style={"description_width": "initial"})
         self.limit = W.BoundedIntText(value=0, min=0, max=10000, description="page size (0: the pattern's)",
@@ -226,8 +228,7 @@ class PatternExplorer:
                                f" (per action {', '.join(f'{u:g}' for u in r.units)}){outcome} · "
                                f"{self.elapsed_ms:.0f} ms")
             self.page_table.value = ""
-            self.items.value = items_to_frame(r.items[: self.max_rows]).to_html(index=False, escape=True) \
-                if r.items else ""
+            self.items.value = item_table(r.items[: self.max_rows], self._key_names())._repr_html_() if r.items else ""
             return
         if isinstance(r, WriteResult):
             self.request.value = _pre(self.plan.show_boto3(r.item))
@@ -240,10 +241,15 @@ class PatternExplorer:
         self.cost.value = (f"<b>{s['count']}</b> items · {s['pages']} page(s) · {s['bytes_read']:,} bytes read · "
                            f"<b>{s['rcu']:g} RCU</b> ({r.request.read_mode}) · {self.elapsed_ms:.0f} ms{after}")
         self.page_table.value = _pages_html(r, self.pages.value, r.request.limit)
-        frame = items_to_frame(r.items[: self.max_rows]).map(
-            lambda v: short(v, CELL_WIDTH) if isinstance(v, str) else v)
         more = f"<i>first {self.max_rows} of {r.count}</i>" if r.count > self.max_rows else ""
-        self.items.value = frame.to_html(index=False, escape=True) + more
+        self.items.value = item_table(r.items[: self.max_rows], self._key_names())._repr_html_() + more
+
+    def _key_names(self) -> list[str]:
+        """The key attributes, which an items table shows first, left and on one line (long text wraps)."""
+        spec = self.session.spec
+        keys = [spec.table.partition_key, spec.table.sort_key,
+                *[k for pair in spec.index_key_attributes().values() for k in pair]]
+        return [k for k in keys if k]
 
     def _show_findings(self) -> None:
         try:

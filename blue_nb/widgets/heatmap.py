@@ -19,7 +19,7 @@ from matplotlib import colormaps
 
 from blue_nb.plots.base import MAX_KEY_LABEL, OVER, WARN
 from blue_nb.plots.heat import METRICS, HeatCells, heat_cells, heatmap_title, scale_label, scale_top
-from blue_nb.printing import number, short
+from blue_nb.printing import number, per_second, short
 
 __all__ = ["HeatCanvas"]
 
@@ -70,7 +70,7 @@ class HeatCanvas(anywidget.AnyWidget):
         top = scale_top(cells.peak, limit)
         n_over = int(sum(1 for _, _, p in cells.hot if p > limit))
         labels = [[row, short(key, MAX_KEY_LABEL), WARN if peak > limit else "#000",
-                   f"◀ {number(peak, 0)}/s"] for row, key, peak in cells.hot]
+                   f"◀ {per_second(peak)}/s"] for row, key, peak in cells.hot]
         shown = keys_with_traffic if keys_with_traffic is not None else cells.keys
         self._sent += 1
         self.cells = cells

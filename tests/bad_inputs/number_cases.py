@@ -30,7 +30,7 @@ CASES = [
          ("hours_per_month", "out of range", "above 744"), files={"p.json": prices(hours_per_month="9999")}),
     Case("cost-rate-1e30", (*COST, "--rate", "get_branch=1e30"),
          ("rates.get_branch", "from 0 to 1,000,000,000", "1e+30")),
-    Case("spec-rate-1e30", (*COST,), ("library.yaml:55", "access_patterns[0].rate_per_second", "above the maximum 1,000,000,000", "typo"),
+    Case("spec-rate-1e30", (*COST,), ("library.yaml:55", "access_patterns[0] (get_branch).rate_per_second", "above the maximum 1,000,000,000", "typo"),
          files={"library.yaml": re.sub(r"rate_per_second: 20\b", "rate_per_second: 1.0e+30", SPEC, count=1)}),
     Case("spec-capacity-1e30", ("validate", "{dir}/library.yaml"),
          ("table.read_capacity", "above the maximum 1,000,000,000"),
