@@ -94,7 +94,7 @@ def test_a_segment_out_of_range_and_segments_on_a_query_are_refused(spec):
                                  "key_condition": {"pk": "P#{p}"}})
     with pytest.raises(SpecError) as e:
         spec_from_dict(d)
-    assert any(p.where.endswith("access_patterns[2].total_segments") for p in e.value.problems)
+    assert any(p.where.endswith("access_patterns[2] (q).total_segments") for p in e.value.problems)
 
 
 def test_applys_compare_checks_the_union_of_the_segments(stores, endpoint, spec):
