@@ -97,6 +97,7 @@ def test_a_design_with_every_kind_of_operation_runs_the_same_on_both_backends(tm
     transfer = {c["label"]: c for c in composites["post_transfer"]}
     assert transfer["carried out"]["reasons"] is None
     assert transfer["cancelled"]["reasons"] == ["None", "ConditionalCheckFailed", "None"]
+    assert [m is None for m in transfer["cancelled"]["met"]] == [True, False, True]      # ALL_OLD: the item met
     loaded = {json.dumps(i["pk"]) + json.dumps(i["seq"]): i for i in json.loads(fixture)["items"]}
     assert [a["item"] == loaded.get(json.dumps(a["key"]["pk"]) + json.dumps(a["key"]["seq"]))
             for a in transfer["cancelled"]["after"]] == [True, True, True]          # each item as it was

@@ -183,7 +183,7 @@ def _composite_case(spec: Spec, store: Any, p: Any, params: dict[str, str], puts
             found.append(item_to_wire(got[0]) if got else None)
         case["items"] = found
         return case
-    reasons, olds, news = [], [], []
+    reasons, olds, news, met = [], [], [], []
     for i, (one, check) in enumerate(zip(planned.plans, planned.checks)):
         key = _key(one.request)
         if i in puts and any(str(puts[i].get(a)) != str(v) for a, v in key.items()):
@@ -193,11 +193,13 @@ def _composite_case(spec: Spec, store: Any, p: Any, params: dict[str, str], puts
         result = store.run_plan(one, new_item=puts.get(i))
         passed = result.condition_passed is not False
         reasons.append("None" if passed else "ConditionalCheckFailed")
+        met.append(old if not passed and one.request.return_old_on_failure else None)
         olds.append((key, old))
         news.append(old if check else None if one.request.operation == "delete_item" else result.item)
     cancelled = any(r != "None" for r in reasons)
     case.update(puts={str(i): item_to_wire(item) for i, item in puts.items()},
                 reasons=reasons if cancelled else None,
+                met=[None if m is None else item_to_wire(m) for m in met] if cancelled else None,
                 after=[{"key": item_to_wire({a: key[a] for a in (t.partition_key, t.sort_key) if a}),
                         "item": (None if after is None else item_to_wire(after))}
                        for (key, old), new in zip(olds, news) for after in [old if cancelled else new]])

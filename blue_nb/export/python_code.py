@@ -1085,9 +1085,14 @@ def _composite_test(spec: Spec, p: AccessPattern, cls: str, codes: dict[str, _En
                 "        assert got == [None if x is None else rt.canonical(rt.item_from_wire(x)) for x in case[\"items\"]]"]
     else:
         if p.operation == "transact_write_items":
-            out += ["        try:", f"            {call}", "            reasons = None",
-                    "        except rt.TransactionCanceled as cancelled:", "            reasons = cancelled.reasons",
-                    "        assert reasons == case[\"reasons\"], case[\"label\"]"]
+            out += ["        reasons: list[str] | None = None", "        met: list[str | None] | None = None",
+                    "        try:", f"            {call}",
+                    "        except rt.TransactionCanceled as cancelled:     # nothing written; the reason of each action",
+                    "            reasons = cancelled.reasons",
+                    "            met = [None if x is None else rt.canonical(x) for x in cancelled.items]",
+                    "        assert reasons == case[\"reasons\"], case[\"label\"]",
+                    "        assert met == (None if case[\"met\"] is None else [None if x is None else "
+                    "rt.canonical(rt.item_from_wire(x)) for x in case[\"met\"]])"]
         else:
             out += [f"        {call}"]
         out += ["        for want in case[\"after\"]:",
