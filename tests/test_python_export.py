@@ -11,6 +11,7 @@ with its spec path.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -24,7 +25,7 @@ from blue_nb.app.imports import import_data
 from blue_nb.app.python_export import export_python
 from blue_nb.cli import cli
 from blue_nb.export import ExportRefused
-from blue_nb.layout import main_table_sql
+from blue_nb.layout import catalog_table_sql, main_table_sql
 from blue_nb.spec import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,12 +39,19 @@ SHIPPED = {"dialogue_v2": ("data/sample/dialogue", False), "dialogue": ("data/sa
 MODELS = ["Hospital", "HotelReservations", "ConnectedVehicles"]
 
 
-def _check_package(out: Path, endpoint_url: str) -> str:
+@pytest.fixture(scope="session")
+def mypy_cache(tmp_path_factory) -> Path:
+    """One mypy cache per test process: the standard library and boto3's stubs are analysed once, not once per
+    package (each package's own modules are checked again: their files are new)."""
+    return tmp_path_factory.mktemp("mypy_cache")
+
+
+def _check_package(out: Path, endpoint_url: str, mypy_cache: Path) -> str:
     """ruff, mypy --strict and the package's own tests (one pytest process), all on ``out``; pytest's summary."""
     ruff = subprocess.run([str(VENV / "ruff"), "check", "--no-cache", "--output-format", "concise", "."], cwd=out,
                           capture_output=True, text=True, timeout=300)
     assert ruff.returncode == 0, ruff.stdout + ruff.stderr
-    mypy = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", os.devnull, "."],
+    mypy = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(mypy_cache), "."],
                           cwd=out, capture_output=True, text=True, timeout=600)
     assert mypy.returncode == 0, mypy.stdout + mypy.stderr
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -64,7 +72,7 @@ def _patterns_tested(out: Path) -> set[str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SHIPPED))
-def test_a_shipped_spec_gives_a_package_whose_tests_pass_on_both_backends(name, tmp_path, dynamo_endpoint):
+def test_a_shipped_spec_gives_a_package_whose_tests_pass_on_both_backends(name, tmp_path, dynamo_endpoint, mypy_cache):
     data, force = SHIPPED[name]
     spec = load_spec(ROOT / "data" / "specs" / f"{name}.yaml")
     result = export_python(spec, tmp_path / "pkg", data_dir=ROOT / data, force=force, now=NOW)
@@ -73,30 +81,46 @@ def test_a_shipped_spec_gives_a_package_whose_tests_pass_on_both_backends(name, 
     assert {p.name for p in spec.access_patterns} <= _patterns_tested(out)      # every pattern has its test
     design = (out / f"{spec.domain}_access" / "design.py").read_text(encoding="utf-8")
     assert f"'validated': {not force}" in design
-    _check_package(out, dynamo_endpoint.url)
+    _check_package(out, dynamo_endpoint.url, mypy_cache)
 
 
 @pytest.mark.slow
-def test_a_design_with_every_kind_of_operation_runs_the_same_on_both_backends(tmp_path, dynamo_endpoint):
+def test_a_design_with_every_kind_of_operation_runs_the_same_on_both_backends(tmp_path, dynamo_endpoint, mypy_cache):
     spec = load_spec(LEDGER / "ledger.yaml")
     export_python(spec, tmp_path / "pkg", data_dir=LEDGER / "ledger", now=NOW)
     fixture = (tmp_path / "pkg" / "tests" / "fixture.json").read_text(encoding="utf-8")
     # the cases the fixture holds: a descending paged between, a failed conditional put and delete, an update
     assert '"label": "drawn from an item"' in fixture and '"condition_passed": false' in fixture
+    # a transaction carried out and one cancelled by its ConditionCheck (nothing written), the reads' items and
+    # a key that holds nothing, a batch write's put and delete
+    composites = json.loads(fixture)["composites"]
+    transfer = {c["label"]: c for c in composites["post_transfer"]}
+    assert transfer["carried out"]["reasons"] is None
+    assert transfer["cancelled"]["reasons"] == ["None", "ConditionalCheckFailed", "None"]
+    assert [m is None for m in transfer["cancelled"]["met"]] == [True, False, True]      # ALL_OLD: the item met
+    loaded = {json.dumps(i["pk"]) + json.dumps(i["seq"]): i for i in json.loads(fixture)["items"]}
+    assert [a["item"] == loaded.get(json.dumps(a["key"]["pk"]) + json.dumps(a["key"]["seq"]))
+            for a in transfer["cancelled"]["after"]] == [True, True, True]          # each item as it was
+    assert [a["item"] is None for a in composites["load_entries"][0]["after"]] == [False, True]
+    for name in ("get_pair", "get_many"):
+        assert [[i is None for i in c["items"]] for c in composites[name]] == [[False, False], [False, True]]
     assert {p.name for p in spec.access_patterns} <= _patterns_tested(tmp_path / "pkg")
-    _check_package(tmp_path / "pkg", dynamo_endpoint.url)
+    access = (tmp_path / "pkg" / "ledger_access" / "access.py").read_text(encoding="utf-8")
+    assert "def post_transfer(self, account: str, seq: str, other: str, to_account: str, new_seq: str, *, entry: Entry)" \
+        in access and "-> tuple[Entry | None, Entry | None]:" in access
+    _check_package(tmp_path / "pkg", dynamo_endpoint.url, mypy_cache)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("model", MODELS)
-def test_a_public_workbench_model_gives_a_package_whose_tests_pass(model, tmp_path, dynamo_endpoint):
+def test_a_public_workbench_model_gives_a_package_whose_tests_pass(model, tmp_path, dynamo_endpoint, mypy_cache):
     results = import_data(ROOT / "tests" / "data" / "workbench" / f"{model}.json", "workbench", tmp_path / "imported",
                           sqlite=tmp_path / "s.sqlite", progress=False)
     for r in results:
         out = tmp_path / f"pkg_{r.spec.domain}"
         export_python(r.spec, out, data_dir=r.rows_dir, now=NOW)
         assert {p.name for p in r.spec.access_patterns} <= _patterns_tested(out)
-        _check_package(out, dynamo_endpoint.url)
+        _check_package(out, dynamo_endpoint.url, mypy_cache)
 
 
 def test_the_same_spec_gives_the_same_bytes_and_a_sample_when_no_data_is_given(tmp_path):
@@ -146,8 +170,6 @@ print(json.dumps({"round": [x.to_item()["sk"] for x in page.items], "cursor": pa
 
 @pytest.mark.slow
 def test_the_package_installs_with_pip_and_runs_with_no_part_of_blue_nb(tmp_path):
-    import json
-
     export_python(ROOT / "data" / "specs" / "dialogue_v2.yaml", tmp_path / "pkg", now=NOW)
     site = tmp_path / "site"
     pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site),
@@ -231,7 +253,7 @@ entities:
 
 
 @pytest.mark.slow
-def test_names_that_are_not_python_names_and_a_spec_without_patterns(tmp_path, dynamo_endpoint):
+def test_names_that_are_not_python_names_and_a_spec_without_patterns(tmp_path, dynamo_endpoint, mypy_cache):
     path = tmp_path / "odd.yaml"
     path.write_text(ODD_NAMES, encoding="utf-8")
     export_python(path, tmp_path / "pkg", now=NOW)
@@ -240,4 +262,99 @@ def test_names_that_are_not_python_names_and_a_spec_without_patterns(tmp_path, d
                   "other_attributes: dict[str, Any] | None = None", "other_attributes_: dict[str, Any] = field("):
         assert f"    {field}" in entities
     assert "item['first-name'] = self.first_name" in entities
-    _check_package(tmp_path / "pkg", dynamo_endpoint.url)
+    _check_package(tmp_path / "pkg", dynamo_endpoint.url, mypy_cache)
+
+
+SET_IN_TRANSACTION = """
+spec_version: 1
+domain: sets
+table: {partition_key: pk, sort_key: sk}
+entities:
+  Thing:
+    key: {pk: "THING#{id}", sk: "A"}
+    attributes: {name: S}
+    writer: things
+access_patterns:
+  - name: rename
+    operation: update_item
+    entities: [Thing]
+    key_condition: {pk: "THING#{id}", sk: "A"}
+  - name: rename_two
+    operation: transact_write_items
+    entities: [Thing]
+    actions:
+      - {pattern: rename, params: {id: "{first}"}}
+      - {pattern: rename, params: {id: "{second}"}}
+"""
+
+
+def test_a_transaction_whose_update_takes_the_callers_attributes_is_refused_with_its_spec_path(tmp_path):
+    path = tmp_path / "sets.yaml"
+    path.write_text(SET_IN_TRANSACTION, encoding="utf-8")
+    with pytest.raises(ExportRefused) as e:
+        export_python(path, tmp_path / "out", now=NOW)
+    assert e.value.where == "access_patterns[1] (rename_two).actions[0]" and "rename" in e.value.msg
+    assert not (tmp_path / "out").exists()
+
+
+def _runtime():
+    """The runtime the packages carry, as a module of its own."""
+    import types
+
+    from blue_nb.export.python_code import runtime_text
+
+    module = types.ModuleType("blue_access_runtime")
+    sys.modules[module.__name__] = module              # dataclasses look their module up
+    exec(compile(runtime_text(), "runtime.py", "exec"), module.__dict__)
+    return module
+
+
+def test_a_batch_sends_what_dynamodb_left_unprocessed_again_with_a_backoff(monkeypatch):
+    import boto3
+    from botocore.stub import Stubber
+
+    rt = _runtime()
+    waits = []
+    monkeypatch.setattr(rt.time, "sleep", waits.append)
+    table = rt.Table("t", "pk", "sk", "S", "S", (), {})
+    op = rt.Operation("get", "get_item", None, "pk", "sk", "S", "S")
+    put = rt.Operation("put", "put_item", None, "pk", "sk", "S", "S")
+    client = boto3.client("dynamodb", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x")
+    backend = rt.DynamoBackend(table, client=client)
+    keys = [{"pk": {"S": "a"}, "sk": {"S": str(i)}} for i in range(3)]
+    with Stubber(client) as stub:
+        stub.add_response("batch_get_item", {"Responses": {"t": [{**keys[2], "n": {"N": "2"}}]},
+                                             "UnprocessedKeys": {"t": {"Keys": keys[:2]}}},
+                          {"RequestItems": {"t": {"Keys": keys}}})
+        stub.add_response("batch_get_item", {"Responses": {"t": [{**keys[0], "n": {"N": "0"}}]}},
+                          {"RequestItems": {"t": {"Keys": keys[:2]}}})
+        found = backend.batch_get("b", [rt.Call(op, pk="a", sk=(str(i),)) for i in range(3)])
+        stub.assert_no_pending_responses()
+    assert [None if i is None else i["n"] for i in found] == [0, None, 2]       # in action order, None: missing
+    assert waits == [rt.BACKOFF]
+    writes = [{"PutRequest": {"Item": {**k, "v": {"S": "x"}}}} for k in keys]
+    with Stubber(client) as stub:
+        for _ in range(rt.RETRIES + 1):
+            stub.add_response("batch_write_item", {"UnprocessedItems": {"t": writes[1:]}})
+        with pytest.raises(rt.Unprocessed) as e:
+            backend.batch_write("w", [rt.Call(put, pk="a", sk=(str(i),), item={"v": "x"}) for i in range(3)])
+    assert e.value.left == {"t": writes[1:]} and len(waits) == 1 + rt.RETRIES
+    assert waits[1:4] == [rt.BACKOFF, 2 * rt.BACKOFF, 4 * rt.BACKOFF] and max(waits) <= 2.0
+
+
+def test_a_transaction_or_a_batch_that_dynamodb_refuses_is_refused_alike_on_sqlite():
+    rt = _runtime()
+    table = rt.Table("t", "pk", "sk", "S", "S", (), {}, (main_table_sql("t"), *catalog_table_sql("t", [])))
+    backend = rt.SqliteBackend(table)
+    backend.create_table()
+    put = rt.Operation("put", "put_item", None, "pk", "sk", "S", "S")
+    twice = [rt.Call(put, pk="a", sk=("1",), item={"v": "x"}), rt.Call(put, pk="a", sk=("1",), item={"v": "y"})]
+    with pytest.raises(rt.ValidationError, match="multiple operations on one item"):
+        backend.transact_write("w", twice)
+    with pytest.raises(rt.ValidationError, match="contains duplicates"):
+        backend.batch_write("w", twice)
+    with pytest.raises(rt.ValidationError, match="takes 1 to 25 actions, not 26"):
+        backend.batch_write("w", [rt.Call(put, pk="a", sk=(str(i),), item={}) for i in range(26)])
+    with pytest.raises(rt.ValidationError, match="has the key"):
+        backend.transact_write("w", [rt.Call(put, pk="a", sk=("1",), item={"pk": "b", "v": "x"})])
+    assert backend.get_raw({"pk": "a", "sk": "1"}) is None                           # nothing was written

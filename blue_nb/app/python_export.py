@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -23,6 +24,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +36,9 @@ from blue_nb.export.base import content_hash, gated
 from blue_nb.export.python_code import python_package
 from blue_nb.items.values import item_to_wire
 from blue_nb.layout import stored_key
-from blue_nb.patterns import ReadResult, plan
+from blue_nb.patterns import ReadResult, plan, plan_actions
 from blue_nb.patterns.bind import row_values
+from blue_nb.sizing import fits_item_limit, item_size
 from blue_nb.spec import Spec
 from blue_nb.stores import load_items, open_store
 
@@ -48,13 +51,17 @@ SAMPLE_SEED = 7
 
 
 def _sample_items(spec: Spec, data_dir: str | Path | None, duckdb: str | Path | None, n: int) -> dict[str, list[dict]]:
+    """The first ``n`` items of each entity (of its first ``4 n``) that DynamoDB would take: an item past 400 KB,
+    which a spec exported with ``force`` may have, is left out (neither backend can load it)."""
     if data_dir is not None or duckdb is not None:
-        return sample_items_by_entity(spec, data_dir, n, duckdb=duckdb)
-    from blue_nb.samples import sample_spec  # deferred: the sample generator, for a spec exported without data
+        found = sample_items_by_entity(spec, data_dir, 4 * n, duckdb=duckdb)
+    else:                                         # deferred: the sample generator, for a spec exported without data
+        from blue_nb.samples import sample_spec
 
-    with tempfile.TemporaryDirectory(prefix="blue-nb-python-") as tmp:
-        sample_spec(spec, scale=max(n * 4, 20), seed=SAMPLE_SEED, out_dir=tmp)
-        return sample_items_by_entity(spec, tmp, n)
+        with tempfile.TemporaryDirectory(prefix="blue-nb-python-") as tmp:
+            sample_spec(spec, scale=max(n * 4, 20), seed=SAMPLE_SEED, out_dir=tmp)
+            found = sample_items_by_entity(spec, tmp, 4 * n)
+    return {name: list(islice((i for i in rows if fits_item_limit(item_size(i))), n)) for name, rows in found.items()}
 
 
 def _pages(result: ReadResult) -> list[dict[str, Any]]:
@@ -129,6 +136,102 @@ def _write_case(spec: Spec, store: Any, p: Any, items: dict[str, list[dict]]) ->
     return case
 
 
+def _composite_params(spec: Spec, p: Any, items: dict[str, list[dict]], at: int) -> tuple[dict[str, str], dict]:
+    """A transaction's or a batch's parameters drawn from the sample: action ``i`` names item ``at + i`` of
+    its pattern's entity (a parameter given whole to an action, ``{x}``, takes that item's value); and the
+    item each put writes, by action index."""
+    params: dict[str, str] = {}
+    puts: dict[int, dict] = {}
+    for i, a in enumerate(p.actions):
+        ap = spec.pattern(a.pattern)
+        mine = items.get(ap.entities[0]) or []
+        if not mine:
+            continue
+        item = mine[(at + i) % len(mine)]
+        values = row_values(spec, ap.entities[0], item)
+        for n, text in a.params.items():
+            m = re.fullmatch(r"\{(\w+)\}", text)
+            if m and n in values:
+                params.setdefault(m.group(1), values[n])
+        if ap.operation == "put_item" and not a.check:
+            puts[i] = dict(item)
+            entity = spec.entities[ap.entities[0]]
+            in_keys = {n for t in entity.templates.values() for n in t.placeholders} | set(entity.key)
+            text = next((n for n, typ in entity.attributes.items() if typ == "S" and n not in in_keys), None)
+            if text is not None:                          # the put writes something the item did not hold
+                puts[i][text] = f"written by {p.name}"
+    for name in p.parameters:
+        params.setdefault(name, "1")
+    return params, puts
+
+
+def _composite_case(spec: Spec, store: Any, p: Any, params: dict[str, str], puts: dict[int, dict]
+                    ) -> dict[str, Any] | None:
+    """blue_nb's answer for one call of a transaction or a batch, by each action's own plan on ``store``: the
+    items a read returns, or what a write leaves at each action's key (a cancelled transaction: what was
+    there) and the reason of each action; None when DynamoDB would refuse the call."""
+    try:
+        planned = plan_actions(spec, p, params)
+    except BlueNbError:
+        return None
+    t = spec.table
+    case: dict[str, Any] = {"params": params}
+    if planned.is_read:
+        found = []
+        for one in planned.plans:
+            got = store.run_plan(one).items
+            found.append(item_to_wire(got[0]) if got else None)
+        case["items"] = found
+        return case
+    reasons, olds, news, met = [], [], [], []
+    for i, (one, check) in enumerate(zip(planned.plans, planned.checks)):
+        key = _key(one.request)
+        if i in puts and any(str(puts[i].get(a)) != str(v) for a, v in key.items()):
+            return None                                   # the sample item is not at the key the action names
+        old = store.get_item(spec.table_name, stored_key(key[t.partition_key]),
+                             stored_key(key[t.sort_key]) if t.sort_key else "")
+        result = store.run_plan(one, new_item=puts.get(i))
+        passed = result.condition_passed is not False
+        reasons.append("None" if passed else "ConditionalCheckFailed")
+        met.append(old if not passed and one.request.return_old_on_failure else None)
+        olds.append((key, old))
+        news.append(old if check else None if one.request.operation == "delete_item" else result.item)
+    cancelled = any(r != "None" for r in reasons)
+    case.update(puts={str(i): item_to_wire(item) for i, item in puts.items()},
+                reasons=reasons if cancelled else None,
+                met=[None if m is None else item_to_wire(m) for m in met] if cancelled else None,
+                after=[{"key": item_to_wire({a: key[a] for a in (t.partition_key, t.sort_key) if a}),
+                        "item": (None if after is None else item_to_wire(after))}
+                       for (key, old), new in zip(olds, news) for after in [old if cancelled else new]])
+    return case
+
+
+def _composite_cases(spec: Spec, store: Any, p: Any, items: dict[str, list[dict]]) -> list[dict[str, Any]]:
+    """The cases of a transaction or a batch: for a read, one that finds its items and one that misses the
+    last action's; for a write, one that is carried out and, for a transaction, one that is cancelled."""
+    out: dict[Any, dict[str, Any]] = {}
+    n = max((len(v) for v in items.values()), default=0)
+    for at in range(max(n, 1)):
+        params, puts = _composite_params(spec, p, items, at)
+        case = _composite_case(spec, store, p, params, puts)
+        if case is None:
+            continue
+        if "items" in case:
+            last = set(p.actions[-1].placeholders) - {x for a in p.actions[:-1] for x in a.placeholders}
+            out.setdefault("found", {"label": "items of the sample", **case})
+            if last and "missing" not in out:
+                missing = _composite_case(spec, store, p, {k: ("999999" if k in last else v) for k, v in params.items()},
+                                          {})
+                if missing is not None:
+                    out["missing"] = {"label": "the last action's key holds nothing", **missing}
+        else:
+            label = "cancelled" if case["reasons"] else "carried out"
+            out.setdefault(label, {"label": label, **case})
+        if len(out) == 2:
+            break
+    return [out[k] for k in ("found", "missing", "carried out", "cancelled") if k in out]
+
+
 def _drawn_case(spec: Spec, p: Any, items: dict[str, list[dict]]) -> dict[str, str] | None:
     """Parameters for a read whose parameters the items do not hold (the bounds of a ``sk_between``, a filter's
     value): an item's own values, and for a sort-key bound the value at the same place of the entity's sort key
@@ -164,6 +267,7 @@ def python_fixture(spec: Spec | str | Path, data_dir: str | Path | None = None, 
     loaded = [(name, item) for name, rows in items.items() for item in rows]
     reads: dict[str, list] = {}
     writes: dict[str, Any] = {}
+    composites: dict[str, list] = {}
     with open_store("sqlite", ":memory:") as store:
         load_items([store], spec, loaded, progress=False)
         for p in spec.access_patterns:
@@ -179,12 +283,17 @@ def python_fixture(spec: Spec | str | Path, data_dir: str | Path | None = None, 
                     except BlueNbError:                 # a case DynamoDB refuses: not one to compare
                         continue
                     reads[p.name].append({"label": label, "params": params, "pages": _pages(result)})
+            elif p.is_composite:
+                composites[p.name] = _composite_cases(spec, store, p, items)
             else:
                 case = _write_case(spec, store, p, items)
                 if case is not None:
                     writes[p.name] = case
-    return {"digest": content_hash(spec), "items": [item_to_wire(i) for _, i in loaded], "reads": reads,
-            "writes": writes}
+    out = {"digest": content_hash(spec), "items": [item_to_wire(i) for _, i in loaded], "reads": reads,
+           "writes": writes}
+    if any(p.is_composite for p in spec.access_patterns):
+        out["composites"] = composites
+    return out
 
 
 def export_python(spec: Spec | str | Path, out: str | Path, *, data_dir: str | Path | None = None,

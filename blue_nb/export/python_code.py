@@ -7,7 +7,9 @@ on an access class, the design's digest and validation stamp with a start-up che
 (``python_runtime.txt``: values, key order, filters, updates, pages, the two backends), a ``pyproject.toml``
 and tests beside the package. The generated code imports the standard library and boto3 only: each
 pattern's plan (:func:`blue_nb.patterns.plan`) is written into it as data (the boto3 request without its
-values, the filter, condition and update as trees), never imported from blue_nb.
+values, the filter, condition and update as trees), never imported from blue_nb. A transaction or a batch
+is one method that sends an ``rt.Call`` of each action's pattern in one backend call (``transact_write``,
+``transact_get``, ``batch_get``, ``batch_write``).
 
 A pattern the generator cannot run the same way on both backends is refused with :class:`ExportRefused`
 naming its spec path. Pure (layer 2): the fixture the tests check against (sample items and blue_nb's own
@@ -501,7 +503,10 @@ def _only_its_entities(spec: Spec, p: AccessPattern) -> bool:
 
 
 def _method(spec: Spec, p: AccessPattern, codes: dict[str, _EntityCode], where: str) -> tuple[list[str], str]:
-    """The access method of a pattern, and the Operation it runs (as code)."""
+    """The access method of a pattern, and the Operation it runs (as code; "" for a transaction or a batch,
+    which runs its actions' Operations)."""
+    if p.is_composite:
+        return _composite_method(spec, p, codes, where), ""
     planned = _planned(spec, p, where)
     req = planned.request
     if req.fetch:
@@ -648,6 +653,113 @@ def _method(spec: Spec, p: AccessPattern, codes: dict[str, _EntityCode], where: 
     return lines, operation
 
 
+#: what a transaction or a batch returns or does, for its docstring
+_COMPOSITE_DOC = {
+    "transact_write_items": "all of its actions or none; raises rt.TransactionCanceled, with the reason of each "
+                            "action, when one condition fails",
+    "transact_get_items": "the item at each action's key, in action order, None where there is none, read as one",
+    "batch_get_item": "the item at each action's key, in action order, None where there is none (UnprocessedKeys "
+                      "sent again with a backoff)",
+    "batch_write_item": "each put or delete (UnprocessedItems sent again with a backoff)",
+}
+_COMPOSITE_CALL = {"transact_write_items": "transact_write", "transact_get_items": "transact_get",
+                   "batch_get_item": "batch_get", "batch_write_item": "batch_write"}
+
+
+def _composite_types(spec: Spec, p: AccessPattern) -> dict[str, str]:
+    """A transaction's or a batch's parameter -> its Python type: the type of the action parameter it is given
+    to whole (``{x}``), else str."""
+    out: dict[str, str] = {}
+    for a in p.actions:
+        types = _param_types(spec.pattern(a.pattern))
+        for n, text in a.params.items():
+            m = re.fullmatch(r"\{(\w+)\}", text)
+            if m and n in types:
+                out.setdefault(m.group(1), types[n])
+    return {n: out.get(n, "str") for n in p.parameters}
+
+
+def _puts(spec: Spec, p: AccessPattern, codes: dict[str, _EntityCode], taken: set[str]) -> dict[int, tuple[str, str]]:
+    """Action index -> (the argument that gives the item it puts, its entity class)."""
+    actions = [(i, spec.pattern(a.pattern)) for i, a in enumerate(p.actions)]
+    puts = [(i, ap) for i, ap in actions if ap.operation == "put_item" and not p.actions[i].check]
+    out: dict[int, tuple[str, str]] = {}
+    for i, ap in puts:
+        name = _snake(ap.entities[0])
+        same = sum(1 for _, other in puts if other.entities[0] == ap.entities[0])
+        out[i] = (_ident(name if same == 1 else f"{name}_{i}", taken), codes[ap.entities[0]].cls)
+    return out
+
+
+def _composite_method(spec: Spec, p: AccessPattern, codes: dict[str, _EntityCode], where: str) -> list[str]:
+    """The method of a transaction or a batch: one backend call that sends every action's rt.Call."""
+    types = _composite_types(spec, p)
+    taken = {"self", "cursor", "item", "call", "values", "rt", "k", "e", "found", "sets"}
+    pys = {n: _ident(n, taken) for n in p.parameters}
+    comp_arg = {n: (pys[n], types[n]) for n in p.parameters}
+    puts = _puts(spec, p, codes, taken)
+    calls: list[str] = []
+    returns: list[tuple[str, str]] = []          # a read's (return type, decoding of found[i]) per action
+    for i, a in enumerate(p.actions):
+        ap = spec.pattern(a.pattern)
+        at = f"{where}.actions[{i}]"
+        if ap.operation == "update_item" and ap.update is None:
+            raise ExportRefused(f"python export refused: {p.name} calls {ap.name}, an update_item without an update "
+                                "expression, whose attributes each caller gives: a transaction cannot take them",
+                                where=at, hint=f"give {ap.name} an update expression, or call it on its own")
+        planned = _planned(spec, ap, at)
+        req = planned.request
+        if p.operation == "batch_get_item" and req.paths and not all(
+                any(tuple(x.parts) == (attr,) for x in req.paths) for attr in (req.pk_attr, req.sk_attr) if attr):
+            raise ExportRefused(f"python export refused: {p.name} calls {ap.name}, whose projection leaves out the "
+                                "table's keys: the items a BatchGetItem returns could not be told apart",
+                                where=at, hint="add the table's key attributes to its projection")
+        arg: dict[str, tuple[str, str]] = {}
+        for n, text in a.params.items():
+            m = re.fullmatch(r"\{(\w+)\}", text)
+            arg[n] = comp_arg[m.group(1)] if m and m.group(1) in comp_arg else (
+                _render_expr(KeyTemplate(text), comp_arg), "str")
+        kc = ap.key_condition
+        call = [f"OPERATIONS[{ap.name!r}]"]
+        if kc:
+            call.append(f"pk={_typed_key(_render_expr(kc.pk_template, arg), req.pk_type)}")
+            if kc.sk_templates:
+                call.append(f"sk=({', '.join(_typed_key(_render_expr(t, arg), req.sk_type) for t in kc.sk_templates)},)")
+        values: list[str] = []
+        for prefix, f in (("f", ap.filter), ("c", ap.condition), ("u", ap.update)):
+            if f is not None and not (a.check and prefix == "u"):
+                values += [f"{f':{prefix}_{n}'!r}: {_value_expr(v, arg)}" for n, v in f.values.items()]
+        if values:
+            call.append("values={" + ", ".join(values) + "}")
+        if not ap.is_read:
+            call.append(f"entity={ap.entities[0]!r}")
+        if i in puts:
+            call.append(f"item={puts[i][0]}.to_item()")
+        if a.check:
+            call.append("check=True")
+        calls.append(f"            rt.Call({', '.join(call)}),")
+        if ap.is_read:
+            if _returns_parts(spec, ap):
+                returns.append(("rt.Item | None", f"found[{i}]"))
+            else:
+                classes = [codes[n].cls for n in ap.entities]
+                ret = " | ".join(classes) if _only_its_entities(spec, ap) else "AnyEntity"
+                returns.append((f"{ret} | None", f"_maybe(found[{i}], ({', '.join(classes)},))"))
+    sig = [f"{pys[n]}: {types[n]}" for n in p.parameters]
+    if puts:
+        sig += ["*"] + [f"{name}: {cls}" for name, cls in puts.values()]
+    names = ", ".join(a.pattern + (" (ConditionCheck)" if a.check else "") for a in p.actions)
+    doc = _doc(f"{p.description or p.name} ({p.operation}: {names}): {_COMPOSITE_DOC[p.operation]}.")
+    backend = f"self.backend.{_COMPOSITE_CALL[p.operation]}({p.name!r}, ["
+    if returns:
+        ret = "tuple[" + ", ".join(r for r, _ in returns) + "]"
+        return [f"    def {p.name}(self{', ' if sig else ''}{', '.join(sig)}) -> {ret}:", "        " + doc,
+                f"        found = {backend}", *calls, "        ])",
+                "        return (" + ", ".join(d for _, d in returns) + ("," if len(returns) == 1 else "") + ")", ""]
+    return [f"    def {p.name}(self{', ' if sig else ''}{', '.join(sig)}) -> None:", "        " + doc,
+            f"        {backend}", *calls, "        ])", ""]
+
+
 def _isort_key(name: str) -> tuple[int, str]:
     """isort's order of imported and exported names: CONSTANTS, then Classes, then functions."""
     return (0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2, name)
@@ -678,7 +790,7 @@ def _break_calls(lines: list[str], width: int = 120) -> list[str]:
             continue
         indent = len(line) - len(line.lstrip())
         m = re.match(r"^(\s*)(.*?\()(.*)(\)[^()]*)$", line)
-        if m and line.lstrip().startswith(("def ", "page = ", "self.backend.write(")):
+        if m and line.lstrip().startswith(("def ", "page = ", "self.backend.write(", "rt.Call(", "return (")):
             head, args, tail = m.group(2), m.group(3), m.group(4)
             pieces = _split_args(args)
             out.append(" " * indent + head)
@@ -720,7 +832,8 @@ def _access_module(spec: Spec, codes: dict[str, _EntityCode], cls: str) -> str:
     for i, p in enumerate(spec.access_patterns):
         lines, op = _method(spec, p, codes, f"access_patterns[{i}] ({p.name})")
         methods += _break_calls(lines)
-        operations.append(op)
+        if op:
+            operations.append(op)
     doc = (f'"""The access patterns of {spec.domain}: one method per pattern of the spec, and no other way to read '
            'or write.\n\nReads return a :class:`runtime.Page` of entities (or of items, where a read returns parts '
            'of them)\nand its cursor; writes do the pattern\'s write, condition and update. The same calls give the '
@@ -735,6 +848,11 @@ def _access_module(spec: Spec, codes: dict[str, _EntityCode], cls: str) -> str:
             "    raise rt.ItemShapeError(f\"the item {keys} fits the key templates of no entity of the design\")", "", "",
             f"class {cls}:", f'    """The access patterns of {spec.domain} on one backend (SQLite or DynamoDB)."""', "",
             "    def __init__(self, backend: rt.Backend) -> None:", "        self.backend = backend", "", *methods]
+    if any(_used(line, "_maybe") for line in methods):
+        at = body.index(f"class {cls}:")
+        body[at:at] = ["def _maybe(item: rt.Item | None, preferred: tuple[type[AnyEntity], ...]) -> Any:",
+                       '    """The entity an item holds, or None for no item."""',
+                       "    return None if item is None else _decode(item, preferred)", "", ""]
     used = [c.cls for c in codes.values() if _used("\n".join(body), c.cls)]
     return _module(doc, [("Decimal", "from decimal import Decimal"), ("", "from typing import Any"),
                          ("k", "from . import keys as k"), ("", "from . import runtime as rt"),
@@ -801,8 +919,9 @@ def _pyproject(spec: Spec, pkg: str) -> str:
 
 
 def _readme(spec: Spec, pkg: str, cls: str) -> str:
-    reads = [p.name for p in spec.access_patterns if p.is_read]
-    writes = [p.name for p in spec.access_patterns if not p.is_read]
+    reading = ("transact_get_items", "batch_get_item")
+    reads = [p.name for p in spec.access_patterns if p.is_read or p.operation in reading]
+    writes = [p.name for p in spec.access_patterns if not (p.is_read or p.operation in reading)]
     return "\n".join([
         f"# {pkg}", "", f"The access patterns of the `{spec.domain}` design, generated by blue_nb {version()} from the "
         "reviewed spec. Do not edit: export the spec again.", "",
@@ -816,16 +935,20 @@ def _readme(spec: Spec, pkg: str, cls: str) -> str:
 
 def _init_module(spec: Spec, pkg: str, cls: str, codes: dict[str, _EntityCode]) -> str:
     names = [c.cls for c in codes.values()]
+    kinds = {p.operation for p in spec.access_patterns}
+    errors = (["TransactionCanceled"] if "transact_write_items" in kinds else []) + (
+        ["Unprocessed"] if kinds & {"batch_get_item", "batch_write_item"} else [])
     exported = sorted([cls, "OPERATIONS", "TABLE", "DIGEST", "STAMP", "DesignMismatch", "check_design", "AnyEntity",
                        "ENTITIES", "Page", "SqliteBackend", "DynamoBackend", "ConditionFailed", "ValidationError",
-                       *names], key=_isort_key)
+                       *errors, *names], key=_isort_key)
     return "\n".join([
         f'"""The {spec.domain} design\'s access patterns, on SQLite and DynamoDB (generated by blue_nb; do not edit)."""',
         "", "from __future__ import annotations", "",
         _from_import(".access", ["OPERATIONS", cls]),
         "from .design import DIGEST, STAMP, TABLE, DesignMismatch, check_design",
         _from_import(".entities", ["ENTITIES", "AnyEntity", *names]),
-        "from .runtime import ConditionFailed, DynamoBackend, Page, SqliteBackend, ValidationError", "",
+        _from_import(".runtime", ["ConditionFailed", "DynamoBackend", "Page", "SqliteBackend", "ValidationError",
+                                  *errors]), "",
         "__all__ = [" + ", ".join(repr(n) for n in exported) + "]", ""])
 
 
@@ -898,6 +1021,9 @@ def _test_module(spec: Spec, pkg: str, cls: str, codes: dict[str, _EntityCode], 
                         "        _check_read(loaded, list(_pages(read)), case)"]
             out.append(f"    assert len(FIXTURE[\"reads\"][{p.name!r}]) == {len(cases)}")
             continue
+        if p.is_composite:
+            out += _composite_test(spec, p, cls, codes, fixture)
+            continue
         entity = codes[p.entities[0]]
         if p.name not in fixture["writes"]:
             out += ["", f"def test_{p.name}() -> None:",
@@ -930,6 +1056,52 @@ def _test_module(spec: Spec, pkg: str, cls: str, codes: dict[str, _EntityCode], 
                 "from collections.abc import Callable, Iterator": r"\bCallable\b"}
     out = [line for line in out if line not in optional or re.search(optional[line], body)]
     return "\n".join(_break_calls(out)).rstrip() + "\n"
+
+
+def _composite_test(spec: Spec, p: AccessPattern, cls: str, codes: dict[str, _EntityCode],
+                    fixture: dict[str, Any]) -> list[str]:
+    """The test of a transaction or a batch: each of its cases on a backend of its own, the items a read
+    returns or what a write leaves at each action's key (and a cancelled transaction's reasons)."""
+    cases = fixture.get("composites", {}).get(p.name, [])
+    if not cases:
+        return ["", f"def test_{p.name}() -> None:",
+                f"    pytest.skip(\"the sample has no items for {p.name}\")"]
+    types = _composite_types(spec, p)
+    taken = {"self", "cursor", "item", "call", "values", "rt", "k", "e", "found", "sets"}
+    pys = {n: _ident(n, taken) for n in p.parameters}
+    puts = _puts(spec, p, codes, taken)
+    args = [f"{pys[n]}={types[n]}(params[{n!r}])" for n in p.parameters]
+    out = ["", "@pytest.mark.parametrize(\"kind\", [\"sqlite\", \"dynamodb\"])", f"def test_{p.name}(kind: str) -> None:",
+           f"    for case in FIXTURE[\"composites\"][{p.name!r}]:            # each case on a backend of its own",
+           "        backend = _backend(kind)", f"        access = {cls}(backend)", "        params = case[\"params\"]"]
+    for i, (name, entity_cls) in puts.items():
+        out += [f"        {name} = e.{entity_cls}.from_item(rt.item_from_wire(case[\"puts\"][{str(i)!r}]))",
+                f"        assert {name} is not None"]
+    args += [f"{name}={name}" for name, _ in puts.values()]
+    call = f"access.{p.name}({', '.join(args)})"
+    if p.operation in ("transact_get_items", "batch_get_item"):
+        out += [f"        found = {call}",
+                "        got = [None if x is None else rt.canonical(_item(x)) for x in found]",
+                "        assert got == [None if x is None else rt.canonical(rt.item_from_wire(x)) for x in case[\"items\"]]"]
+    else:
+        if p.operation == "transact_write_items":
+            out += ["        reasons: list[str] | None = None", "        met: list[str | None] | None = None",
+                    "        try:", f"            {call}",
+                    "        except rt.TransactionCanceled as cancelled:     # nothing written; the reason of each action",
+                    "            reasons = cancelled.reasons",
+                    "            met = [None if x is None else rt.canonical(x) for x in cancelled.items]",
+                    "        assert reasons == case[\"reasons\"], case[\"label\"]",
+                    "        assert met == (None if case[\"met\"] is None else [None if x is None else "
+                    "rt.canonical(rt.item_from_wire(x)) for x in case[\"met\"]])"]
+        else:
+            out += [f"        {call}"]
+        out += ["        for want in case[\"after\"]:",
+                "            after = backend.get_raw(rt.item_from_wire(want[\"key\"]))",
+                "            expected = rt.item_from_wire(want[\"item\"]) if want[\"item\"] is not None else None",
+                "            assert (rt.canonical(after) if after is not None else None) == "
+                "(rt.canonical(expected) if expected is not None else None)"]
+    out.append(f"    assert len(FIXTURE[\"composites\"][{p.name!r}]) == {len(cases)}")
+    return out
 
 
 def python_package(spec: Spec, ctx: ExportContext) -> dict[str, str]:
