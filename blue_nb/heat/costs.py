@@ -42,9 +42,9 @@ Approximations (said here, once):
   index writes (its index keys are unknown). A put or delete writes one entry in each index the
   item is in; an update writes two (delete + put, both counted on the item's current index
   partition) when the index's key templates use an attribute the update can change (a declared
-  attribute that is not a parameter of the key condition; with an UpdateExpression, one it names), else
-  one; an UpdateExpression that names neither the index key nor an attribute the index projects leaves
-  the entry as it was and writes none (as the dry run finds item by item).
+  attribute that is not a parameter of the key condition), else one. An update with an UpdateExpression
+  writes what the expression names, as the dry run finds item by item: two when it sets the index's key
+  attribute, one when it changes an attribute the index projects, none otherwise (the entry is as it was).
 * A conditional write's ConditionExpression is evaluated on the item at each candidate's key, as the dry
   run evaluates it: where it fails, the call writes nothing (no index either) and pays the write units of
   the item it met, at least 1 (:func:`blue_nb.patterns.write_cost`'s rule). A condition whose values take
@@ -331,30 +331,30 @@ class CostTables:
                                             f"JOIN {u} u ON u.rid = r.rowid")
 
     def _index_writes(self, p: AccessPattern, index: str) -> int:
-        """Index entries written per write: 2 when an update can change the index key, 0 when its UpdateExpression
-        touches neither the index key nor an attribute the index projects (the entry is unchanged), else 1."""
+        """Index entries written per write: an update without an UpdateExpression 2 when it can change the index
+        key, else 1; one with an UpdateExpression as the expression says (2 when it sets the index's key attribute,
+        1 when it changes an attribute the index projects, else 0: the entry is as it was)."""
         if p.operation != "update_item":
             return 1
         ipk, isk = self.spec.key_attributes(index)
+        if p.update:
+            touched = {a.path.name for a in parse_update(p.update.expression)}
+            if touched & {ipk, isk}:
+                return 2
+            projection = self.spec.table.indexes[index].projection
+            if projection == "all":
+                return 1 if touched else 0
+            return 1 if touched & set(projection if isinstance(projection, list) else ()) else 0
         params = set(p.parameters)
-        touched = {a.path.name for a in parse_update(p.update.expression)} if p.update else None
-        if touched and touched & {ipk, isk}:
-            return 2
         for name in p.entities:
             e = self.spec.entities.get(name)
             if e is None:
                 continue
             for attr in (ipk, isk):
                 t = e.templates.get(attr or "")
-                if t is not None and any(ph in e.attributes and ph not in params and (touched is None or ph in touched)
-                                         for ph in t.placeholders):
+                if t is not None and any(ph in e.attributes and ph not in params for ph in t.placeholders):
                     return 2
-        if touched is None:
-            return 1
-        projection = self.spec.table.indexes[index].projection
-        keys = {self.spec.table.partition_key, self.spec.table.sort_key, ipk, isk}
-        projected = None if projection == "all" else keys | set(projection if isinstance(projection, list) else ())
-        return 1 if projected is None or touched & projected else 0
+        return 1
 
 
 def call_costs(store: Store, spec: Spec, pattern: AccessPattern | str) -> pd.DataFrame:
