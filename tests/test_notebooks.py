@@ -337,7 +337,9 @@ def test_quickstart(jupyter_env, dialogue_dir):
 
     summary = result(nb, "spec = load_spec(")
     assert summary["text/plain"] == repr(spec) and "table blue_dialogue" in summary["text/plain"]
-    assert "Spec(" not in summary["text/plain"] and len(summary["text/plain"].splitlines()) < 20
+    # a line for the table, the index, each entity and each pattern
+    assert "Spec(" not in summary["text/plain"]
+    assert len(summary["text/plain"].splitlines()) == 2 + len(spec.entities) + len(spec.access_patterns)
     assert all(f">{e}<" in summary["text/html"] for e in spec.entities)
     entities = [r["entity"] for r in html_records(result(nb, "spec_frame(")["text/html"])]
     assert entities == list(spec.entities)
@@ -692,7 +694,7 @@ def test_partition_heat(jupyter_env, dialogue_dir):
 
 @pytest.mark.slow
 def test_dynamodb_roundtrip(jupyter_env, dialogue_dir, monkeypatch):
-    from blue_nb.app.compare import parameter_cases
+    from blue_nb.app.compare import action_cases, parameter_cases
     from blue_nb.app.workflows import load_data
     from blue_nb.patterns import plan
     from blue_nb.spec import load_spec
@@ -705,7 +707,9 @@ def test_dynamodb_roundtrip(jupyter_env, dialogue_dir, monkeypatch):
     with open_store("sqlite") as store:
         load_data(spec, dialogue_dir, stores=[store], progress=False)
         built = store.count(spec.table_name)
-        cases = {p.name: parameter_cases(store, spec, p) for p in spec.access_patterns if p.is_read}
+        cases = {p.name: action_cases(store, spec, p) if p.is_composite else parameter_cases(store, spec, p)
+                 for p in spec.access_patterns if p.is_read or p.is_composite}   # transactions and batches too
+        cases = {name: c for name, c in cases.items() if c}
         big = cases[pattern][0]
         pages = store.run_plan(plan(spec, pattern, big.params), follow=True).page_sizes
 
