@@ -63,7 +63,7 @@ def _slider_plan(explorer: HeatExplorer) -> list:
     return ([(rates["list_perspectives"], 60 * f) for f in (2, 3, 5, 8, 12)]
             + [(skews["list_round"], s) for s in (0.0, 0.6, 1.8, 2.5, 1.2)]
             + [(rates["get_dialogue"], 120 * f) for f in (10, 100, 1000, 1)]
-            + [(rates["add_perspective"], 25 * f) for f in (10, 100, 400)]
+            + [(rates["post_perspective"], 25 * f) for f in (10, 100, 400)]
             + [(skews["dialogues_by_status"], s) for s in (1.0, 2.0, 0.0)])
 
 

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from blue_nb.heat.costs import CostTables, read_factor
-from blue_nb.heat.model import PARTITION_COLUMNS, TIMELINE_COLUMNS, HeatModel
+from blue_nb.heat.model import ACTION_PID, PARTITION_COLUMNS, TIMELINE_COLUMNS, HeatModel
 from blue_nb.heat.rankings import LOAD_DECIMALS
 from blue_nb.heat.seconds import FEW_CALLS, MANY_CANDIDATES, MAX_DRAWS
 from blue_nb.layout import TableLayout
@@ -296,14 +296,20 @@ def sql_hot_items(model: HeatModel, n: int = 100, partitions: int = 200) -> pd.D
 
 
 def sql_pattern_costs(model: HeatModel) -> pd.DataFrame:
-    """Per pattern: candidates, calls/s and the weighted mean per-call cost, in SQL."""
+    """Per pattern: candidates, calls/s and the weighted mean per-call cost, in SQL. A transaction's or a batch's
+    candidates and calls are its first action's (its action pids: ACTION_PID + 128 x its place + the action's);
+    its units are all its actions'."""
     pats = model._pats()
-    sql = (f"SELECT p.name, count(*), sum(p.rate * c.w), sum(p.rate * c.w * k.rcu) / sum(p.rate * c.w), "
-           f"sum(p.rate * c.w * k.wcu) / sum(p.rate * c.w), sum(p.rate * c.w * k.items) / sum(p.rate * c.w), "
-           f"sum(p.rate * c.w * k.bytes) / sum(p.rate * c.w), "
+    own = ("(CASE WHEN p.pid >= {a} AND (p.pid - {a}) % 128 > 0 THEN 0 ELSE 1 END)"
+           .format(a=ACTION_PID))
+    place = f"(CASE WHEN p.pid >= {ACTION_PID} THEN (p.pid - {ACTION_PID}) // 128 ELSE p.pid % 1000 END)"
+    calls = f"sum({own} * p.rate * c.w)"
+    sql = (f"SELECT p.name, sum({own}), {calls}, sum(p.rate * c.w * k.rcu) / {calls}, "
+           f"sum(p.rate * c.w * k.wcu) / {calls}, sum(p.rate * c.w * k.items) / {calls}, "
+           f"sum(p.rate * c.w * k.bytes) / {calls}, "
            f"max(k.pages), sum(p.rate * c.w * k.rcu), sum(p.rate * c.w * k.wcu) "
            f"FROM {model.costs.calls} k JOIN {model.allc} c ON c.pid = k.pid AND c.cid = k.cid "
-           f"JOIN {pats} p ON p.pid = k.pid GROUP BY p.name ORDER BY min(p.pid % 1000), p.name")
+           f"JOIN {pats} p ON p.pid = k.pid GROUP BY p.name HAVING sum({own}) > 0 ORDER BY min({place}), p.name")
     return frame(model.store, sql, ["pattern", "candidates", "calls_per_s", "rcu_per_call", "wcu_per_call",
                                     "items_per_call", "bytes_per_call", "max_pages", "rcu_per_s", "wcu_per_s"])
 

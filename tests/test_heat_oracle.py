@@ -172,7 +172,7 @@ def test_the_hot_items_and_the_load_per_pattern_equal_the_sql_oracle(stores, nam
         scratch.close()
 
 
-@pytest.mark.parametrize("rates", [{}, {HOT: 300.0}, {HOT: 1_200.0, "add_perspective": 900.0}])
+@pytest.mark.parametrize("rates", [{}, {HOT: 300.0}, {HOT: 1_200.0, "post_perspective": 900.0}])
 def test_the_report_and_the_sliders_model_say_the_same_for_the_same_rates(stores, rates):
     """The same rates: the same load per key, the same seconds drawn (timeline, peaks, table) and the same findings."""
     spec = load_spec(ROOT / "data" / "specs" / "dialogue.yaml")

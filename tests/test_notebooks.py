@@ -373,7 +373,9 @@ def test_quickstart(jupyter_env, dialogue_dir):
 
     summary = result(nb, "spec = load_spec(")
     assert summary["text/plain"] == repr(spec) and "table blue_dialogue" in summary["text/plain"]
-    assert "Spec(" not in summary["text/plain"] and len(summary["text/plain"].splitlines()) < 20
+    # a line for the table, the index, each entity and each pattern
+    assert "Spec(" not in summary["text/plain"]
+    assert len(summary["text/plain"].splitlines()) == 2 + len(spec.entities) + len(spec.access_patterns)
     assert all(f">{e}<" in summary["text/html"] for e in spec.entities)
     entities = [r["entity"] for r in html_records(result(nb, "spec_frame(")["text/html"])]
     assert entities == list(spec.entities)
@@ -558,6 +560,20 @@ def test_access_patterns(jupyter_env, dialogue_dir):
         assert 0 < opened.count < opened.scanned_count
         assert result(nb, "read_waste(")["text/plain"] == repr(read_waste(opened))
         assert f"returns {opened.count} of {opened.scanned_count} items read" in repr(read_waste(opened))
+        # a transaction: each action twice its standard units; a batch get: each key a GetItem of its own
+        session.set_key("Perspective", "sk", "PERSP#{round:03d}#{expert}#{seq:03d}")       # as the notebook did
+        session.set_pattern("add_perspective", key_condition={"pk": "{dialogue_id}",
+                                                              "sk": "PERSP#{round:03d}#{expert}#{seq:03d}"})
+        post = {"dialogue_id": "nvidia-dec", "round": "2", "expert": "muffin", "seq": "999"}
+        tx = ast.literal_eval(result(nb, 'session.run_pattern("post_perspective"')["text/plain"])
+        assert tx == session.run_pattern("post_perspective", post).summary()
+        assert tx["units_per_action"] == [2, 2] and tx["wcu"] == 4 and not tx["cancelled"]
+        alone = ast.literal_eval(result(nb, 'session.run_pattern("add_perspective"')["text/plain"])
+        assert alone["wcu"] == 1 and session.run_pattern("count_perspective", {"dialogue_id": "nvidia-dec"}).wcu == 1
+        batch = ast.literal_eval(result(nb, 'session.run_pattern("tension_experts"')["text/plain"])
+        assert batch["units_per_action"] == [0.5, 0.5, 0.5] and batch["rcu"] == 1.5 and batch["items"] == 3
+        experts = ast.literal_eval(result(nb, 'session.run_pattern("list_experts"')["text/plain"])
+        assert experts["rcu"] == 0.5 and experts["count"] > 3           # every expert of the dialogue, one page
         # each explorer is built on a session of its own; no later cell drives the first one
         views = [c for c in nb.cells if c.cell_type == "code" and "PatternExplorer(session.fork()" in c.source]
         assert len(views) == 2 and all("application/vnd.jupyter.widget-view+json" in c.outputs[0]["data"] for c in views)
@@ -720,7 +736,7 @@ def test_partition_heat(jupyter_env, dialogue_dir):
 
 @pytest.mark.slow
 def test_dynamodb_roundtrip(jupyter_env, dialogue_dir, monkeypatch):
-    from blue_nb.app.compare import parameter_cases
+    from blue_nb.app.compare import action_cases, parameter_cases
     from blue_nb.app.workflows import load_data
     from blue_nb.patterns import plan
     from blue_nb.spec import load_spec
@@ -733,7 +749,9 @@ def test_dynamodb_roundtrip(jupyter_env, dialogue_dir, monkeypatch):
     with open_store("sqlite") as store:
         load_data(spec, dialogue_dir, stores=[store], progress=False)
         built = store.count(spec.table_name)
-        cases = {p.name: parameter_cases(store, spec, p) for p in spec.access_patterns if p.is_read}
+        cases = {p.name: action_cases(store, spec, p) if p.is_composite else parameter_cases(store, spec, p)
+                 for p in spec.access_patterns if p.is_read or p.is_composite}   # transactions and batches too
+        cases = {name: c for name, c in cases.items() if c}
         big = cases[pattern][0]
         pages = store.run_plan(plan(spec, pattern, big.params), follow=True).page_sizes
 

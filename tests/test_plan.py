@@ -50,6 +50,10 @@ def test_the_explorer_shows_what_the_store_ran_for_every_pattern_and_store(sessi
             session.ran[backend].clear()
             explorer.update()
             assert explorer.error == "", (pattern.name, explorer.error)
+            if pattern.is_composite:             # one SQL transaction of its actions' statements (test_widgets)
+                assert explorer.sql.value.count("BEGIN;") == 1 and explorer.result.plan is explorer.plan
+                assert len(explorer.result.units) == len(pattern.actions)
+                continue
             data = data_bytes(backend, "t.data")
             (sql, params), *rest = [r for r in session.ran[backend] if r[0].startswith(f"SELECT {data}")]
             assert not rest, f"{pattern.name} ran more than its plan's statement: {rest}"
@@ -160,3 +164,15 @@ def test_query_show_plan_prints_the_statement_the_store_ran(root, tmp_path, monk
     (p,) = ran
     assert r.stderr == f"-- sqlite:\n{p.show_sql('sqlite')}\n-- boto3:\n{p.show_boto3()}\n"
     assert r.stdout.startswith('{"items": [')                                   # stdout keeps the JSON contract
+
+
+def test_a_batchs_parameters_offer_its_actions_values_each_starting_on_another(root):
+    s = DesignSession(root / "data/specs/dialogue.yaml", root / "data/sample/dialogue")
+    try:
+        batch, experts = s.parameter_values("tension_experts"), s.parameter_values("get_expert")
+        assert batch["dialogue_id"] == experts["dialogue_id"]
+        lists = [batch[n] for n in ("raised_by", "answered_by", "resolved_by")]
+        assert all(sorted(v) == sorted(experts["expert"]) for v in lists)
+        assert [v[0] for v in lists] == experts["expert"][:3]          # three items, not one three times
+    finally:
+        s.close()

@@ -106,3 +106,35 @@ def test_arithmetic_is_exact_and_a_sum_past_38_digits_is_refused():
         Decimal("10000000000.00000000000000000001")                 # 32 digits: Python's 28-digit context rounds it
     with pytest.raises(UpdateRefused, match="39 significant digits"):
         upd("SET n = n + :two", {"two": Decimal(2)}, {**OLD, "n": nines})
+
+
+INDEXED = {"spec_version": 1, "domain": "idx", "table": {
+    "partition_key": "pk", "sort_key": "sk",
+    "indexes": {"bys": {"type": "global", "partition_key": "spk", "projection": ["title"]}}},
+    "entities": {"Row": {"source": "rows", "key": {"pk": "P#{p}", "sk": "S#{s}", "spk": "ST#{status}"},
+                         "attributes": {"status": "S", "title": "S", "n": "N"}}},
+    "access_patterns": [
+        {"name": name, "operation": "update_item", "entities": ["Row"], "rate_per_second": 1,
+         "key_condition": {"pk": "P#{p}", "sk": "S#{s}"}, "update": {"expression": text, "values": values}}
+        for name, text, values in (("bump", "ADD n :one", {"one": 1}), ("retitle", "SET title = :t", {"t": "new"}),
+                                   ("close", "SET status = :c", {"c": "closed"}),
+                                   ("rekey", "SET spk = :k", {"k": "ST#closed"}))]}
+
+
+@pytest.mark.parametrize("pattern, index_writes", [("bump", 0), ("retitle", 1), ("close", 0), ("rekey", 2)])
+def test_the_heat_model_prices_an_updates_index_writes_as_the_dry_run(pattern, index_writes):
+    """An update that touches neither the index key nor what the index projects leaves its entry as it was (no
+    index write; status is in the key's template, but the key attribute spk is what the index reads, and the
+    expression leaves it); one that changes a projected attribute rewrites it (1); one that sets its key moves
+    it (a delete and a put: 2)."""
+    from blue_nb.heat import call_costs
+
+    spec = spec_from_dict(INDEXED)
+    item = {"pk": "P#1", "sk": "S#1", "spk": "ST#open", "status": "open", "title": "t", "n": Decimal(1)}
+    with open_store("duckdb") as s:
+        load_items([s], spec, [("Row", item, "row 1")], progress=False)
+        dry = s.run_plan(plan(spec, pattern, {"p": "1", "s": "1"}))
+        heat = call_costs(s, spec, pattern)
+    entry = {"pk": "P#1", "sk": "S#1", "spk": "ST#open", "title": "t"}
+    assert dry.index_wcu == {"bys": index_writes * write_units(item_size(entry))}
+    assert heat["wcu"].tolist() == [dry.table_wcu + index_writes]

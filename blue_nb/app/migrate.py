@@ -488,9 +488,11 @@ def _heat_risks(changes: list[Change], old: Spec | None, new: Spec, rate: float)
 
 def _live_writes(changes: list[Change], new: Spec) -> Risk | None:
     moved = {c.entity for c in changes if c.fate in ("move partition", "move sort", "update", "appear")}
-    writers = [p for p in new.access_patterns if not p.is_read and set(p.entities) & moved]
+    writers = [p for p in new.access_patterns if not p.reads_only and set(p.entities) & moved]
     if not moved:
         return None
+    inside = {a.pattern for p in writers if p.is_composite for a in p.actions}   # a transaction's writes: under it
+    writers = [p for p in writers if p.name not in inside or p.rate_per_second]
     shown = [f"{p.name} ({', '.join(p.entities)}, {number(p.rate_per_second, None)} calls/s)" for p in writers]
     return Risk("live-writes", f"the application keeps writing {', '.join(sorted(moved))} while the backfill runs: "
                 "a write on an old key after the Scan passed it would be lost in the new shape. Step 1 writes both "

@@ -293,6 +293,8 @@ def parameter_values(store: Store, spec: Spec | str | Path, pattern: str, *, lim
     the entities it returns (at most ``scan`` items each): what the explorer's dropdowns offer."""
     spec = as_spec(spec)
     p = spec.pattern(pattern)
+    if p.is_composite:
+        return _action_parameter_values(store, spec, p, limit=limit, scan=scan)
     counts: dict[str, Counter] = {n: Counter() for n in p.parameters}
     for entity in p.entities:
         for item in store.iter_items(spec.table_name, entity, limit=scan):
@@ -301,6 +303,26 @@ def parameter_values(store: Store, spec: Spec | str | Path, pattern: str, *, lim
                 if name in row:
                     counts[name][row[name]] += 1
     return {name: [v for v, _ in c.most_common(limit)] for name, c in counts.items()}
+
+
+def _action_parameter_values(store: Store, spec: Spec, p, *, limit: int, scan: int) -> dict[str, list[str]]:
+    """A transaction's or a batch's parameters: each one an action passes on whole (``{expert: "{raised_by}"}``)
+    takes the values of the action's own parameter; the k-th parameter fed from the same list starts k values
+    further, so the first choice of each names another item (a batch refuses one item twice)."""
+    out: dict[str, list[str]] = {n: [] for n in p.parameters}
+    own: dict[str, dict[str, list[str]]] = {}
+    fed: Counter = Counter()
+    for a in p.actions:
+        if a.pattern not in own:
+            own[a.pattern] = parameter_values(store, spec, a.pattern, limit=limit, scan=scan)
+        for its, text in a.params.items():
+            outer = text[1:-1]
+            if text != "{" + outer + "}" or outer not in out or out[outer]:
+                continue
+            values = own[a.pattern].get(its, [])
+            k = fed[(a.pattern, its)] % len(values) if values else 0
+            out[outer], fed[(a.pattern, its)] = values[k:] + values[:k], fed[(a.pattern, its)] + 1
+    return out
 
 
 def validate(spec_or_path: Spec | str | Path, data_dir: str | Path | None = None, *,

@@ -237,12 +237,13 @@ def _pattern_rows(spec: Spec, data: ReviewData) -> list[list[str]]:
         c, b = costs.get(p.name), data.busiest.get(p.name)
         temp = "hot path" if p.hot else "cold"
         if b:
-            units, limit = (b["rcu_per_s"], PARTITION_RCU) if p.is_read else (b["wcu_per_s"], PARTITION_WCU)
+            units, limit = (b["rcu_per_s"], PARTITION_RCU) if p.reads_only else (b["wcu_per_s"], PARTITION_WCU)
             temp += f"; busiest key `{b['pk']}` {_pct(units, limit)} of a partition"
         rows.append([p.name, p.operation, p.index, f"`{pattern_condition_text(spec, p)}`",
-                     number(c["rcu_per_call"] if p.is_read else c["wcu_per_call"]) if c else "-",
+                     number(c["rcu_per_call"] if p.reads_only else c["wcu_per_call"])
+                     if c and c.get("note") != "no rate" else "-",           # no rate: not priced on its own
                      f"{p.rate_per_second:g}",
-                     number(c["rcu_per_s"] if p.is_read else c["wcu_per_s"], 1) if c else "-",
+                     number(c["rcu_per_s"] if p.reads_only else c["wcu_per_s"], 1) if c else "-",
                      usd(c["on_demand_usd"]) if c else "-", temp])
     return rows
 

@@ -42,7 +42,9 @@ Approximations (said here, once):
   index writes (its index keys are unknown). A put or delete writes one entry in each index the
   item is in; an update writes two (delete + put, both counted on the item's current index
   partition) when the index's key templates use an attribute the update can change (a declared
-  attribute that is not a parameter of the key condition), else one.
+  attribute that is not a parameter of the key condition), else one. An update with an UpdateExpression
+  writes what the expression names, as the dry run finds item by item: two when it sets the index's key
+  attribute, one when it changes an attribute the index projects, none otherwise (the entry is as it was).
 * A conditional write's ConditionExpression is evaluated on the item at each candidate's key, as the dry
   run evaluates it: where it fails, the call writes nothing (no index either) and pays the write units of
   the item it met, at least 1 (:func:`blue_nb.patterns.write_cost`'s rule). A condition whose values take
@@ -63,6 +65,7 @@ from blue_nb.heat.workload import Candidates, build_candidates
 from blue_nb.sizing import PAGE_BYTES, READ_UNIT_BYTES, WRITE_UNIT_BYTES, read_units
 from blue_nb.sizing.capacity import unit_blocks
 from blue_nb.spec import AccessPattern, Spec
+from blue_nb.spec.expressions import parse_update
 from blue_nb.stores import Store
 from blue_nb.stores.analytics import Scratch, frame, ident
 from blue_nb.stores.entries import entries_table
@@ -328,10 +331,20 @@ class CostTables:
                                             f"JOIN {u} u ON u.rid = r.rowid")
 
     def _index_writes(self, p: AccessPattern, index: str) -> int:
-        """Index entries written per write: 2 when an update can change the index key, else 1."""
+        """Index entries written per write: an update without an UpdateExpression 2 when it can change the index
+        key, else 1; one with an UpdateExpression as the expression says (2 when it sets the index's key attribute,
+        1 when it changes an attribute the index projects, else 0: the entry is as it was)."""
         if p.operation != "update_item":
             return 1
         ipk, isk = self.spec.key_attributes(index)
+        if p.update:
+            touched = {a.path.name for a in parse_update(p.update.expression)}
+            if touched & {ipk, isk}:
+                return 2
+            projection = self.spec.table.indexes[index].projection
+            if projection == "all":
+                return 1 if touched else 0
+            return 1 if touched & set(projection if isinstance(projection, list) else ()) else 0
         params = set(p.parameters)
         for name in p.entities:
             e = self.spec.entities.get(name)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 import numpy as np
 import pandas as pd
@@ -42,9 +42,10 @@ from blue_nb.heat.result import hottest_text
 from blue_nb.spec import MAX_RATE
 from blue_nb.heat.seconds import CallUnits, DrawMemo, draw_parts
 from blue_nb.heat.throttle import (FEW_KEYS, FEW_KEYS_FRACTION, monotonic_findings, monotonic_patterns, peaks_of,
-                                   table_capacity_of, throttle_findings)
+                                   table_capacity_of, throttle_findings, transaction_findings)
 from blue_nb.heat.workload import parse_distribution
 from blue_nb.rules import RULES, Finding, Findings
+from blue_nb.rules.heat_rules import TRANSACTION_ITEM_RATE
 from blue_nb.sizing import PARTITION_RCU, PARTITION_WCU
 from blue_nb.spec import Spec
 
@@ -111,10 +112,13 @@ class RateModel:
 
     def __init__(self, spec: Spec, frames: Mapping[str, pd.DataFrame], partitions: pd.DataFrame, *,
                  names: Mapping[int, str], rates: Mapping[int, float], seconds: int, seed: int,
-                 findings: list[Finding] | tuple = (), rows: int = 200):
+                 findings: list[Finding] | tuple = (), rows: int = 200, transactional: Collection[int] = ()):
         self.spec, self.seconds, self.seed, self.rows = spec, int(seconds), int(seed), int(rows)
         pids = sorted(names)
-        self.patterns = [names[p] for p in pids]
+        self._names = [names[p] for p in pids]       # per priced pid: a transaction or a batch has one per action
+        modelled = set(self._names)
+        self.patterns = [p.name for p in spec.access_patterns if p.name in modelled]
+        self._colnames = sorted(modelled)             # a pattern's column in the per-key arrays: by name
         self.base_rates = {names[p]: float(rates[p]) for p in pids}
         self.base_distributions = {names[p]: parse_distribution(spec.pattern(names[p]).key_distribution)
                                    for p in pids}
@@ -123,6 +127,7 @@ class RateModel:
         self._partitions(partitions, frames["effects"])
         self._effects(frames["effects"])
         self._hits(frames["hits"])
+        self._transactions({k for k, pid in enumerate(pids) if pid in set(transactional)})
         self._wcache: dict[int, tuple[tuple[str, float], np.ndarray]] = {}
 
     @classmethod
@@ -130,7 +135,7 @@ class RateModel:
                    findings: list[Finding] | tuple = (), rows: int = 200) -> "RateModel":
         """From a model whose patterns are priced (``add_model_patterns``) and its ``partitions()`` frame."""
         return cls(model.spec, model.rate_frames(), partitions, names=model.names, rates=model.rates,
-                   seconds=seconds, seed=seed, findings=findings, rows=rows)
+                   seconds=seconds, seed=seed, findings=findings, rows=rows, transactional=model.costs.transactional)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -149,8 +154,8 @@ class RateModel:
         k = np.arange(len(pids))
         self._ng = np.array([self._grank[a:b].max() if b > a else 0.0 for a, b in zip(self._start[k], self._start[k + 1])])
         self._tot = np.bincount(self._pat, self._n, minlength=len(pids))
-        self._scan = np.array([self.spec.pattern(n).operation == "scan" for n in self.patterns], dtype=bool)
-        self._col = np.argsort(np.argsort(np.array(self.patterns, dtype=object)))   # a pattern's column: by name
+        self._scan = np.array([self.spec.pattern(n).operation == "scan" for n in self._names], dtype=bool)
+        self._col = np.array([self._colnames.index(n) for n in self._names], dtype=np.int64)   # pid -> its column
 
     def _partitions(self, parts: pd.DataFrame, effects: pd.DataFrame) -> None:
         base = parts[["index", "pk", "items", "bytes"]]
@@ -192,7 +197,7 @@ class RateModel:
             at = np.flatnonzero(v > 0)                                            # reads and writes apart: half the work
             pat = self._pat[self._ecand[at]]
             by_pattern = np.argsort(pat, kind="stable")          # a slider's change recounts its pattern's slice
-            at, off = at[by_pattern], np.searchsorted(pat[by_pattern], np.arange(len(self.patterns) + 1))
+            at, off = at[by_pattern], np.searchsorted(pat[by_pattern], np.arange(len(self._names) + 1))
             self._units[unit] = (self._ecand[at], self._epart[at], v[at], off)
         self._ucache: dict[tuple[str, int], tuple] = {}
         self._draws = DrawMemo()                                    # each pattern's last per-second draw
@@ -211,6 +216,28 @@ class RateModel:
         self._item_rank = np.argsort(np.argsort(np.asarray(self._item_labels, dtype=object), kind="stable"))
         self._hrcu, self._hwcu = (h[x].to_numpy(float)[keep][order] for x in ("rcu", "wcu"))
 
+    def _transactions(self, actions: set[int]) -> None:
+        """The table hits of a transaction's actions (``actions``: their positions among the pids), grouped by
+        (pattern, item) as :meth:`~blue_nb.heat.model.HeatModel.transaction_items` groups them."""
+        part = np.repeat(np.arange(len(self._pk)), np.diff(self._hoff))
+        at = np.flatnonzero(np.isin(self._pat[self._hcand], list(actions)) & (self._idx[part] == 0))
+        keys = np.stack([self._col[self._pat[self._hcand[at]]], part[at], self._hitem[at]], axis=1)
+        self._tx_keys, code = np.unique(keys, axis=0, return_inverse=True)
+        self._tx_cand, self._tx_code = self._hcand[at], np.asarray(code, np.int64).ravel()
+
+    def _transaction_items(self, calls: np.ndarray) -> pd.DataFrame:
+        """pattern, item, calls_per_s of the items a transaction touches at least
+        :data:`~blue_nb.rules.heat_rules.TRANSACTION_ITEM_RATE` times a second, most first (the report's rows that
+        :func:`~blue_nb.heat.throttle.transaction_findings` counts)."""
+        c = np.bincount(self._tx_code, calls[self._tx_cand], len(self._tx_keys))
+        hot = np.flatnonzero(c >= TRANSACTION_ITEM_RATE)
+        col, part, item = (self._tx_keys[hot, k] for k in range(3))
+        out = pd.DataFrame({"pattern": [self._colnames[k] for k in col],
+                            "item": [f"{self._pk[p]} / {self._item_labels[i]}" for p, i in zip(part, item)],
+                            "calls_per_s": c[hot]}, columns=["pattern", "item", "calls_per_s"])
+        return out.assign(_c=-out["calls_per_s"]).sort_values(["_c", "pattern", "item"], kind="stable") \
+            .drop(columns="_c").reset_index(drop=True)
+
     # -- settings ----------------------------------------------------------------------------
     def distribution(self, name: str, skew: float | None = None) -> tuple[str, float]:
         """The distribution of a pattern under ``skew`` (None: its spec's)."""
@@ -228,13 +255,13 @@ class RateModel:
         if unknown:
             raise QueryError(f"no modelled pattern {', '.join(unknown)}", where="rate model",
                              hint=f"the patterns with a rate are {', '.join(self.patterns)}")
-        r = np.array([float(rates.get(n, self.base_rates[n])) for n in self.patterns])
-        bad = [n for n, x in zip(self.patterns, r) if not np.isfinite(x) or x < 0 or x > MAX_RATE]
+        r = np.array([float(rates.get(n, self.base_rates[n])) for n in self._names])
+        bad = [n for n, x in zip(self._names, r) if not np.isfinite(x) or x < 0 or x > MAX_RATE]
         if bad:
             raise QueryError(f"rate of {bad[0]} must be a number of calls/s from 0 to {MAX_RATE:,}, got "
                              f"{rates.get(bad[0], self.base_rates[bad[0]])!r}", where="rate model rates",
                              hint="give calls per second")
-        return r, [self.distribution(n, skews.get(n)) for n in self.patterns]
+        return r, [self.distribution(n, skews.get(n)) for n in self._names]
 
     def _weights(self, kinds: list[tuple[str, float]]) -> np.ndarray:
         blocks = []
@@ -269,13 +296,13 @@ class RateModel:
         r, kinds = self._settings(rates, skews)
         weights = self._weights(kinds)
         calls = np.repeat(r, np.diff(self._start)) * weights                  # candidates: by pattern
-        n, k = len(self._pk), len(self.patterns)
-        by_name = np.argsort(self._col)
+        n, k = len(self._pk), len(self._colnames)
         m = {}
         for unit in self._units:
-            rows = [self._unit_rows(unit, j, (r[j], kinds[j]), calls) for j in range(k)]
-            m[unit] = np.array([rows[j] for j in by_name]).reshape(k, n)     # units/s per (pattern by name, key)
-        rk = ranked(m["rcu"], m["wcu"], sorted(self.patterns), self._tiebreak)
+            m[unit] = np.zeros((k, n))                                         # units/s per (pattern by name, key)
+            for j in range(len(self._names)):                                  # a transaction's actions: one column
+                m[unit][self._col[j]] += self._unit_rows(unit, j, (r[j], kinds[j]), calls)
+        rk = ranked(m["rcu"], m["wcu"], self._colnames, self._tiebreak)
         rcu, wcu, ctu, order, codes, texts = rk.rcu, rk.wcu, rk.ctu, rk.order, rk.codes, rk.texts
         mean = {"rcu": rcu, "wcu": wcu}
         partitions = pd.DataFrame({"index": self._idx_arr.take(order), "pk": self._pk_arr.take(order),
@@ -292,14 +319,15 @@ class RateModel:
                                  "pk": self._pk_arr.take(part[shown]), "rcu": units["rcu"][shown],
                                  "wcu": units["wcu"][shown]}, columns=TIMELINE_COLUMNS)
         hot = self._hot_items(rk, calls)
-        found, drivers = self._findings(timeline, part[shown], flag, util, mean, m, calls, hot)
+        found, drivers = self._findings(timeline, part[shown], flag, util, mean, m, calls, hot,
+                                        dict(zip(self._names, r.tolist())))
         table, capacity = self._table(second, part, units)
         found += capacity + self.static_findings
         findings = Findings(found, spec=self.spec.source_path or self.spec.domain,
                             items_checked=int(self._items[self._idx == 0].sum()), rule_order=list(RULES))
-        return RateResult(rates=dict(zip(self.patterns, r.tolist())),
+        return RateResult(rates=dict(zip(self._names, r.tolist())),
                             distributions={n: kind if kind != "zipf" else f"zipf:{s:g}"
-                                           for n, (kind, s) in zip(self.patterns, kinds)},
+                                           for n, (kind, s) in zip(self._names, kinds)},
                             seconds=self.seconds, partitions=partitions, timeline=timeline, findings=findings,
                             hot_items=hot, drivers=drivers, table=table, elapsed_ms=(time.perf_counter() - t0) * 1000,
                             key_ranges=ranges)
@@ -349,7 +377,8 @@ class RateModel:
 
     # -- findings ----------------------------------------------------------------------------
     def _findings(self, timeline: pd.DataFrame, rows: np.ndarray, flag: np.ndarray, util: np.ndarray, mean: dict,
-                  m: dict, calls: np.ndarray, hot: pd.DataFrame) -> tuple[list[Finding], pd.DataFrame]:
+                  m: dict, calls: np.ndarray, hot: pd.DataFrame, rates: Mapping[str, float]
+                  ) -> tuple[list[Finding], pd.DataFrame]:
         """The findings on the keys that can be flagged (``flag``: at half a limit, or over one in a second), from
         the timeline's rows of them (``rows``: each row's partition), the hottest items ``hot`` and their drivers."""
         rcu, wcu = mean["rcu"], mean["wcu"]
@@ -365,6 +394,7 @@ class RateModel:
             found = throttle_findings(self.spec, parts, timeline, hot, drivers, self.seconds,
                                       peaks=peaks_of(timeline, rows, flag, self._idx_name, self._pk))
         found += monotonic_findings(self.spec, self._pattern_peaks(m))
+        found += transaction_findings(self.spec, self._transaction_items(calls), rates)
         return found, drivers
 
     def _hot_items(self, load: Ranked, calls: np.ndarray) -> pd.DataFrame:
@@ -380,7 +410,7 @@ class RateModel:
 
     def _drivers(self, flag: np.ndarray, m: dict, calls: np.ndarray) -> pd.DataFrame:
         """index, pk, pattern, rcu_per_s, wcu_per_s, floor_rcu_per_s of the flagged keys (as HeatModel.drivers)."""
-        k = len(self.patterns)
+        k = len(self._colnames)
         at = _slices(self._eoff, flag)
         cell = np.repeat(np.arange(len(flag)), np.diff(self._eoff)[flag]) * k + self._col[self._pat[self._ecand[at]]]
         floor = np.bincount(cell, calls[self._ecand[at]] * self._efloor[at], len(flag) * k).reshape(len(flag), k)
@@ -389,7 +419,7 @@ class RateModel:
         o = np.lexsort((-(3 * w[i, j] + r[i, j]), -(3 * w + r).sum(axis=1)[i]))
         i, j = i[o], j[o]
         return pd.DataFrame({"index": self._idx_name[flag[i]], "pk": self._pk[flag[i]],
-                             "pattern": np.array(sorted(self.patterns), dtype=object)[j], "rcu_per_s": r[i, j],
+                             "pattern": np.array(self._colnames, dtype=object)[j], "rcu_per_s": r[i, j],
                              "wcu_per_s": w[i, j], "floor_rcu_per_s": floor[i, j]})
 
     def _pattern_peaks(self, m: dict) -> pd.DataFrame:
@@ -398,7 +428,7 @@ class RateModel:
         for name, index in monotonic_patterns(self.spec):
             if name not in self.patterns or index not in self.indexes:
                 continue
-            c, i = self._col[self.patterns.index(name)], self.indexes.index(index)
+            c, i = self._colnames.index(name), self.indexes.index(index)
             a, b = self._istart[i], self._istart[i + 1]
             jw, jr = a + int(np.argmax(m["wcu"][c, a:b])), a + int(np.argmax(m["rcu"][c, a:b]))
             out.append((name, index, self._pk[jw], m["wcu"][c, jw], self._pk[jr], m["rcu"][c, jr]))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import namedtuple
+from typing import Mapping
 
 import numpy as np
 import pandas as pd
@@ -311,20 +312,22 @@ def monotonic_findings(spec: Spec, drivers_peak: pd.DataFrame) -> list[Finding]:
     return out
 
 
-def transaction_findings(spec: Spec, items: pd.DataFrame) -> list[Finding]:
+def transaction_findings(spec: Spec, items: pd.DataFrame, rates: Mapping[str, float] | None = None) -> list[Finding]:
     """TRANSACTION-HOT-ITEM: per transaction pattern, the items its calls reach at least
     :data:`~blue_nb.rules.heat_rules.TRANSACTION_ITEM_RATE` times a second (``items``:
-    :meth:`~blue_nb.heat.model.HeatModel.transaction_items`)."""
+    :meth:`~blue_nb.heat.model.HeatModel.transaction_items`); ``rates``: the calls/s per pattern when they are
+    not the spec's (the sliders')."""
     out = []
     hot = items[items["calls_per_s"] >= TRANSACTION_ITEM_RATE]
     for name, rows in hot.groupby("pattern", sort=False):
         i = next(k for k, p in enumerate(spec.access_patterns) if p.name == name)
         top = rows.iloc[0]
         p = spec.access_patterns[i]
-        share = top.calls_per_s / p.rate_per_second if p.rate_per_second else 1.0
+        rate = (rates or {}).get(name, p.rate_per_second)
+        share = top.calls_per_s / rate if rate else 1.0
         out.append(RULES["TRANSACTION-HOT-ITEM"].finding(
             f"access_patterns[{i}].actions",
-            f"{number(top.calls_per_s, trim=True)} of {name}'s {number(p.rate_per_second, trim=True)} transactions a second "
+            f"{number(top.calls_per_s, trim=True)} of {name}'s {number(rate, trim=True)} transactions a second "
             f"({share:.0%}) touch item {top['item']!r} ({len(rows)} item(s) at >= {TRANSACTION_ITEM_RATE}/s): "
             "transactions on one item at once conflict, and DynamoDB cancels them (TransactionConflict)",
             hint="keep the shared item out of the transaction (update it on its own after the transaction, or "

@@ -18,6 +18,7 @@ Prices are data (:mod:`blue_nb.pricing.prices`); the arithmetic is exact Decimal
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Mapping
@@ -136,7 +137,7 @@ def _patterns(spec: Spec, rates: dict[str, Decimal], costs: pd.DataFrame, splits
             note = "not modelled: no items carry its parameters" if p.name in modelled else "no rate"
         writes: dict[str, Decimal] = {}
         if wcu:
-            split = {k: to_decimal(v) for k, v in splits.get(pid, {}).items()}
+            split = {k: to_decimal(v) for k, v in splits.get(modelled.get(p.name, pid), {}).items()}
             writes = {"table": wcu - sum(split.values(), _ZERO), **split}
         out.append(PatternLine(p.name, p.operation, p.index, rate, rcu, wcu, writes,
                                request_usd(rate * rcu, prices.on_demand_read_per_million, h),
@@ -201,7 +202,9 @@ def monthly_bill(spec: Spec, store: Store, *, prices: Prices | str | Path | None
         if priced is None:
             model = HeatModel(scratch, spec)
             for pid, p in enumerate(spec.access_patterns):
-                if rate[p.name] > 0:
+                if rate[p.name] > 0 and p.is_composite:         # a transaction or a batch: its actions at its rate
+                    model.price_actions(pid, replace(p, rate_per_second=float(rate[p.name])))
+                elif rate[p.name] > 0:
                     model.price(pid, p.name, float(rate[p.name]), build_candidates(scratch, spec, p, tag=str(pid)))
             priced = model.priced()
             if heat is None and peaks and model.rates:

@@ -288,6 +288,11 @@ class AccessPattern:
         return self.operation in READ_OPERATIONS
 
     @property
+    def reads_only(self) -> bool:
+        """A read, a TransactGetItems or a BatchGetItem: what it consumes is read units."""
+        return self.is_read or self.operation in ("transact_get_items", "batch_get_item")
+
+    @property
     def is_composite(self) -> bool:
         """A transaction or a batch: its calls are its ``actions``."""
         return self.operation in ACTION_OPERATIONS
