@@ -55,8 +55,8 @@ def _sample_items(spec: Spec, data_dir: str | Path | None, duckdb: str | Path | 
     which a spec exported with ``force`` may have, is left out (neither backend can load it)."""
     if data_dir is not None or duckdb is not None:
         found = sample_items_by_entity(spec, data_dir, 4 * n, duckdb=duckdb)
-    else:                                         # deferred: the sample generator, for a spec exported without data
-        from blue_nb.samples import sample_spec
+    else:
+        from blue_nb.samples import sample_spec  # deferred: the sample generator, only for a spec exported without data
 
         with tempfile.TemporaryDirectory(prefix="blue-nb-python-") as tmp:
             sample_spec(spec, scale=max(n * 4, 20), seed=SAMPLE_SEED, out_dir=tmp)
