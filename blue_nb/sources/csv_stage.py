@@ -270,7 +270,7 @@ class _Plan:
     @classmethod
     def of(cls, spec: Spec, entity: Entity, header: list[str]) -> "_Plan | None":
         t, col = spec.table, {name: i for i, name in enumerate(header)}
-        attrs, layout = entity.attributes, TableLayout.of(spec)
+        attrs = entity.attributes
         key_types = {t.partition_key: t.partition_key_type, **({t.sort_key: t.sort_key_type} if t.sort_key else {})}
         for idx in t.indexes.values():
             for attr, typ in ((idx.partition_key, idx.partition_key_type), (idx.sort_key, idx.sort_key_type)):
