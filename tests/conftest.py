@@ -63,8 +63,6 @@ def dynamo_endpoint():
 @pytest.fixture
 def dynamo_client(dynamo_endpoint):
     """A DynamoClient on the session's server with a table prefix of its own (tables never collide)."""
-    import uuid
+    from .endpoints import own_client
 
-    from blue_nb.dynamo import Endpoint
-
-    return Endpoint.embedded(dynamo_endpoint).client(table_prefix=f"t{uuid.uuid4().hex[:10]}_")
+    return own_client(dynamo_endpoint)

@@ -16,6 +16,8 @@ from blue_nb.sizing import item_size, read_units, write_units
 from blue_nb.spec import dumps_spec, loads_spec, spec_from_dict
 from blue_nb.stores import load_items, open_store
 
+from .endpoints import own_client
+
 BODY = "b" * 1500          # a perspective of 1.5 KB and more: 2 standard write units, 4 in a transaction
 
 
@@ -187,14 +189,7 @@ def test_a_batch_write_is_the_sum_of_its_writes(store, spec):
 
 @pytest.fixture(scope="module")
 def endpoint(dynamo_endpoint, spec):
-    import uuid
-
-    from blue_nb.dynamo import Endpoint
-
-    client = Endpoint.embedded(dynamo_endpoint).client(table_prefix=f"t{uuid.uuid4().hex[:10]}_")
-    client.create_table(spec)
-    client.write_items(spec.table_name, [i for _, i, _ in ITEMS], progress=False)
-    return client
+    return own_client(dynamo_endpoint, spec, ITEMS)
 
 
 @pytest.mark.parametrize("name, params", [

@@ -5,7 +5,6 @@ no item is read by two."""
 
 from __future__ import annotations
 
-import uuid
 from collections import Counter
 
 import pytest
@@ -15,6 +14,8 @@ from blue_nb.errors import QueryError, SpecError
 from blue_nb.patterns import plan, segment_of
 from blue_nb.spec import spec_from_dict
 from blue_nb.stores import load_items, open_store
+
+from .endpoints import own_client
 
 N = 60
 
@@ -47,12 +48,7 @@ def stores(spec):
 
 @pytest.fixture(scope="module")
 def endpoint(dynamo_endpoint, spec):
-    from blue_nb.dynamo import Endpoint
-
-    client = Endpoint.embedded(dynamo_endpoint).client(table_prefix=f"t{uuid.uuid4().hex[:10]}_")
-    client.create_table(spec)
-    client.write_items(spec.table_name, [i for _, i, _ in ITEMS], progress=False)
-    return client
+    return own_client(dynamo_endpoint, spec, ITEMS)
 
 
 def segments(engine, spec, name: str, total: int) -> list[list[str]]:
