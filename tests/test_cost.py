@@ -369,3 +369,20 @@ def test_the_whatif_leaves_units_empty_where_a_row_has_none(dialogue_whatif):
         assert rows.loc[("total", name), "usd_new"] is not None
     assert rows.loc[("total", "on demand requests"), "rcu_new"] > 0 and rows.xs("pattern")["rate_new"].notna().all()
     assert rows.xs("index")["rate_new"].isna().all()
+
+
+def test_the_whatif_table_shows_dollars_in_the_one_money_format(dialogue_whatif):
+    """What notebook 06 shows: every dollar cell as printing.usd prints it (sub-cent storage to two significant
+    digits, never 0.00; a change signed, a dash for none) and no units on storage and the totals."""
+    from blue_nb.printing import usd
+
+    table = dialogue_whatif.table()
+    diff = dialogue_whatif.diff.set_index("name")
+    html, text = table._repr_html_(), repr(table)
+    storage = diff.loc["storage"]
+    assert 0 < storage["usd_new"] < 0.005 and usd(storage["usd_new"]) in html      # not $0.00
+    for name, row in diff.iterrows():
+        assert usd(row["usd_new"]) in html and usd(row["usd_diff"], signed=True) in html, name
+    line = next(t for t in text.splitlines() if t.startswith("storage"))
+    assert line.split()[1:] == ["total", usd(storage["usd_old"]), usd(storage["usd_new"]),
+                                usd(storage["usd_diff"], signed=True)]                 # no unit cells

@@ -782,7 +782,7 @@ def test_export_spec(jupyter_env, dialogue_dir, tmp_path):
     from blue_nb.app.migrate import plan_migration
     from blue_nb.app.workflows import validate
     from blue_nb.export import FORMATS, verify_stamp
-    from blue_nb.printing import cents
+    from blue_nb.printing import cents, usd
     from blue_nb.spec import load_spec
 
     v2, v1 = ROOT / "data/specs/dialogue_v2.yaml", DIALOGUE_SPEC
@@ -804,8 +804,10 @@ def test_export_spec(jupyter_env, dialogue_dir, tmp_path):
     whatif = cost_whatif(v1, spec, dialogue_dir)
     shown = result(nb, "whatif = cost_whatif(")["text/html"]
     diff = whatif.diff.set_index(["kind", "name"])
-    total = float(diff.loc[("total", "total on demand"), "usd_diff"])
-    assert f"<td>{round(total, 2)}</td>" in shown.replace("\n", "").replace("  ", "")
+    cells = {r[""]: r for r in html_table_rows(shown)}          # the one money format, and no units on storage
+    assert cells["total on demand"]["usd_diff"] == usd(diff.loc[("total", "total on demand"), "usd_diff"], signed=True)
+    storage = cells["storage"]
+    assert storage["rcu_old"] == storage["wcu_new"] == "" and storage["usd_new"] == usd(diff.loc[("total", "storage"), "usd_new"])
 
     rows = html_records(result(nb, "results = export_all(")["text/html"])
     assert [r["format"] for r in rows] == list(FORMATS)

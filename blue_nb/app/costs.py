@@ -13,6 +13,7 @@ from typing import Any, Mapping, NamedTuple
 
 import pandas as pd
 
+from blue_nb.app.display import DisplayTable
 from blue_nb.app.workflows import as_spec, data_store, load_data
 from blue_nb.errors import SourceError
 from blue_nb.pricing import Bill, Prices, as_prices, compare_bills, monthly_bill
@@ -28,6 +29,17 @@ class CostWhatIf(NamedTuple):
     old: Bill
     new: Bill
     diff: pd.DataFrame
+
+    def table(self) -> DisplayTable:
+        """``diff`` as a reader takes it: per pattern, index, capacity and total, the units per second and the
+        dollars per month before and after, and the change; dollars in the one money format, and no units
+        (empty, not 0) where a row has none (storage, the totals)."""
+        units = ["rcu_old", "rcu_new", "wcu_old", "wcu_new"]
+        money = ["usd_old", "usd_new", "usd_diff"]
+        frame = self.diff[["kind", "name", *units, *money]].set_index("name")
+        frame[units] = frame[units].astype(float)                      # None (no units) shows as an empty cell
+        return DisplayTable(frame, left=["kind"], signed=["usd_diff"], money=money,
+                            caption="units per second and dollars per month, before and after")
 
 
 def design_cost(spec: Spec | str | Path, data_dir: str | Path | None = None, *, duckdb: str | Path | None = None,

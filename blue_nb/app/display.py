@@ -11,11 +11,12 @@ Numbers and cut cells print with :mod:`blue_nb.printing`'s helpers, as in every 
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from typing import Any, Iterable
 
 import pandas as pd
 
-from blue_nb.printing import compact, number
+from blue_nb.printing import compact, number, usd
 from blue_nb.spec.display import html_table
 
 __all__ = ["DisplayTable", "StoreComparison"]
@@ -29,17 +30,19 @@ def _is_number(v: Any) -> bool:
 
 
 class DisplayTable(pd.DataFrame):
-    """A DataFrame whose notebook display is compact; ``signed`` columns show ``+``/``-``.
+    """A DataFrame whose notebook display is compact; ``signed`` columns show ``+``/``-``; ``money`` columns
+    are dollars as :func:`~blue_nb.printing.usd` prints them everywhere (``$0.0023``, ``+$4.31``, ``—``).
 
     ``left`` names columns always left-aligned (keys, even when they hold numbers); other columns
     are right-aligned when every value in them is a number.
     """
 
-    _metadata = ["left", "signed", "caption"]
+    _metadata = ["left", "signed", "money", "caption"]
 
-    def __init__(self, *args, left: Iterable[str] = (), signed: Iterable[str] = (), caption: str = "", **kw):
+    def __init__(self, *args, left: Iterable[str] = (), signed: Iterable[str] = (), money: Iterable[str] = (),
+                 caption: str = "", **kw):
         super().__init__(*args, **kw)
-        self.left, self.signed, self.caption = list(left), list(signed), caption
+        self.left, self.signed, self.money, self.caption = list(left), list(signed), list(money), caption
 
     @property
     def _constructor(self):
@@ -57,7 +60,8 @@ class DisplayTable(pd.DataFrame):
         shown = self.head(MAX_ROWS)
         columns = list(shown.columns)
         right = [i for i, c in enumerate(columns) if c not in self.left and len(shown)
-                 and all(_is_number(v) or v is None for v in shown[c].tolist())]
+                 and all(_is_number(v) or v is None or (c in self.money and isinstance(v, Decimal))
+                         for v in shown[c].tolist())]
         rows = [[self._cell(c, v) for c, v in zip(columns, row)] for row in shown.itertuples(index=False)]
         index = [compact(i) for i in shown.index]
         more = len(self) - len(shown)
@@ -68,6 +72,8 @@ class DisplayTable(pd.DataFrame):
                           wrap=wrap) + note
 
     def _cell(self, column: str, v: Any) -> str:
+        if column in self.money and (_is_number(v) or isinstance(v, Decimal)):
+            return usd(v, signed=column in self.signed)
         if _is_number(v):
             return number(v, signed=column in self.signed, trim=True)
         return compact(v)
