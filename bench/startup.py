@@ -68,7 +68,7 @@ def startup_times(repeats: int = 5, work: Path | None = None, only: list[str] | 
                 continue
             runs = [first_line([sys.executable, "-m", "blue_nb.cli", *args]) for _ in range(repeats)]
             out["commands"][name] = {"first_line_s": round(min(r[0] for r in runs), 3),
-                                     "exit_s": round(min(r[1] for r in runs), 3), "first_line": runs[0][2][:120],
+                                     "exit_s": round(min(r[1] for r in runs), 3), "first_line": runs[0][2],
                                      "exit_code": runs[0][3]}
         for name, code in NAIVE.items():
             runs = [first_line([sys.executable, "-c", code]) for _ in range(repeats)]
