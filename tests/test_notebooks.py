@@ -765,6 +765,8 @@ def test_dynamodb_roundtrip(jupyter_env, dialogue_dir, monkeypatch):
     rows = html_records(result(nb, "result.frame()")["text/html"])
     assert len(rows) == runs and {r["match"] for r in rows} == {"true"}        # as the text says: match is true
     assert [(r["pattern"], r["case"]) for r in rows] == [(n, c.label) for n, cs in cases.items() for c in cs]
+    tx = next(r for r in rows if r["pattern"] == "post_perspective" and r["case"] == "from the data")
+    assert (tx["items"], tx["unit"]) == ("2", "WCU") and float(tx["units"]) >= 4       # as the text: items written
     shown = html_records(result(nb, "result.pages_frame(PATTERN)")["text/html"])
     largest = [r for r in shown if r["case"] == "most items read"]
     assert [r["engine"] for r in largest] == ["sqlite", "duckdb", "dynamodb"]

@@ -89,8 +89,12 @@ def test_a_design_with_every_kind_of_operation_runs_the_same_on_both_backends(tm
     spec = load_spec(LEDGER / "ledger.yaml")
     export_python(spec, tmp_path / "pkg", data_dir=LEDGER / "ledger", now=NOW)
     fixture = (tmp_path / "pkg" / "tests" / "fixture.json").read_text(encoding="utf-8")
-    # the cases the fixture holds: a descending paged between, a failed conditional put and delete, an update
-    assert '"label": "drawn from an item"' in fixture and '"condition_passed": false' in fixture
+    # the cases the fixture holds: a descending paged between (its bounds the account's first and last entry), a
+    # failed conditional put and delete, an update
+    between = json.loads(fixture)["reads"]["entries_between"][0]
+    assert between["label"] == "most items read" and between["params"] == {"account": "alice", "low": "10",
+                                                                          "high": "70"}
+    assert len(between["pages"]) == 4 and '"condition_passed": false' in fixture
     # a transaction carried out and one cancelled by its ConditionCheck (nothing written), the reads' items and
     # a key that holds nothing, a batch write's put and delete
     composites = json.loads(fixture)["composites"]

@@ -16,12 +16,14 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from decimal import Decimal
+from itertools import chain, islice
+from typing import Any, Iterator, Mapping
 
 from blue_nb.errors import BlueNbError
 from blue_nb.items import item_to_wire
 from blue_nb.patterns import ActionsResult, ReadResult, bind, plan, row_values
-from blue_nb.spec import AccessPattern, KeyTemplate, Spec
+from blue_nb.spec import AccessPattern, Action, KeyTemplate, Spec
 from blue_nb.stores import Store
 
 __all__ = ["Case", "action_cases", "action_difference", "canonical", "MOTO_NO_TRAILING_PAGE", "MOTO_PAGE_CUT", "first_difference", "parameter_cases",
@@ -47,13 +49,24 @@ class Case:
 def parameter_cases(store: Store, spec: Spec, p: AccessPattern) -> list[Case]:
     """The parameters whose read returns the most items ("most items read": the partition holding the most
     items of the pattern's entities, not the largest partition) and the fewest ("fewest items read"); and a
-    key that holds nothing. ``Case.items`` is what a read with those parameters matches."""
+    key that holds nothing. ``Case.items`` is what a read with those parameters matches.
+
+    A sort-key condition's value that no attribute names (``sk_gte: "{amount}"``) takes the item's own sort key
+    read back through the template, so the read finds that item; a ``sk_between`` spans its partition: the
+    smallest sort key to the largest."""
     if not p.parameters:
         return [Case("whole table", {}, store.count(spec.table_name))]
+    kc = p.key_condition
+    sk_attr = spec.key_attributes(p.index or "table")[1] if kc is not None and kc.sk_templates else None
     groups: dict[Any, Counter] = {}                      # bound partition key -> parameter sets -> items
+    sort_keys: dict[tuple, Any] = {}                     # parameter set -> the sort key of an item that gave it
     for entity in p.entities:
         for item in store.iter_items(spec.table_name, entity):
             row = row_values(spec, entity, item)
+            if sk_attr is not None and isinstance(item.get(sk_attr), (str, Decimal)):
+                for template in kc.sk_templates:  # type: ignore[union-attr]
+                    for name, value in (template.parse(str(item[sk_attr])) or {}).items():
+                        row.setdefault(name, value)
             if not all(n in row for n in p.parameters):
                 continue
             params = tuple(row[n] for n in p.parameters)
@@ -62,8 +75,12 @@ def parameter_cases(store: Store, spec: Spec, p: AccessPattern) -> list[Case]:
             except BlueNbError:
                 continue
             groups.setdefault(pk, Counter())[params] += 1
+            if sk_attr is not None and sk_attr in item:
+                sort_keys.setdefault(params, item[sk_attr])
     if not groups:
         return [_missing(spec, p, {n: MISSING for n in p.parameters})]
+    if kc is not None and kc.sk_op == "sk_between" and sort_keys:
+        groups = {pk: _spans(p, counter, sort_keys, kc.sk_templates) for pk, counter in groups.items()}
     ranked = sorted(groups.items(), key=lambda kv: (-sum(kv[1].values()), str(kv[0])))
     (big_pk, big), (small_pk, small) = ranked[0], ranked[-1]
     (big_params, big_n), = big.most_common(1)
@@ -75,23 +92,58 @@ def parameter_cases(store: Store, spec: Spec, p: AccessPattern) -> list[Case]:
     return cases
 
 
+def _spans(p: AccessPattern, counter: Counter, sort_keys: Mapping[tuple, Any],
+           templates: list[KeyTemplate]) -> Counter:
+    """One partition's parameter sets of a ``sk_between`` merged into one per set of the other parameters: the
+    low bound's values from the item with the smallest sort key, the high bound's from the largest."""
+    low, high = (set(t.placeholders) for t in templates)
+    spans: dict[tuple, list] = {}
+    for params, n in counter.items():
+        rest = tuple(None if name in low | high else v for name, v in zip(p.parameters, params))
+        span = spans.setdefault(rest, [params, params, 0])
+        if params in sort_keys and span[0] in sort_keys:
+            if sort_keys[params] < sort_keys[span[0]]:
+                span[0] = params
+            if sort_keys[params] > sort_keys[span[1]]:
+                span[1] = params
+        span[2] += n
+    out: Counter = Counter()
+    for rest, (lo, hi, n) in spans.items():
+        out[tuple(lo[i] if name in low else hi[i] if name in high else rest[i]
+                  for i, name in enumerate(p.parameters))] += n
+    return out
+
+
 def action_cases(store: Store, spec: Spec, p: AccessPattern) -> list[Case]:
-    """A transaction's or a batch's parameters: each action's own cases (:func:`parameter_cases`; action ``i``
-    takes the ``i``-th case drawn from the data, so a batch of one pattern's gets names several items; then
-    each its "missing key" case), read back through the action's templates into the enclosing pattern's
-    parameters (the first action to give a parameter sets it). A parameter the data cannot give (a condition's
-    value) is ``1``; a set that names one item twice, or that DynamoDB would refuse, is left out."""
+    """A transaction's or a batch's parameters, one action at a time, each action's values read back through its
+    templates into the enclosing pattern's parameters (the first action to give a parameter sets it):
+
+    * "from the data": each action takes the first of its own pattern's cases drawn from the data
+      (:func:`parameter_cases`), else the first item of the data, that agrees with the parameters set so far and
+      names an item no earlier action names (so three gets of one dialogue's experts name three experts);
+    * "missing key": each action its own pattern's "missing key" case.
+
+    An action that finds no such item takes a key of its own that holds nothing (``blue-nb-missing-key-2``).
+    A parameter nothing gives (a condition's value) is ``1``; a set DynamoDB would refuse is left out."""
     cases = []
     for label in ("from the data", "missing key"):
         params: dict[str, str] = {}
+        keys: set[tuple] = set()
         for i, a in enumerate(p.actions):
-            own = parameter_cases(store, spec, spec.pattern(a.pattern))
-            drawn = [c for c in own if c.label != "missing key"] or own
-            sub = (drawn[i % len(drawn)] if label == "from the data" else own[-1]).params
-            for name, text in a.params.items():
-                for outer, value in (KeyTemplate(text).parse(sub.get(name, "")) or {}).items():
-                    if value != MISSING or label == "missing key":
-                        params.setdefault(outer, value)
+            callee = spec.pattern(a.pattern)
+            own = parameter_cases(store, spec, callee)
+            if label == "missing key":
+                found: Any = [own[-1].params]
+            else:
+                found = chain((c.params for c in own if c.label != "missing key"), _rows(store, spec, callee))
+            for outer in chain((_outer(a, sub, label) for sub in found), _fresh(spec, a, params, i)):
+                if any(params.get(n, v) != v for n, v in outer.items()):
+                    continue                                   # disagrees with an earlier action
+                key = _action_key(spec, a, {**outer, **params})
+                if key is not None and key not in keys:
+                    keys.add(key)
+                    params.update(outer)
+                    break
         params = {n: params.get(n, "1") for n in p.parameters}
         try:
             plan(spec, p, params)
@@ -101,18 +153,79 @@ def action_cases(store: Store, spec: Spec, p: AccessPattern) -> list[Case]:
     return cases
 
 
+def _rows(store: Store, spec: Spec, p: AccessPattern, limit: int = 100_000) -> Iterator[dict[str, str]]:
+    """The parameters of ``p`` each stored item of its entities gives (its first ``limit`` items)."""
+    keys = _key_names(p)
+    for entity in p.entities:
+        for item in islice(store.iter_items(spec.table_name, entity), limit):
+            row = row_values(spec, entity, item)
+            if all(n in row for n in keys):
+                yield {n: row[n] for n in p.parameters if n in row}
+
+
+def _outer(action: Action, sub: Mapping[str, str], label: str) -> dict[str, str]:
+    """The enclosing pattern's parameters an action's own parameters ``sub`` give, read back through its templates."""
+    out: dict[str, str] = {}
+    for name, text in action.params.items():
+        for outer, value in (KeyTemplate(text).parse(sub.get(name, "")) or {}).items():
+            if value != MISSING or label == "missing key":
+                out.setdefault(outer, value)
+    return out
+
+
+def _key_names(p: AccessPattern) -> set[str]:
+    return set(p.key_condition.placeholders) if p.key_condition else set()
+
+
+def _fresh(spec: Spec, action: Action, params: Mapping[str, str], i: int) -> Iterator[dict[str, str]]:
+    """Values for the parameters of the action's key not set yet that name a key no item has (text, else a
+    number)."""
+    keys = _key_names(spec.pattern(action.pattern))
+    names = [n for inner, text in action.params.items() if inner in keys
+             for n in KeyTemplate(text).placeholders if n not in params]
+    for value in (f"{MISSING}-{i}", str(999_999_900 + i)):
+        yield dict.fromkeys(names, value)
+
+
+def _action_key(spec: Spec, action: Action, params: Mapping[str, str]) -> tuple | None:
+    """The key an action names with ``params`` (a parameter nothing gives: ``1``); None when it cannot be bound."""
+    try:
+        sub = {n: KeyTemplate(text).render({**dict.fromkeys(KeyTemplate(text).placeholders, "1"), **params})
+               for n, text in action.params.items()}
+        req = bind(spec, spec.pattern(action.pattern), sub)
+    except BlueNbError:
+        return None
+    return req.pk_value, tuple(req.sk_values or ())
+
+
 def action_difference(local: ActionsResult, remote: ActionsResult, names: tuple[str, str]) -> str | None:
     """Where two runs of a transaction or a batch first differ: the outcome (cancelled, and each action's
-    CancellationReason code), the items returned, the units of each action."""
+    CancellationReason code and the item it returns), the items returned, a write's item at each action's key
+    after the call (:meth:`~blue_nb.patterns.ActionsResult.items_after`), the units of each action."""
     def codes(r: ActionsResult) -> list[str]:
         return [c.get("Code", "None") for c in r.cancellation_reasons or []]
+
+    def returned(r: ActionsResult) -> list[str | None]:
+        return [json.dumps(c["Item"], sort_keys=True) if "Item" in c else None for c in r.cancellation_reasons or []]
 
     a, b = names
     if local.cancelled != remote.cancelled or codes(local) != codes(remote):
         return f"cancellation reasons {a}: {codes(local) or 'committed'}, {b}: {codes(remote) or 'committed'}"
+    if returned(local) != returned(remote):
+        n = next(i for i, (x, y) in enumerate(zip(returned(local), returned(remote))) if x != y)
+        return f"the item action {n}'s failed condition returns differs ({a}: {returned(local)[n]}, {b}: {returned(remote)[n]})"
     mine, theirs = sorted(map(canonical, local.items)), sorted(map(canonical, remote.items))
     if mine != theirs:
         return f"items returned {a}: {len(mine)}, {b}: {len(theirs)} (or their contents differ)"
+    if not local.is_read:
+        after = [[canonical(i) if i is not None else None for i in r.items_after()] for r in (local, remote)]
+        for n, (x, y) in enumerate(zip(*after)):
+            if x != y:
+                key = local.plan.plans[n].request
+                where = ", ".join(f"{k}={v!s}" for k, v in ((key.pk_attr, key.pk_value),
+                                                             (key.sk_attr, (key.sk_values or [None])[0])) if k)
+                return (f"the item at action {n}'s key ({where}) after the call: {a} {_shown(x)}, "
+                        f"{b} {_shown(y)}")
     if list(local.units) != list(remote.units):
         return f"units per action {a}: {list(local.units)}, {b}: {list(remote.units)}"
     if local.unprocessed != remote.unprocessed:
@@ -120,16 +233,24 @@ def action_difference(local: ActionsResult, remote: ActionsResult, names: tuple[
     return None
 
 
+def _shown(item: str | None, width: int = 160) -> str:
+    if item is None:
+        return "none"
+    return item if len(item) <= width else item[:width - 3] + "..."
+
+
 def _missing(spec: Spec, p: AccessPattern, params: dict[str, str]) -> Case:
-    """``params`` with every value of the partition key's template replaced by one that matches nothing."""
+    """``params`` with every value of the partition key's template replaced by one that matches nothing (and a
+    value the data could not give, ``blue-nb-missing-key`` where a number belongs, by ``0``)."""
     pk_names = set(p.key_condition.pk_template.placeholders) if p.key_condition else set()
     for value in (MISSING, "999999999"):                 # a formatted number placeholder needs a number
-        out = {n: (value if n in pk_names else v) for n, v in params.items()}
-        try:
-            bind(spec, p, out)
-            return Case("missing key", out, 0)
-        except BlueNbError:
-            continue
+        for other in (None, "0"):
+            out = {n: (value if n in pk_names else other if other and v == MISSING else v) for n, v in params.items()}
+            try:
+                bind(spec, p, out)
+                return Case("missing key", out, 0)
+            except BlueNbError:
+                continue
     return Case("missing key", {n: MISSING for n in params}, 0)
 
 

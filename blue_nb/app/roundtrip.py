@@ -5,7 +5,8 @@ the table on the endpoint (the embedded moto_server unless another endpoint is g
 item with BatchWriteItem, proves that the items stored there are exactly the items built (count and
 an order-independent digest of every item), then runs every read pattern on all three engines with
 parameters drawn from the data (:func:`blue_nb.app.compare.parameter_cases`), following
-LastEvaluatedKey, and compares items, order, pages, Count, ScannedCount and read units.
+LastEvaluatedKey, and compares items, order, pages, Count, ScannedCount and read units. Transactions and
+batches are compared too; their writes go to a scratch table, so the table keeps the items built.
 
 A table blue_nb is loading is tagged ``blue-nb:state=loading`` with the spec's digest: an apply that
 was interrupted half-way is resumed by running it again (puts are idempotent); any other existing
@@ -25,10 +26,10 @@ from blue_nb.printing import Fields
 from blue_nb.app.text import table_lines
 from blue_nb.app.compare import Case, action_cases, action_difference, canonical, first_difference, parameter_cases
 from blue_nb.app.workflows import as_spec, data_store, located_items, source_files
-from blue_nb.dynamo import (MOTO_ITEM_LIMIT, RESUME_HINT, BatchWriteReport, DynamoClient, Endpoint, LocalDynamo,
+from blue_nb.dynamo import (MOTO_ITEM_LIMIT, RESUME_HINT, SCRATCH_SUFFIX, BatchWriteReport, DynamoClient, Endpoint, LocalDynamo,
                             WriteInterrupted, resolve_endpoint)
 from blue_nb.errors import DynamoError, QueryError, SourceError
-from blue_nb.patterns import Plan, ReadResult, plan
+from blue_nb.patterns import Plan, ReadResult, plan, plan_actions
 from blue_nb.spec import SEGMENT_PARAMETER, AccessPattern, Spec, dumps_spec
 from blue_nb.sizing import MAX_ITEM_BYTES, item_size
 from blue_nb.sources.files import count_rows
@@ -51,7 +52,7 @@ class PatternCheck:
     params: dict[str, str]
     difference: str | None          # the first difference, None when all three agree
     note: str | None                # what the comparison let pass: an emulator gap, items whose order is open
-    counts: dict[str, int]          # engine -> items returned
+    counts: dict[str, int]          # engine -> items returned (a write transaction's or batch's: items written)
     pages: dict[str, int]           # engine -> calls made
     rcu: dict[str, float]           # engine -> read units (computed by blue_nb from the items returned)
     page_sizes: dict[str, list[int]] = field(default_factory=dict)   # engine -> items per call
@@ -70,7 +71,8 @@ class PatternCheck:
         n = self.counts[model]
         tail = (f" (dynamodb: {self.pages['dynamodb']} call(s), {self.rcu['dynamodb']} {self.unit}; {self.note})"
                 if self.note and "dynamodb" in self.pages else f" ({self.note})" if self.note else "")
-        return [self.pattern, self.case, shown, f"match: {n} item{'s' if n != 1 else ''}, "
+        written = " written" if self.unit == "WCU" else ""
+        return [self.pattern, self.case, shown, f"match: {n} item{'s' if n != 1 else ''}{written}, "
                 f"{self.pages[model]} call(s), {self.rcu[model]} {self.unit}{tail}"]
 
 
@@ -103,6 +105,9 @@ class ApplyResult:
         proof = "equal" if self.items_match else "DIFFERENT"
         out.append(f"items: {self.items_built:,} built{self._left_out()}, {self.items_stored:,} stored in {self.table}; "
                    f"content digests {proof} ({self.digest_stored[:16]})")
+        if any(c.unit == "WCU" for c in self.checks):
+            out.append(f"write transactions and batches were sent to {self.table}{SCRATCH_SUFFIX}, a scratch table "
+                       f"deleted after: {self.table} holds the items built")
         bad = sum(not c.ok for c in self.checks)
         out.append(f"{len(self.checks) - bad} of {len(self.checks)} pattern runs match on {self.endpoint}"
                    + (f"; {bad} MISMATCH" if bad else ""))
@@ -124,7 +129,8 @@ class ApplyResult:
 
         return DisplayTable([{"pattern": c.pattern, "case": c.case, "params": c.params,
                               "match": c.ok, "items": c.counts.get("dynamodb"), "calls": c.pages.get("dynamodb"),
-                              "rcu": c.rcu.get("dynamodb"), "difference or note": c.difference or c.note or ""}
+                              "units": c.rcu.get("dynamodb"), "unit": c.unit,
+                              "difference or note": c.difference or c.note or ""}
                              for c in self.checks], left=["pattern", "case", "params", "difference or note"])
 
     def pages_frame(self, pattern: str):
@@ -276,19 +282,24 @@ def _create(client: DynamoClient, spec: Spec, replace: bool, deadline: float = D
 def compare_patterns(spec: Spec, stores: list[Store], client: DynamoClient, *,
                      emulator: str | None = None) -> list[PatternCheck]:
     """Every read pattern, with each of its parameter cases, on the local stores and on DynamoDB; and every
-    transaction and batch (:func:`_check_actions`)."""
+    transaction and batch (:func:`_check_actions`; the writes on a scratch table, created for them and deleted
+    after, so that the table holds the items built)."""
     checks = []
-    for p in spec.access_patterns:
-        if p.is_composite:
-            checks += [_check_actions(spec, p.name, case, stores, client) for case in action_cases(stores[0], spec, p)]
-            continue
-        if p.total_segments:
-            checks.append(_check_segments(spec, p, stores, client))
-            continue
-        if not p.is_read:
-            continue
-        for case in parameter_cases(stores[0], spec, p):
-            checks.append(_check(spec, p.name, case, stores, client, emulator))
+    with ExitStack() as stack:
+        scratch = (stack.enter_context(client.scratch_table(spec))
+                   if any(p.is_composite and not p.reads_only for p in spec.access_patterns) else None)
+        for p in spec.access_patterns:
+            if p.is_composite:
+                checks += [_check_actions(spec, p.name, case, stores, client, scratch)
+                           for case in action_cases(stores[0], spec, p)]
+                continue
+            if p.total_segments:
+                checks.append(_check_segments(spec, p, stores, client))
+                continue
+            if not p.is_read:
+                continue
+            for case in parameter_cases(stores[0], spec, p):
+                checks.append(_check(spec, p.name, case, stores, client, emulator))
     return checks
 
 
@@ -341,18 +352,22 @@ def _check_segments(spec: Spec, p: AccessPattern, stores: list[Store], client: D
                         counts, calls, units)
 
 
-def _check_actions(spec: Spec, pattern: str, case: Case, stores: list[Store], client: DynamoClient) -> PatternCheck:
-    """A transaction or a batch on the stores (one SQL transaction each) and on the endpoint: a get sent as it is,
-    a write transaction as a probe that writes nothing (its CancellationReasons), a batch write on the stores
-    only (sent, it would write)."""
-    planned = plan(spec, pattern, case.params)
-    results = {s.kind: s.run_plan(planned) for s in stores}
+def _check_actions(spec: Spec, pattern: str, case: Case, stores: list[Store], client: DynamoClient,
+                   scratch: str | None) -> PatternCheck:
+    """A transaction or a batch on the stores (one SQL transaction each, a dry run) and on the endpoint: a get
+    sent as it is; a write sent for real to the ``scratch`` table, which first holds the items the stores hold
+    at the actions' keys, then is read back: the outcome, each action's units and the items after the call must
+    be those the stores' dry run gives."""
+    planned = plan_actions(spec, pattern, case.params)
+    results = {s.kind: s.run_actions(planned) for s in stores}
     base = results[stores[0].kind]
-    note = None
-    if planned.operation == "batch_write_item":
-        note = "a batch write is priced on the stores, not sent"
+    if planned.is_read:
+        results["dynamodb"] = client.run_actions(planned, base.item_list())
     else:
-        results["dynamodb"] = client.run_actions(planned, [getattr(r, "item", None) for r in base.results])
+        assert scratch is not None, "compare_patterns makes a scratch table for every spec with a composite write"
+        client.put_at(scratch, planned.plans,
+                      [getattr(r, "before", None) for r in base.results])
+        results["dynamodb"] = client.send_actions(planned, base.item_list(), table=scratch)
     difference = None
     for name, other in results.items():
         if other is not base:
@@ -360,11 +375,16 @@ def _check_actions(spec: Spec, pattern: str, case: Case, stores: list[Store], cl
             if diff:
                 difference = f"{name}: {diff}"
                 break
+    remote = results["dynamodb"]
+    notes = []
     if base.cancelled:
-        note = "cancelled: " + ", ".join(c["Code"] for c in base.cancellation_reasons or [])
-    return PatternCheck(pattern, case.label, case.params, difference, note,
-                        {k: len(r.items) for k, r in results.items()}, {k: 1 for k in results},
-                        {k: (r.rcu if r.is_read else r.wcu) for k, r in results.items()}, {},
+        notes.append("cancelled: " + ", ".join(c["Code"] for c in base.cancellation_reasons or []))
+    if remote.resent:
+        notes.append(f"the endpoint left items unprocessed: {remote.resent} call(s) re-sent them")
+    counts = {k: len(r.items) if planned.is_read else 0 if r.cancelled else planned.checks.count(False)
+              for k, r in results.items()}
+    return PatternCheck(pattern, case.label, case.params, difference, "; ".join(notes) or None, counts,
+                        {k: 1 for k in results}, {k: (r.rcu if r.is_read else r.wcu) for k, r in results.items()}, {},
                         "RCU" if planned.is_read else "WCU")
 
 

@@ -12,16 +12,17 @@
 * :mod:`.client` - :class:`DynamoClient`: every call through one ``call``, table prefix and name rule;
   tables (create from the spec's CreateTable request, wait, describe, delete, tag), writes
   (``write_items`` / :class:`BatchWriteReport`: BatchWriteItem with retries, a stall time, and
-  :class:`WriteInterrupted` saying what is written), reads (``run_plan``: a
-  plan's request page by page, ``scan_items``, ``count_items``)
+  :class:`WriteInterrupted` saying what is written; ``send_actions``: a transaction or a batch write sent
+  for real, to a ``scratch_table``), reads (``run_plan``: a plan's request page by page, ``run_actions``,
+  ``scan_items``, ``count_items``)
 * :mod:`.batches` - the items cut into BatchWriteItem requests DynamoDB accepts
 * :mod:`.calls` - botocore's errors as DynamoError, the retry backoff, values as boto3 sends them
 * :mod:`.wire` - boto3's own serializer (the bench's naive baseline)
 """
 
-from blue_nb.dynamo.client import RESUME_HINT, BatchWriteReport, DynamoClient, DynamoPage, WriteInterrupted
+from blue_nb.dynamo.client import RESUME_HINT, SCRATCH_SUFFIX, BatchWriteReport, DynamoClient, DynamoPage, WriteInterrupted
 from blue_nb.dynamo.endpoint import Endpoint, resolve_endpoint
 from blue_nb.dynamo.local import KNOWN_GAPS, MOTO_ITEM_LIMIT, LocalDynamo
 
 __all__ = ["BatchWriteReport", "DynamoClient", "DynamoPage", "Endpoint", "KNOWN_GAPS", "LocalDynamo",
-           "MOTO_ITEM_LIMIT", "RESUME_HINT", "WriteInterrupted", "resolve_endpoint"]
+           "MOTO_ITEM_LIMIT", "RESUME_HINT", "SCRATCH_SUFFIX", "WriteInterrupted", "resolve_endpoint"]

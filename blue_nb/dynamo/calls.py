@@ -106,8 +106,10 @@ def boto_request(kwargs: Mapping[str, Any]) -> dict[str, Any]:
             out[k] = boto_item(out[k])
     if "TransactItems" in out:                   # a transaction: each action's request the same way
         out["TransactItems"] = [{kind: boto_request(kw) for kind, kw in a.items()} for a in out["TransactItems"]]
-    if "RequestItems" in out:                    # a batch get: its keys
-        out["RequestItems"] = {t: {**v, "Keys": [boto_item(k) for k in v["Keys"]]} if isinstance(v, dict) else v
+    if "RequestItems" in out:                    # a batch get's keys; a batch write's put items and delete keys
+        out["RequestItems"] = {t: {**v, "Keys": [boto_item(k) for k in v["Keys"]]} if isinstance(v, dict) else
+                               [{kind: {n: boto_item(x) for n, x in body.items()} for kind, body in r.items()}
+                                for r in v]
                                for t, v in out["RequestItems"].items()}
     if "ExpressionAttributeValues" in out:
         out["ExpressionAttributeValues"] = {k: boto_value(v) for k, v in out["ExpressionAttributeValues"].items()}

@@ -20,6 +20,9 @@ without the client's prefix. Its methods, by concept:
   50 ms, cap 5 s) and gives up after ``max_attempts`` with a DynamoError saying how many items are
   not written. Puts are idempotent: writing the same items again resumes an interrupted load.
   :meth:`~DynamoClient.delete_keys` deletes by key, 25 at a time, with the same retries.
+  :meth:`~DynamoClient.send_actions` sends a pattern's TransactWriteItems or BatchWriteItem for real and
+  reads back the items at its keys; :meth:`~DynamoClient.scratch_table` makes a table of the spec's design
+  to send it to (apply's compare) and deletes it after.
 * **Reads**: :meth:`~DynamoClient.run_plan` sends exactly the plan's boto3 request
   (``plan.boto3``), follows ``LastEvaluatedKey`` and returns a :class:`blue_nb.patterns.ReadResult`
   built from what the endpoint returned: the items, and one :class:`DynamoPage` per call with the
@@ -38,6 +41,7 @@ import queue
 import re
 import threading
 import time
+from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping
@@ -54,7 +58,8 @@ from blue_nb.dynamo.local import MOTO_ITEM_LIMIT
 from blue_nb.errors import DynamoError, QueryError
 from blue_nb.items.values import item_from_wire, item_to_wire, to_wire
 from blue_nb.patterns import (ActionsPlan, ActionsResult, Page, Plan, ReadResult, actions_cost, boto3_request,
-                              create_table_request, global_index_request, read_page, sizing_request, write_cost)
+                              create_table_request, failed_write, global_index_request, observed_write, read_page, sizing_request,
+                              write_cost)
 from blue_nb.sizing import BATCH_WRITE_MAX_REQUESTS, MAX_ITEM_BYTES, item_size, read_units
 from blue_nb.spec import Spec
 
@@ -68,6 +73,7 @@ _NOT_WRITING = frozenset({"ResourceNotFoundException", "ValidationException", "A
                           "NoCredentials", "NoRegion", "ProfileNotFound", "InvalidTableName", "ItemTooLarge"})
 WAIT_TIMEOUT = 600.0
 MISSING = "ResourceNotFoundException"
+SCRATCH_SUFFIX = ".blue-nb-scratch"     # the scratch table apply sends write transactions and batches to
 
 
 @dataclass
@@ -446,7 +452,7 @@ class DynamoClient:
         is sent as a probe that writes nothing (:meth:`probe_transaction`): its CancellationReasons are the
         endpoint's outcome of each action; each action is priced on the item the endpoint holds at its key
         (``items[i]``: the item action ``i`` puts, a store's dry run's). A BatchWriteItem would write: it is
-        priced on a local store, not sent."""
+        refused here (:meth:`send_actions` sends writes for real, to a table of the caller's choosing)."""
         method, kwargs = plan.boto3_for(items)
         if plan.operation == "batch_write_item":
             raise QueryError(f"pattern {plan.pattern.name!r} is a batch_write_item: on a DynamoDB endpoint blue_nb "
@@ -456,11 +462,7 @@ class DynamoClient:
             reasons = self.probe_transaction(plan, items)
             writes = []
             for i, p in enumerate(plan.plans):
-                req = p.request
-                key = boto_item({req.pk_attr: to_wire(req.pk_value),
-                                 **({req.sk_attr: to_wire(req.sk_values[0])} if req.sk_attr else {})})
-                got = self.call("get_item", TableName=plan.spec.table_name, Key=key, ConsistentRead=True)
-                old = item_from_wire(got["Item"]) if "Item" in got else None
+                old = self._item_at(plan.spec.table_name, p)
                 new = items[i] if items and items[i] is not None else old
                 writes.append(write_cost(p, old, new))
             result = actions_cost(plan, writes)
@@ -482,6 +484,84 @@ class DynamoClient:
             page = DynamoPage(int(item is not None), size, read_units(size, p.request.read_mode), None)
             results.append(ReadResult(p, [item] if item is not None else [], [page]))
         return actions_cost(plan, results)
+
+    def send_actions(self, plan: ActionsPlan, items: list[Mapping[str, Any] | None] | None = None, *,
+                     table: str | None = None, max_attempts: int = 12) -> ActionsResult:
+        """Send a TransactWriteItems or a BatchWriteItem for real, to ``table`` (the spec's table unless given: a
+        scratch copy, :meth:`scratch_table`, keeps the real one as it is), and return what the endpoint did: the
+        item at each action's key before and after the call (consistent GetItem), each action priced on those two
+        items (:func:`~blue_nb.patterns.observed_write`; a cancelled transaction's prepare phase on the item each
+        put would have written, ``items[i]``), the endpoint's CancellationReasons as it gave them, and the calls
+        that re-sent UnprocessedItems (retried with backoff until none is left, at most ``max_attempts`` calls)."""
+        if plan.operation not in ("transact_write_items", "batch_write_item"):
+            raise QueryError(f"pattern {plan.pattern.name!r} is a {plan.operation}: send_actions sends writes",
+                             where=f"access_patterns.{plan.pattern.name}", hint="run a read with run_actions")
+        table = table or plan.spec.table_name
+        before = [self._item_at(table, p) for p in plan.plans]
+        method, kwargs = plan.boto3_for(items)
+        kwargs = boto_request(kwargs)
+        reasons: list[dict[str, Any]] | None = None
+        stats = _Stats()
+        if method == "transact_write_items":
+            sent = [{kind: {**a, "TableName": table} for kind, a in one.items()} for one in kwargs["TransactItems"]]
+            try:
+                self.call(method, TransactItems=sent)
+            except DynamoError as e:
+                got = getattr(e.__cause__, "response", {}).get("CancellationReasons") if e.__cause__ else None
+                if e.code != "TransactionCanceledException" or not got:
+                    raise
+                reasons = [{**r, "Item": item_to_wire(item_from_wire(r["Item"]))} if "Item" in r else dict(r)
+                           for r in got]
+        else:
+            self._send_requests(table, kwargs["RequestItems"][plan.spec.table_name], stats, max_attempts)
+        after = [self._item_at(table, p) for p in plan.plans]
+        writes = []
+        for i, p in enumerate(plan.plans):
+            has_condition = p.request.condition is not None
+            if reasons is None:
+                writes.append(observed_write(p, before[i], after[i], True if has_condition else None))
+                continue
+            would = items[i] if items and items[i] is not None else before[i]     # the prepare phase's item
+            if reasons[i].get("Code") == "ConditionalCheckFailed":
+                returned = item_from_wire(reasons[i]["Item"]) if "Item" in reasons[i] else None
+                writes.append(failed_write(p, before[i], would, returned))
+            else:
+                writes.append(observed_write(p, before[i], would, True if has_condition else None))
+        result = actions_cost(plan, writes)
+        if reasons is not None:
+            result.cancelled, result.cancellation_reasons = True, reasons
+        result.after, result.resent = after, stats.unprocessed
+        return result
+
+    @contextmanager
+    def scratch_table(self, spec: Spec) -> Iterator[str]:
+        """A table of ``spec``'s design (its keys and indexes) named ``<table>.blue-nb-scratch``, for writes that
+        must not touch the spec's table: created (a scratch left by an interrupted run is replaced), yielded as
+        its name (without the client's prefix), deleted after."""
+        name = f"{spec.table_name}{SCRATCH_SUFFIX}"
+        self.create_table(spec, replace=True, name=name)
+        try:
+            yield name
+        finally:
+            self.delete_table(name, wait=False)
+
+    def put_at(self, table: str, plans: Iterable[Plan], items: Iterable[Mapping[str, Any] | None]) -> None:
+        """Make ``items[i]`` the item at plan ``i``'s key (None: no item there): one PutItem or DeleteItem each."""
+        for p, item in zip(plans, items):
+            if item is not None:
+                self.call("put_item", TableName=table, Item=boto_item(item_to_wire(item)))
+            else:
+                self.call("delete_item", TableName=table, Key=self._key_of(p))
+
+    def _key_of(self, plan: Plan) -> dict[str, Any]:
+        req = plan.request
+        return boto_item({req.pk_attr: to_wire(req.pk_value),
+                          **({req.sk_attr: to_wire(req.sk_values[0])} if req.sk_attr else {})})
+
+    def _item_at(self, table: str, plan: Plan) -> dict[str, Any] | None:
+        """The item at a single-item plan's key, read consistently (None: none there)."""
+        got = self.call("get_item", TableName=table, Key=self._key_of(plan), ConsistentRead=True)
+        return item_from_wire(got["Item"]) if "Item" in got else None
 
     def probe_transaction(self, plan: ActionsPlan, items: list[Mapping[str, Any] | None] | None = None
                           ) -> list[dict[str, Any]]:

@@ -24,11 +24,11 @@ from blue_nb.patterns.paging import (Page, ReadResult, index_entry, key_order, p
                                     segment_of, sizing_request)
 from blue_nb.patterns.plan import ACTION_KINDS, BACKENDS, ActionsPlan, Plan, plan, plan_actions, show_boto3
 from blue_nb.patterns.sql import Statement, data_bytes, get_sql, read_sql
-from blue_nb.patterns.writes import WriteResult, write_cost
+from blue_nb.patterns.writes import WriteResult, failed_write, observed_write, write_cost
 from blue_nb.patterns.actions import ActionResult, ActionsResult, actions_cost
 
 __all__ = ["ACTION_KINDS", "ActionResult", "ActionsPlan", "ActionsResult", "actions_cost", "plan_actions", "BACKENDS", "COMPARISONS", "Comparison", "KeyRequest", "Page", "Plan", "ReadResult", "SK_OPS",
-           "Statement", "WriteResult", "bind", "boto3_request", "create_table_request", "global_index_request", "global_index_updates", "data_bytes", "filter_expression", "get_sql",
-           "index_entry", "key_condition_expression", "key_order", "matches", "pages_of", "paginate", "plan",
+           "Statement", "WriteResult", "bind", "boto3_request", "create_table_request", "global_index_request", "global_index_updates", "data_bytes", "failed_write", "filter_expression", "get_sql",
+           "index_entry", "key_condition_expression", "key_order", "matches", "observed_write", "pages_of", "paginate", "plan",
            "prefix_successor", "project", "read_page", "read_sql", "segment_of", "sizing_request", "row_values", "show_boto3", "sk_matches", "sort_value",
            "write_cost"]

@@ -45,7 +45,9 @@ class ActionsResult:
 
     ``units[i]``: what action ``i`` consumed (read units of a get, write units of a write, its index writes
     included); ``cancelled``: a transaction one of whose conditions failed (``cancellation_reasons`` then says
-    which); ``unprocessed``: the actions of a batch that came back unprocessed (indexes into the actions)."""
+    which); ``unprocessed``: the actions of a batch that came back unprocessed (indexes into the actions);
+    ``after`` (a write sent to an endpoint): the item the endpoint held at each action's key after the call,
+    read back; ``resent``: the calls that re-sent a batch write's UnprocessedItems until none was left."""
 
     plan: ActionsPlan
     results: list[ActionResult]
@@ -54,6 +56,8 @@ class ActionsResult:
     cancelled: bool = False
     cancellation_reasons: list[dict[str, Any]] | None = None
     unprocessed: list[int] = field(default_factory=list)
+    after: list[dict[str, Any] | None] | None = None   # an endpoint's: the item at each write's key after the call
+    resent: int = 0                                    # calls that re-sent a batch write's UnprocessedItems
 
     @property
     def is_read(self) -> bool:
@@ -96,6 +100,18 @@ class ActionsResult:
                 else "LocalSecondaryIndexes"
             kinds.setdefault(kind, {})[name] = {"CapacityUnits": n}
         return {**out, **kinds}
+
+    def items_after(self) -> list[dict[str, Any] | None]:
+        """A write's items at each action's key after the call: an endpoint's as read back; a store's dry run's
+        as DynamoDB would leave them (a put's or an update's item, none after a delete, the item as it was for a
+        ConditionCheck, and every item as it was when the transaction is cancelled)."""
+        if self.after is not None or self.plan.is_read:
+            return list(self.after or [])
+        out: list[dict[str, Any] | None] = []
+        for w, check in zip(self.results, self.plan.checks):
+            kept = self.cancelled or check or getattr(w, "condition_passed", None) is False
+            out.append(getattr(w, "before", None) if kept else getattr(w, "item", None))
+        return out
 
     def item_list(self) -> list[Mapping[str, Any] | None]:
         """The item each write action puts (the dry run's; None for a delete, a check or a failed condition)."""

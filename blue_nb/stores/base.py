@@ -238,16 +238,17 @@ class Store:
         rows = ((stored_item(d), size) for d, size in self.rows(sql, args, batch=batch))
         return paginate(plan, key_order(req, rows), max_pages, follow=follow)
 
-    def _typical_item(self, plan: Plan) -> dict[str, Any] | None:
-        """For a write to a new key: the median-size item of the pattern's entity, re-keyed."""
+    def _typical_item(self, plan: Plan) -> dict[str, Any]:
+        """For a write to a new key: the median-size item of the pattern's entity, re-keyed (none stored: the key
+        alone, which is what the put sends then)."""
         req, p = plan.request, plan.pattern
         cat = quote_ident(plan.layout.catalog)
         n = self.count(req.table, p.entities[0])
-        if not n:
-            return None
-        pk, sk = self.execute(f"SELECT pk, sk FROM {cat} WHERE entity = ? ORDER BY size, pk, sk LIMIT 1 OFFSET ?",
-                              (p.entities[0], (n - 1) // 2))[0]
-        item = self.get_item(req.table, pk, sk) or {}
+        item: dict[str, Any] = {}
+        if n:
+            pk, sk = self.execute(f"SELECT pk, sk FROM {cat} WHERE entity = ? ORDER BY size, pk, sk LIMIT 1 "
+                                  "OFFSET ?", (p.entities[0], (n - 1) // 2))[0]
+            item = self.get_item(req.table, pk, sk) or {}
         item[req.pk_attr] = req.pk_value
         if req.sk_attr and req.sk_values:
             item[req.sk_attr] = req.sk_values[0]
