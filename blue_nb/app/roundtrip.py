@@ -54,7 +54,8 @@ class PatternCheck:
     note: str | None                # what the comparison let pass: an emulator gap, items whose order is open
     counts: dict[str, int]          # engine -> items returned (a write transaction's or batch's: items written)
     pages: dict[str, int]           # engine -> calls made
-    rcu: dict[str, float]           # engine -> read units (computed by blue_nb from the items returned)
+    rcu: dict[str, float]           # engine -> units (``unit``: read units computed by blue_nb from the items
+                                    # returned, or a write transaction's or batch's write units)
     page_sizes: dict[str, list[int]] = field(default_factory=dict)   # engine -> items per call
     unit: str = "RCU"               # what ``rcu`` counts: read units, or a write transaction's "WCU"
 
@@ -149,7 +150,7 @@ class ApplyResult:
                 "write": vars(self.write) if self.write else None,
                 "patterns": [{"pattern": c.pattern, "case": c.case, "params": c.params, "match": c.ok,
                               "difference": c.difference, "note": c.note, "items": c.counts, "calls": c.pages,
-                              "items_per_call": c.page_sizes, "rcu": c.rcu} for c in self.checks]}
+                              "items_per_call": c.page_sizes, "rcu": c.rcu, "unit": c.unit} for c in self.checks]}
 
 
 def items_digest(items) -> tuple[int, str]:
