@@ -240,6 +240,27 @@ def test_write_transactions_and_batches_are_sent_for_real_and_every_item_checked
     assert checks["entries_between", "most items read"].counts["dynamodb"] == 7
 
 
+def test_an_operation_the_endpoint_does_not_implement_is_named_not_compared(dialogue_spec, small_dialogue):
+    """dynalite, an independent DynamoDB implementation, has no TransactWriteItems: the transaction's runs say so
+    and the apply still proves the items and compares everything else."""
+    from tests.dynalite_server import Dynalite, dynalite_missing
+
+    if dynalite_missing():
+        pytest.skip(dynalite_missing())
+    server = Dynalite().start()
+    try:
+        result = apply_spec(dialogue_spec, small_dialogue, endpoint_url=server.url, progress=False)
+    finally:
+        server.stop()
+    skipped = [c for c in result.checks if c.not_compared]
+    assert {c.pattern for c in skipped} == {"post_perspective"} and len(skipped) == 2
+    assert skipped[0].not_compared.endswith("does not implement TransactWriteItems")
+    assert skipped[0].cells()[-1].startswith("NOT COMPARED: endpoint http://127.0.0.1:")
+    assert result.ok and result.items_match and result.summary()["pattern runs not compared"] == 2
+    assert result.lines()[-1].endswith("; 2 not compared (an operation the endpoint does not implement)")
+    assert result.summary()["pattern runs matching"] == len(result.checks) - 2
+
+
 def test_an_endpoint_that_writes_otherwise_is_a_mismatch(endpoint, dialogue_spec):
     """The endpoint's item after a transaction is read back: one it holds differently is named."""
     from blue_nb.app.compare import action_difference

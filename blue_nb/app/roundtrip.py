@@ -39,6 +39,7 @@ __all__ = ["DEADLINE", "ApplyInterrupted", "ApplyResult", "PatternCheck", "apply
            "run_on_endpoint"]
 
 STATE_TAG, SPEC_TAG = "blue-nb:state", "blue-nb:spec-sha256"
+UNKNOWN_OPERATION = "UnknownOperationException"      # an endpoint's answer to an operation it does not implement
 DEADLINE = 120.0                    # seconds an endpoint may go without moving the apply forward
 ENDPOINT_ENV = "AWS_ENDPOINT_URL_DYNAMODB"
 
@@ -58,6 +59,7 @@ class PatternCheck:
                                     # returned, or a write transaction's or batch's write units)
     page_sizes: dict[str, list[int]] = field(default_factory=dict)   # engine -> items per call
     unit: str = "RCU"               # what ``rcu`` counts: read units, or a write transaction's "WCU"
+    not_compared: str | None = None  # why the endpoint could not run it (an operation it does not implement)
 
     @property
     def ok(self) -> bool:
@@ -68,6 +70,8 @@ class PatternCheck:
         shown = ", ".join(f"{k}={v}" for k, v in self.params.items()) or "-"
         if self.difference:
             return [self.pattern, self.case, shown, f"MISMATCH {self.difference}"]
+        if self.not_compared:
+            return [self.pattern, self.case, shown, f"NOT COMPARED: {self.not_compared}"]
         model = next(iter(self.counts))                 # the first local store: DynamoDB's pages as blue_nb models them
         n = self.counts[model]
         tail = (f" (dynamodb: {self.pages['dynamodb']} call(s), {self.rcu['dynamodb']} {self.unit}; {self.note})"
@@ -110,8 +114,10 @@ class ApplyResult:
             out.append(f"write transactions and batches were sent to {self.table}{SCRATCH_SUFFIX}, a scratch table "
                        f"deleted after: {self.table} holds the items built")
         bad = sum(not c.ok for c in self.checks)
-        out.append(f"{len(self.checks) - bad} of {len(self.checks)} pattern runs match on {self.endpoint}"
-                   + (f"; {bad} MISMATCH" if bad else ""))
+        skipped = sum(bool(c.not_compared) for c in self.checks if c.ok)
+        out.append(f"{len(self.checks) - bad - skipped} of {len(self.checks)} pattern runs match on {self.endpoint}"
+                   + (f"; {bad} MISMATCH" if bad else "")
+                   + (f"; {skipped} not compared (an operation the endpoint does not implement)" if skipped else ""))
         return out
 
     def summary(self) -> dict[str, Any]:
@@ -119,7 +125,9 @@ class ApplyResult:
         return Fields({"table": self.table, "endpoint": self.endpoint, "ok": self.ok, "items built": self.items_built,
                        "items stored": self.items_stored, "items identical": self.items_match,
                        "items left out": len(self.left_out), "pattern runs": len(self.checks),
-                       "pattern runs matching": sum(c.ok for c in self.checks), "resumed": self.resumed})
+                       "pattern runs matching": sum(c.ok and not c.not_compared for c in self.checks),
+                       "pattern runs not compared": sum(bool(c.not_compared) for c in self.checks),
+                       "resumed": self.resumed})
 
     def _left_out(self) -> str:
         return f" ({len(self.left_out)} left out, see above)" if self.left_out else ""
@@ -129,9 +137,10 @@ class ApplyResult:
         from blue_nb.app.display import DisplayTable  # deferred: pandas only when a notebook asks for the table
 
         return DisplayTable([{"pattern": c.pattern, "case": c.case, "params": c.params,
-                              "match": c.ok, "items": c.counts.get("dynamodb"), "calls": c.pages.get("dynamodb"),
-                              "units": c.rcu.get("dynamodb"), "unit": c.unit,
-                              "difference or note": c.difference or c.note or ""}
+                              "match": c.ok and not c.not_compared, "items": c.counts.get("dynamodb"),
+                              "calls": c.pages.get("dynamodb"), "units": c.rcu.get("dynamodb"), "unit": c.unit,
+                              "difference or note": c.difference or c.note or
+                              (f"not compared: {c.not_compared}" if c.not_compared else "")}
                              for c in self.checks], left=["pattern", "case", "params", "difference or note"])
 
     def pages_frame(self, pattern: str):
@@ -148,7 +157,8 @@ class ApplyResult:
                 "items": {"built": self.items_built, "stored": self.items_stored, "match": self.items_match,
                           "digest": self.digest_stored, "left_out": self.left_out},
                 "write": vars(self.write) if self.write else None,
-                "patterns": [{"pattern": c.pattern, "case": c.case, "params": c.params, "match": c.ok,
+                "patterns": [{"pattern": c.pattern, "case": c.case, "params": c.params, "match": c.ok and not c.not_compared,
+                              "not_compared": c.not_compared,
                               "difference": c.difference, "note": c.note, "items": c.counts, "calls": c.pages,
                               "items_per_call": c.page_sizes, "rcu": c.rcu, "unit": c.unit} for c in self.checks]}
 
@@ -291,8 +301,15 @@ def compare_patterns(spec: Spec, stores: list[Store], client: DynamoClient, *,
                    if any(p.is_composite and not p.reads_only for p in spec.access_patterns) else None)
         for p in spec.access_patterns:
             if p.is_composite:
-                checks += [_check_actions(spec, p.name, case, stores, client, scratch)
-                           for case in action_cases(stores[0], spec, p)]
+                for case in action_cases(stores[0], spec, p):
+                    try:
+                        checks.append(_check_actions(spec, p.name, case, stores, client, scratch))
+                    except DynamoError as e:
+                        if e.code != UNKNOWN_OPERATION:
+                            raise
+                        checks.append(PatternCheck(p.name, case.label, case.params, None, None, {}, {}, {},
+                                                   not_compared=f"{client.label} does not implement "
+                                                                f"{_operation_name(p.operation)}"))
                 continue
             if p.total_segments:
                 checks.append(_check_segments(spec, p, stores, client))
@@ -302,6 +319,11 @@ def compare_patterns(spec: Spec, stores: list[Store], client: DynamoClient, *,
             for case in parameter_cases(stores[0], spec, p):
                 checks.append(_check(spec, p.name, case, stores, client, emulator))
     return checks
+
+
+def _operation_name(operation: str) -> str:
+    """``transact_write_items`` -> ``TransactWriteItems``."""
+    return "".join(w.capitalize() for w in operation.split("_"))
 
 
 def _check(spec: Spec, pattern: str, case: Case, stores: list[Store], client: DynamoClient,
