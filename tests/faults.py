@@ -1,5 +1,5 @@
-"""Faults DynamoDB can answer a BatchWriteItem with, injected from outside the product: an HTTP proxy
-on 127.0.0.1 in front of a moto_server (a started LocalDynamo), in the test process.
+"""Faults DynamoDB can answer a BatchWriteItem or a BatchGetItem with, injected from outside the product: an
+HTTP proxy on 127.0.0.1 in front of a moto_server (a started LocalDynamo), in the test process.
 
 >>> with LocalDynamo() as local, FaultProxy(local.url, {"unprocessed": 0.3, "throttle": 0.2, "seed": 1}) as proxy:
 ...     client = proxy.endpoint().client()
@@ -8,9 +8,9 @@ Every request is forwarded to the server as it came. A BatchWriteItem call, with
 ``throttle``, is answered with DynamoDB's ProvisionedThroughputExceededException (HTTP 400, the real
 JSON error body) without reaching the server; with probability ``unprocessed`` only a random subset
 of its requests reaches the server and the rest comes back in ``UnprocessedItems``, shaped exactly as
-DynamoDB shapes it. One seeded random stream decides, so a run with the same calls in the same order
-sees the same faults. The client's retries (botocore's, and the product's own) happen above the
-proxy, as they would against DynamoDB.
+DynamoDB shapes it. A BatchGetItem the same way, its keys coming back in ``UnprocessedKeys``. One
+seeded random stream decides, so a run with the same calls in the same order sees the same faults. The
+client's retries (botocore's, and the product's own) happen above the proxy, as they would against DynamoDB.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from blue_nb.dynamo import Endpoint
 from blue_nb.dynamo.local import DUMMY_CREDENTIALS, REGION
 
 BATCH_WRITE_TARGET = "DynamoDB_20120810.BatchWriteItem"
+BATCH_GET_TARGET = "DynamoDB_20120810.BatchGetItem"
 THROTTLE_TYPE = "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException"
 THROTTLE_MESSAGE = ("The level of configured provisioned throughput for the table was exceeded. "
                     "Consider increasing your provisioning level with the UpdateTable API.")
@@ -147,6 +148,33 @@ class FaultProxy:
         return 200, [], json.dumps(answer).encode("utf-8")
 
 
+    def batch_get(self, path: str, headers: dict[str, str], body: bytes) -> tuple[int, list, bytes]:
+        """A BatchGetItem call: throttled, or some of its keys sent on and the rest answered as UnprocessedKeys
+        (each table's other fields kept with them, as DynamoDB returns them)."""
+        try:
+            request = json.loads(body)
+            pairs = [(table, k) for table, v in request["RequestItems"].items() for k in v["Keys"]]
+        except (ValueError, KeyError, AttributeError, TypeError):
+            return self.forward("POST", path, headers, body)
+        fault, keep = self.faults.decide(len(pairs))
+        if fault == "throttle":
+            return 400, [], json.dumps({"__type": THROTTLE_TYPE, "message": THROTTLE_MESSAGE}).encode()
+        if fault is None:
+            return self.forward("POST", path, headers, body)
+        kept: dict[str, dict] = {}
+        rest: dict[str, dict] = {}
+        for i, (table, key) in enumerate(pairs):
+            side = kept if i in set(keep) else rest
+            side.setdefault(table, {**request["RequestItems"][table], "Keys": []})["Keys"].append(key)
+        status, got_headers, data = self.forward("POST", path, headers,
+                                                 json.dumps({**request, "RequestItems": kept}).encode("utf-8"))
+        if status != 200:
+            return status, got_headers, data
+        answer = json.loads(data)
+        answer["UnprocessedKeys"] = {**(answer.get("UnprocessedKeys") or {}), **rest}
+        return 200, [], json.dumps(answer).encode("utf-8")
+
+
 class _Handler(BaseHTTPRequestHandler):
     """One request: forwarded, or faulted when it is a BatchWriteItem."""
 
@@ -161,6 +189,8 @@ class _Handler(BaseHTTPRequestHandler):
         headers = dict(self.headers.items())
         if self.command == "POST" and self.headers.get("X-Amz-Target") == BATCH_WRITE_TARGET:
             status, out_headers, data = self.owner.batch_write(self.path, headers, body)
+        elif self.command == "POST" and self.headers.get("X-Amz-Target") == BATCH_GET_TARGET:
+            status, out_headers, data = self.owner.batch_get(self.path, headers, body)
         else:
             status, out_headers, data = self.owner.forward(self.command, self.path, headers, body)
         self.send_response(status)

@@ -216,6 +216,32 @@ def test_throttling_and_unprocessed_items_still_store_every_item(dialogue_spec, 
         result = apply_spec(dialogue_spec, small_dialogue, endpoint=proxy.endpoint(), progress=False)
     assert result.write.unprocessed_retries > 0 and result.write.throttle_retries > 0
     assert result.items_match and result.items_stored == result.items_built and result.ok
+    # the batch get too: its UnprocessedKeys sent again, every expert read, as the stores read them
+    batch = [c for c in result.checks if c.pattern == "tension_experts"]
+    assert {c.counts["dynamodb"] for c in batch if c.case == "from the data"} == {3}
+
+
+def test_a_batch_gets_unprocessed_keys_are_sent_again_or_left_as_the_model_leaves_them(endpoint, dialogue_spec,
+                                                                                      dialogue_data):
+    p = prefix()
+    apply_spec(dialogue_spec, dialogue_data, endpoint=endpoint, table_prefix=p, progress=False)
+    with open_store("sqlite") as s:
+        from blue_nb.app.compare import action_cases
+        from blue_nb.app.workflows import load_data
+
+        load_data(dialogue_spec, dialogue_data, stores=[s], progress=False)
+        case = action_cases(s, dialogue_spec, dialogue_spec.pattern("tension_experts"))[0]
+        local = s.run_plan(plan(dialogue_spec, "tension_experts", case.params))
+    with FaultProxy(endpoint.url, {"unprocessed": 1.0, "seed": 2}) as proxy:
+        client = proxy.endpoint().client(table_prefix=p)
+        planned = plan(dialogue_spec, "tension_experts", case.params)
+        again = client.run_actions(planned)
+        left = client.run_actions(planned, retry_unprocessed=False)
+    assert again.resent >= 1 and again.units == local.units and len(again.items) == len(local.items) == 3
+    assert again.unprocessed == [] and 1 <= len(left.unprocessed) <= 2 and len(left.items) == 3 - len(left.unprocessed)
+    assert [left.units[i] for i in left.unprocessed] == [0] * len(left.unprocessed)
+    assert left.unprocessed_keys()["blue_dialogue"]["Keys"] == [
+        planned.boto3[1]["RequestItems"]["blue_dialogue"]["Keys"][i] for i in left.unprocessed]
 
 
 def test_write_transactions_and_batches_are_sent_for_real_and_every_item_checked_after(endpoint):

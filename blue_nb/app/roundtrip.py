@@ -385,7 +385,9 @@ def _check_actions(spec: Spec, pattern: str, case: Case, stores: list[Store], cl
     results = {s.kind: s.run_actions(planned) for s in stores}
     base = results[stores[0].kind]
     if planned.is_read:
-        results["dynamodb"] = client.run_actions(planned, base.item_list())
+        # a key the stores' model leaves unprocessed (past 16 MB of response) is left so on the endpoint too;
+        # UnprocessedKeys the endpoint returns otherwise (throttling) are sent again
+        results["dynamodb"] = client.run_actions(planned, base.item_list(), retry_unprocessed=not base.unprocessed)
     else:
         assert scratch is not None, "compare_patterns makes a scratch table for every spec with a composite write"
         client.put_at(scratch, planned.plans,
@@ -403,7 +405,8 @@ def _check_actions(spec: Spec, pattern: str, case: Case, stores: list[Store], cl
     if base.cancelled:
         notes.append("cancelled: " + ", ".join(c["Code"] for c in base.cancellation_reasons or []))
     if remote.resent:
-        notes.append(f"the endpoint left items unprocessed: {remote.resent} call(s) re-sent them")
+        notes.append(f"the endpoint left {'keys' if planned.is_read else 'items'} unprocessed: "
+                     f"{remote.resent} call(s) re-sent them")
     counts = {k: len(r.items) if planned.is_read else 0 if r.cancelled else planned.checks.count(False)
               for k, r in results.items()}
     return PatternCheck(pattern, case.label, case.params, difference, "; ".join(notes) or None, counts,

@@ -446,13 +446,17 @@ class DynamoClient:
                                 f"{MOTO_ITEM_LIMIT:,} bytes for moto")
 
     # -- reads ----------------------------------------------------------------------------------------
-    def run_actions(self, plan: ActionsPlan, items: list[Mapping[str, Any] | None] | None = None) -> ActionsResult:
+    def run_actions(self, plan: ActionsPlan, items: list[Mapping[str, Any] | None] | None = None, *,
+                    retry_unprocessed: bool = True) -> ActionsResult:
         """Run a transaction or a batch on the endpoint, as one request. A TransactGetItems or a BatchGetItem is
         sent as planned (its units computed from the items returned, as a read's are). A TransactWriteItems
         is sent as a probe that writes nothing (:meth:`probe_transaction`): its CancellationReasons are the
         endpoint's outcome of each action; each action is priced on the item the endpoint holds at its key
         (``items[i]``: the item action ``i`` puts, a store's dry run's). A BatchWriteItem would write: it is
-        refused here (:meth:`send_actions` sends writes for real, to a table of the caller's choosing)."""
+        refused here (:meth:`send_actions` sends writes for real, to a table of the caller's choosing).
+        A BatchGetItem's UnprocessedKeys are sent again until none is left (``resent`` counts those calls), unless
+        ``retry_unprocessed`` is False: then they are the result's ``unprocessed`` actions, unread and unpaid, as
+        a model that cuts the response at 16 MB has them."""
         method, kwargs = plan.boto3_for(items)
         if plan.operation == "batch_write_item":
             raise QueryError(f"pattern {plan.pattern.name!r} is a batch_write_item: on a DynamoDB endpoint blue_nb "
@@ -470,20 +474,54 @@ class DynamoClient:
                 if any(r.get("Code", "None") != "None" for r in reasons) else None
             result.cancelled = result.cancellation_reasons is not None
             return result
-        resp = self.call(method, **boto_request(kwargs))
+        left: list[dict[str, Any]] = []
+        resent = 0
         if plan.operation == "transact_get_items":
+            resp = self.call(method, **boto_request(kwargs))
             found = [item_from_wire(r["Item"]) if "Item" in r else None for r in resp.get("Responses", [])]
         else:
-            got = [item_from_wire(w) for w in resp.get("Responses", {}).get(self.name(plan.spec.table_name), [])]
+            wires, left, resent = self._batch_get(plan.spec.table_name, boto_request(kwargs), retry_unprocessed)
+            got = [item_from_wire(w) for w in wires]
             by_key = {_item_key(i, p.request): i for p in plan.plans for i in got}
-            found = [by_key.get((p.request.pk_value, p.request.sk_values[0] if p.request.sk_values else None))
-                     for p in plan.plans]
+            found = [by_key.get(_plan_key(p)) for p in plan.plans]
         results = []
         for p, item in zip(plan.plans, found):
             size = item_size(item) if item is not None else 0
             page = DynamoPage(int(item is not None), size, read_units(size, p.request.read_mode), None)
             results.append(ReadResult(p, [item] if item is not None else [], [page]))
-        return actions_cost(plan, results)
+        result = actions_cost(plan, results)
+        unread = {_item_key(item_from_wire(k), p.request) for k in left for p in plan.plans[:1]}
+        result.unprocessed = [i for i, p in enumerate(plan.plans) if _plan_key(p) in unread]
+        for i in result.unprocessed:                      # an unprocessed key is not read, and not paid
+            result.units[i] = 0
+        result.resent = resent
+        return result
+
+    def _batch_get(self, table: str, request: dict[str, Any], retry: bool, max_attempts: int = 12
+                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+        """A BatchGetItem (boto3's arguments): its items, the keys it left unprocessed, and the calls that re-sent
+        them. Throttled calls are retried with backoff; with ``retry``, so are UnprocessedKeys, until none is left
+        (at most ``max_attempts`` calls)."""
+        full, stats, got = self.name(table), _Stats(), []
+        for attempt in range(1, max_attempts + 1):
+            try:
+                resp = self.call("batch_get_item", **request)
+            except DynamoError as e:
+                if e.code not in THROTTLE_CODES or attempt == max_attempts:
+                    raise
+                stats.add(throttled=1)
+                stats.wait(backoff(attempt), full, e.code)
+                continue
+            got += resp.get("Responses", {}).get(full, [])
+            left = (resp.get("UnprocessedKeys") or {}).get(full)
+            if not left or not left.get("Keys"):
+                return got, [], stats.unprocessed
+            if not retry or attempt == max_attempts:
+                return got, list(left["Keys"]), stats.unprocessed
+            stats.add(unprocessed=1)
+            request = {**request, "RequestItems": {table: left}}
+            stats.wait(backoff(attempt), full, "UnprocessedKeys")
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def send_actions(self, plan: ActionsPlan, items: list[Mapping[str, Any] | None] | None = None, *,
                      table: str | None = None, max_attempts: int = 12) -> ActionsResult:
@@ -785,6 +823,12 @@ _PROBE = {"S": "blue_nb#probe#no-item", "N": Decimal("-9.99999E+125"), "B": b"bl
 
 def _item_key(item: Mapping[str, Any], req: Any) -> tuple:
     return (item.get(req.pk_attr), item.get(req.sk_attr) if req.sk_attr else None)
+
+
+def _plan_key(plan: Plan) -> tuple:
+    """A single-item plan's key as :func:`_item_key` reads it from an item."""
+    req = plan.request
+    return (req.pk_value, req.sk_values[0] if req.sk_attr and req.sk_values else None)
 
 
 def _raw(resp: dict[str, Any]) -> dict[str, Any]:
