@@ -46,7 +46,6 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
-import boto3
 import botocore.session
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
@@ -132,11 +131,9 @@ class DynamoClient:
                         read_timeout=read_timeout, max_pool_connections=32,
                         proxies={} if _loopback(endpoint_url) else None)
         try:
-            if credentials is not None:
-                session = _isolated_session(credentials, region or "us-east-1")
-            else:
-                session = boto3.session.Session(profile_name=profile, region_name=region)
-            self._client = session.client("dynamodb", endpoint_url=endpoint_url, config=config)
+            session = _session(credentials, profile)
+            self._client = session.create_client("dynamodb", region_name=region or (
+                "us-east-1" if credentials is not None else None), endpoint_url=endpoint_url, config=config)
         except (BotoCoreError, ValueError) as e:
             raise wrap_error(e, self.label, self.label) from e
 
@@ -737,12 +734,28 @@ class DynamoClient:
             put(("done", None))
 
 
-def _isolated_session(credentials: Mapping[str, str], region: str) -> boto3.session.Session:
-    """A boto3 session that reads no profile, config or credentials file: only what is passed."""
-    core = botocore.session.Session(session_vars={"profile": (None, None, None, None)})
-    core.set_config_variable("config_file", os.devnull)
-    core.set_config_variable("credentials_file", os.devnull)
-    return boto3.session.Session(botocore_session=core, region_name=region, **credentials)
+_LOADER: list[Any] = []             # one botocore data loader for every session of the process
+_LOADER_LOCK = threading.Lock()
+
+
+def _session(credentials: Mapping[str, str] | None, profile: str | None) -> botocore.session.Session:
+    """A botocore session: with ``credentials`` (boto3's argument names) one that reads no profile, config or
+    credentials file, only what is passed; else the named ``profile`` or the default chain. Every session shares
+    one data loader, so botocore's service models are read once per process, not once per client (0.1 s each:
+    every clone in a parallel write, every client of a test)."""
+    if credentials is not None:
+        core = botocore.session.Session(session_vars={"profile": (None, None, None, None)})
+        core.set_config_variable("config_file", os.devnull)
+        core.set_config_variable("credentials_file", os.devnull)
+        core.set_credentials(credentials.get("aws_access_key_id"), credentials.get("aws_secret_access_key"),
+                             credentials.get("aws_session_token"))
+    else:
+        core = botocore.session.Session(profile=profile)
+    with _LOADER_LOCK:
+        if not _LOADER:
+            _LOADER.append(core.get_component("data_loader"))
+    core.register_component("data_loader", _LOADER[0])
+    return core
 
 
 def _loopback(url: str | None) -> bool:
