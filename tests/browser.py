@@ -38,6 +38,8 @@ RUN_TIMEOUT = 420          # seconds for Run All of one notebook
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SHOT_WIDTH = 1400
+ACCEPT = ".jp-Dialog .jp-mod-accept"                                  # a dialog's accept button
+IDLE = ".jp-Notebook-ExecutionIndicator[data-status='idle']"          # the notebook's kernel started and idle
 
 
 def chromium_path() -> str | None:
@@ -143,13 +145,13 @@ class Lab:
         try:
             page.goto(f"http://127.0.0.1:{self.port}/lab/tree/notebooks/{name}?reset&token={self.token}")
             page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
-            try:                                              # the kernel chooser JupyterLab may ask first
-                page.wait_for_selector(".jp-Dialog .jp-mod-accept", timeout=8_000).click()
-            except PlaywrightTimeout:
-                pass
-            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000)
-            page.get_by_role("menuitem", name="Run", exact=True).click()
-            page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+            # the kernel idle, or first the kernel chooser JupyterLab may ask (accepted): whichever comes first,
+            # not a fixed wait for a chooser that the notebook's kernelspec makes rare (8 s of each notebook)
+            first = page.wait_for_selector(f"{ACCEPT}, {IDLE}", timeout=90_000)
+            if first.evaluate("(e, s) => e.matches(s)", ACCEPT):
+                first.click()
+                page.wait_for_selector(IDLE, timeout=90_000)
+            self._run_all(page, name)
             report = self._wait(page, name)
             self._screenshots(page, name, report, "run-all")
             if interact is not None:
@@ -163,6 +165,21 @@ class Lab:
         finally:
             page.close()
         return nbformat.read(path, as_version=4), report
+
+    @staticmethod
+    def _run_all(page, name: str) -> None:
+        """Run > Run All Cells, again while no cell has started (a prompt ``[*]`` or ``[n]``): in a fresh
+        JupyterLab the kernel can show idle before Run All is enabled, and a click on it then does nothing (so
+        nothing runs twice)."""
+        for _ in range(6):
+            page.get_by_role("menuitem", name="Run", exact=True).click()
+            page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+            try:
+                page.wait_for_function(_STARTED, timeout=10_000)
+                return
+            except PlaywrightTimeout:
+                page.keyboard.press("Escape")                # a menu a disabled item left open
+        raise TimeoutError(f"{name}: Run All started no cell in 60 s")
 
     def _wait(self, page, name: str) -> PageReport:
         deadline = time.monotonic() + RUN_TIMEOUT
@@ -199,6 +216,9 @@ class Lab:
             if n >= 40 or last_shown:                  # the space JupyterLab leaves past the end is not a page
                 break
 
+
+_STARTED = """() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt'))
+  .some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))"""
 
 _STATE = """() => {
   const cells = Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell'));

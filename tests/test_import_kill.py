@@ -187,23 +187,34 @@ def two_tables(folder: Path) -> tuple:
     return tuple(found)
 
 
-@pytest.mark.parametrize("phase, version", [("committing", "old"), ("switched", "new")])
-def test_a_two_table_import_killed_at_its_commit_leaves_both_tables_at_one_version(tmp_path, phase, version):
-    def args(src: Path, f: Path) -> list[str]:
-        return ["import", str(src), "--from", "sqlite", "--out", str(f / "out"), "--sqlite", str(f / "a.sqlite"),
-                "--duckdb", str(f / "b.duckdb"), "--no-progress"]
+def two_table_args(src: Path, folder: Path) -> list[str]:
+    return ["import", str(src), "--from", "sqlite", "--out", str(folder / "out"), "--sqlite",
+            str(folder / "a.sqlite"), "--duckdb", str(folder / "b.duckdb"), "--no-progress"]
 
-    old, new = blue_file(tmp_path / "old.sqlite", 300, "OLD"), blue_file(tmp_path / "new.sqlite", 6_000, "NEW")
+
+@pytest.fixture(scope="module")
+def two_table_world(tmp_path_factory) -> Path:
+    """Two blue.sqlite files (old.sqlite: 300 rows a table, new.sqlite: 6,000) and the folders their imports give,
+    made once for the phases: base (old imported), clean (new imported over base)."""
+    w = tmp_path_factory.mktemp("two-tables")
+    old, new = blue_file(w / "old.sqlite", 300, "OLD"), blue_file(w / "new.sqlite", 6_000, "NEW")
     for name, src in (("base", old), ("clean", new)):
         if name == "clean":
-            shutil.copytree(tmp_path / "base", tmp_path / "clean")
-        p = run(*args(src, tmp_path / name))
+            shutil.copytree(w / "base", w / "clean")
+        p = run(*two_table_args(src, w / name))
         _, err = p.communicate(timeout=240)
         assert p.returncode == 0, err
-    want = two_tables(tmp_path / ("base" if version == "old" else "clean"))
-    assert want != two_tables(tmp_path / ("clean" if version == "old" else "base"))
-    shutil.copytree(tmp_path / "base", tmp_path / "k")
-    p = run(*args(new, tmp_path / "k"), phase=phase)
+    assert two_tables(w / "base") != two_tables(w / "clean")
+    return w
+
+
+@pytest.mark.parametrize("phase, version", [("committing", "old"), ("switched", "new")])
+def test_a_two_table_import_killed_at_its_commit_leaves_both_tables_at_one_version(tmp_path, two_table_world, phase,
+                                                                                  version):
+    w = two_table_world
+    want = two_tables(w / ("base" if version == "old" else "clean"))
+    shutil.copytree(w / "base", tmp_path / "k")
+    p = run(*two_table_args(w / "new.sqlite", tmp_path / "k"), phase=phase)
     for line in p.stderr:
         if line.strip() == f"blue-nb-test-pause {phase}":
             break

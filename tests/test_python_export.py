@@ -214,18 +214,6 @@ access_patterns:
 """
 
 
-def test_a_pattern_the_generator_cannot_run_alike_is_refused_with_its_spec_path(tmp_path):
-    path = tmp_path / "fetch.yaml"
-    path.write_text(FETCHING, encoding="utf-8")
-    with pytest.raises(ExportRefused) as e:
-        export_python(path, tmp_path / "out", now=NOW)
-    assert e.value.where == "access_patterns[0] (recent).projection" and "recent" in e.value.msg
-    assert not (tmp_path / "out").exists()
-    result = CliRunner().invoke(cli, ["export", str(path), "--format", "python", "-o", str(tmp_path / "out")])
-    assert result.exit_code == 2 and "access_patterns[0] (recent)" in result.output
-    assert "Traceback" not in result.output
-
-
 def test_the_command_line_writes_the_folder_and_refuses_what_it_cannot_do(tmp_path):
     spec = str(ROOT / "data" / "specs" / "dialogue_v2.yaml")
     out = tmp_path / "pkg"
@@ -292,13 +280,22 @@ access_patterns:
 """
 
 
-def test_a_transaction_whose_update_takes_the_callers_attributes_is_refused_with_its_spec_path(tmp_path):
-    path = tmp_path / "sets.yaml"
-    path.write_text(SET_IN_TRANSACTION, encoding="utf-8")
+@pytest.mark.parametrize(("text", "where", "name"), [
+    (FETCHING, "access_patterns[0] (recent).projection", "recent"),                    # a local index's fetch
+    (SET_IN_TRANSACTION, "access_patterns[1] (rename_two).actions[0]", "rename"),    # the caller's attributes
+], ids=["index-fetch", "update-in-transaction"])
+def test_a_pattern_the_generator_cannot_run_alike_is_refused_with_its_spec_path(tmp_path, text, where, name):
+    """Refused by export_python (ExportRefused naming the spec path, nothing written) and by the command line
+    (exit 2, the path, no traceback)."""
+    path = tmp_path / "spec.yaml"
+    path.write_text(text, encoding="utf-8")
     with pytest.raises(ExportRefused) as e:
         export_python(path, tmp_path / "out", now=NOW)
-    assert e.value.where == "access_patterns[1] (rename_two).actions[0]" and "rename" in e.value.msg
+    assert e.value.where == where and name in e.value.msg
     assert not (tmp_path / "out").exists()
+    result = CliRunner().invoke(cli, ["export", str(path), "--format", "python", "-o", str(tmp_path / "out")])
+    assert result.exit_code == 2 and where.split(".")[0] in result.output, result.output
+    assert "Traceback" not in result.output and not (tmp_path / "out").exists()
 
 
 def _runtime():
