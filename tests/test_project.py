@@ -105,3 +105,10 @@ def test_the_project_stands_alone(root):
     for target in re.findall(r"\]\(([^)#\s]+)", (root / "README.md").read_text(encoding="utf-8")):
         if not target.startswith(("http://", "https://")):
             assert (root / target).exists(), f"README links to {target}, which is not in the repository"
+
+
+def test_the_longest_first_list_names_test_files_that_exist():
+    """tests/conftest.py hands these files out first; a renamed one would silently drop out of the order."""
+    from tests.conftest import LONGEST_FIRST
+
+    assert [n for n in LONGEST_FIRST if not (ROOT / "tests" / n).is_file()] == []
