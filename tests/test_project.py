@@ -109,6 +109,6 @@ def test_the_project_stands_alone(root):
 
 def test_the_longest_first_list_names_test_files_that_exist():
     """tests/conftest.py hands these files out first; a renamed one would silently drop out of the order."""
-    from tests.conftest import LONGEST_FIRST
+    from tests.conftest import LONGEST_FIRST, ROOT
 
     assert [n for n in LONGEST_FIRST if not (ROOT / "tests" / n).is_file()] == []
