@@ -34,6 +34,7 @@ from blue_nb.cli.labserver import _lab_env, _stop, _wait_ready, choose_port, lab
 
 ACTIVE: list = []          # the running Lab (its Chromium serves chromium_page too)
 RUN_TIMEOUT = 420          # seconds for Run All of one notebook
+STALL = 20                 # seconds with nothing running or queued and cells left before the run is resumed
 #: headless, and quiet: no connection of Chromium's own leaves the machine
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -181,13 +182,33 @@ class Lab:
                 page.keyboard.press("Escape")                # a menu a disabled item left open
         raise TimeoutError(f"{name}: Run All started no cell in 60 s")
 
+    @staticmethod
+    def _run_from_first_not_run(page) -> None:
+        """Select the first code cell without an execution count and Run > Run Selected Cell and All Below."""
+        first = page.evaluate("""() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell'))
+          .findIndex(c => !/\\[\\d+\\]/.test((c.querySelector('.jp-InputPrompt') || {}).textContent || ''))""")
+        page.keyboard.press("Escape")
+        page.locator(".jp-Notebook .jp-CodeCell").nth(first).locator(".jp-InputPrompt").click()
+        page.get_by_role("menuitem", name="Run", exact=True).click()
+        page.get_by_role("menuitem", name="Run Selected Cell and All Below", exact=True).click()
+
     def _wait(self, page, name: str) -> PageReport:
         deadline = time.monotonic() + RUN_TIMEOUT
         state: dict[str, Any] = {}
+        stalled_since, resumed = None, 0
         while time.monotonic() < deadline:
             state = page.evaluate(_STATE)
             if state["codeCells"] and state["executed"] == state["codeCells"] and state["busy"] == 0:
                 break
+            # nothing running or queued, no error, cells left: the kernel dropped the queue (a session that
+            # connected after Run All was clicked). Run on from the first cell not run, once or twice.
+            if state["busy"] == 0 and not state["errors"] and state["executed"] < state["codeCells"]:
+                stalled_since = stalled_since or time.monotonic()
+                if time.monotonic() - stalled_since > STALL and resumed < 2:
+                    self._run_from_first_not_run(page)
+                    stalled_since, resumed = None, resumed + 1
+            else:
+                stalled_since = None
             time.sleep(1)
         else:
             raise TimeoutError(f"{name}: Run All did not finish in {RUN_TIMEOUT} s: {state}")
