@@ -23,7 +23,7 @@ import time
 import uuid
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from blue_nb.dynamo import Endpoint
@@ -136,15 +136,20 @@ class FaultProxy:
         chosen = set(keep)
         for i, (table, r) in enumerate(pairs):
             (kept if i in chosen else rest).setdefault(table, []).append(r)
+        return self.forward_part(path, headers, request, kept, "UnprocessedItems",
+                                 lambda have: {t: have.get(t, []) + reqs for t, reqs in rest.items()})
+
+    def forward_part(self, path: str, headers: dict[str, str], request: dict, kept: dict, field: str,
+                     left: Callable[[dict], dict]) -> tuple[int, list, bytes]:
+        """``request`` with only the ``kept`` RequestItems sent on; the server's answer with ``field`` (what came
+        back unprocessed) set to ``left(what the server left)``."""
         status, got_headers, data = self.forward("POST", path, headers,
                                                  json.dumps({**request, "RequestItems": kept}).encode("utf-8"))
         if status != 200:
             return status, got_headers, data
         answer = json.loads(data)
-        unprocessed = answer.get("UnprocessedItems") or {}
-        for table, reqs in rest.items():
-            unprocessed.setdefault(table, []).extend(reqs)
-        answer["UnprocessedItems"] = unprocessed
+        have = answer.get(field) or {}
+        answer[field] = {**have, **left(have)}
         return 200, [], json.dumps(answer).encode("utf-8")
 
 
@@ -166,13 +171,7 @@ class FaultProxy:
         for i, (table, key) in enumerate(pairs):
             side = kept if i in set(keep) else rest
             side.setdefault(table, {**request["RequestItems"][table], "Keys": []})["Keys"].append(key)
-        status, got_headers, data = self.forward("POST", path, headers,
-                                                 json.dumps({**request, "RequestItems": kept}).encode("utf-8"))
-        if status != 200:
-            return status, got_headers, data
-        answer = json.loads(data)
-        answer["UnprocessedKeys"] = {**(answer.get("UnprocessedKeys") or {}), **rest}
-        return 200, [], json.dumps(answer).encode("utf-8")
+        return self.forward_part(path, headers, request, kept, "UnprocessedKeys", lambda have: rest)
 
 
 class _Handler(BaseHTTPRequestHandler):

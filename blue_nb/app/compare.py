@@ -53,11 +53,13 @@ def parameter_cases(store: Store, spec: Spec, p: AccessPattern) -> list[Case]:
 
     A sort-key condition's value that no attribute names (``sk_gte: "{amount}"``) takes the item's own sort key
     read back through the template, so the read finds that item; a ``sk_between`` spans its partition: the
-    smallest sort key to the largest."""
+    smallest sort key to the largest. A value outside the key the data cannot give (a filter's ``{flag}``) is
+    ``1``."""
     if not p.parameters:
         return [Case("whole table", {}, store.count(spec.table_name))]
     kc = p.key_condition
     sk_attr = spec.key_attributes(p.index or "table")[1] if kc is not None and kc.sk_templates else None
+    keys = _key_names(p)
     groups: dict[Any, Counter] = {}                      # bound partition key -> parameter sets -> items
     sort_keys: dict[tuple, Any] = {}                     # parameter set -> the sort key of an item that gave it
     for entity in p.entities:
@@ -67,9 +69,9 @@ def parameter_cases(store: Store, spec: Spec, p: AccessPattern) -> list[Case]:
                 for template in kc.sk_templates:  # type: ignore[union-attr]
                     for name, value in (template.parse(str(item[sk_attr])) or {}).items():
                         row.setdefault(name, value)
-            if not all(n in row for n in p.parameters):
+            if not all(n in row for n in keys):
                 continue
-            params = tuple(row[n] for n in p.parameters)
+            params = tuple(row.get(n, "1") for n in p.parameters)
             try:
                 pk = bind(spec, p, dict(zip(p.parameters, params))).pk_value
             except BlueNbError:
@@ -88,7 +90,9 @@ def parameter_cases(store: Store, spec: Spec, p: AccessPattern) -> list[Case]:
     cases = [Case("most items read", dict(zip(p.parameters, big_params)), big_n)]
     if small_pk != big_pk:
         cases.append(Case("fewest items read", dict(zip(p.parameters, small_params)), small_n))
-    cases.append(_missing(spec, p, cases[0].params))
+    missing = _missing(spec, p, cases[0].params)
+    if missing.params != cases[0].params:                # a scan has no key to miss
+        cases.append(missing)
     return cases
 
 

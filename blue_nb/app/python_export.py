@@ -232,33 +232,6 @@ def _composite_cases(spec: Spec, store: Any, p: Any, items: dict[str, list[dict]
     return [out[k] for k in ("found", "missing", "carried out", "cancelled") if k in out]
 
 
-def _drawn_case(spec: Spec, p: Any, items: dict[str, list[dict]]) -> dict[str, str] | None:
-    """Parameters for a read whose parameters the items do not hold (the bounds of a ``sk_between``, a filter's
-    value): an item's own values, and for a sort-key bound the value at the same place of the entity's sort key
-    in the first and the last item of that item's partition."""
-    if not p.entities or p.key_condition is None or not items.get(p.entities[0]):
-        return None
-    entity = spec.entities[p.entities[0]]
-    pk_attr, sk_attr = spec.key_attributes(p.index)
-    mine = [i for i in items[entity.name] if pk_attr in i and (not sk_attr or sk_attr in i)]
-    if not mine:
-        return None
-    first = mine[0]
-    same = [i for i in mine if i[pk_attr] == first[pk_attr]]
-    ends = (same[0], same[-1]) if len(same) > 1 else (first, first)
-    params = {n: v for n, v in row_values(spec, entity.name, first).items() if n in p.parameters}
-    own = [x.name for x in entity.templates[sk_attr].parts if not isinstance(x, str)] if sk_attr in entity.key else []
-    for k, template in enumerate(p.key_condition.sk_templates):
-        values = row_values(spec, entity.name, ends[min(k, 1)])
-        asked = [x.name for x in template.parts if not isinstance(x, str)]
-        for pos, name in enumerate(asked):
-            if name not in params and pos < len(own) and own[pos] in values:
-                params[name] = values[own[pos]]
-    for name in p.parameters:
-        params.setdefault(name, "1")
-    return params
-
-
 def python_fixture(spec: Spec | str | Path, data_dir: str | Path | None = None, *, duckdb: str | Path | None = None,
                    per_entity: int = FIXTURE_ITEMS) -> dict[str, Any]:
     """What the generated tests check against: the sample items, and blue_nb's answers for every pattern."""
@@ -273,11 +246,7 @@ def python_fixture(spec: Spec | str | Path, data_dir: str | Path | None = None, 
         for p in spec.access_patterns:
             if p.is_read:
                 reads[p.name] = []
-                cases = [(c.label, c.params) for c in parameter_cases(store, spec, p)]
-                if not any(label != "missing key" for label, _ in cases):
-                    drawn = _drawn_case(spec, p, items)
-                    cases = ([("drawn from an item", drawn)] if drawn is not None else []) + cases
-                for label, params in cases:
+                for label, params in [(c.label, c.params) for c in parameter_cases(store, spec, p)]:
                     try:
                         result = store.run_plan(plan(spec, p, params), follow=True)
                     except BlueNbError:                 # a case DynamoDB refuses: not one to compare

@@ -487,7 +487,7 @@ class DynamoClient:
             page = DynamoPage(int(item is not None), size, read_units(size, p.request.read_mode), None)
             results.append(ReadResult(p, [item] if item is not None else [], [page]))
         result = actions_cost(plan, results)
-        unread = {_item_key(item_from_wire(k), p.request) for k in left for p in plan.plans[:1]}
+        unread = {_item_key(item_from_wire(k), plan.plans[0].request) for k in left}
         result.unprocessed = [i for i, p in enumerate(plan.plans) if _plan_key(p) in unread]
         for i in result.unprocessed:                      # an unprocessed key is not read, and not paid
             result.units[i] = 0
